@@ -1,0 +1,47 @@
+# webagent: `make run` starts the embedded service, `make test` runs the suite.
+SHELL := /bin/bash
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+CHROMIUM ?= /usr/bin/chromium
+STAMP := $(VENV)/.installed
+
+.PHONY: setup run test lint bench migrate chromium clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  echo "installing Chromium from Debian"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; \
+	fi
+
+setup: $(STAMP) chromium
+
+migrate: setup
+	$(BIN)/webagent migrate
+
+run: migrate
+	$(BIN)/webagent serve
+
+lint: setup
+	$(BIN)/ruff check app workers tests bench
+	$(BIN)/ruff format --check app workers tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: setup lint
+	$(BIN)/python -m pytest -q -ra
+
+bench: setup
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/python -m pytest -q -m bench bench
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .webagent .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,86 @@
+"""The one place that reads the environment: every knob is a `WEBAGENT_*` variable."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Role = Literal["orchestrator", "planner", "worker", "vision", "summarizer"]
+
+
+class Settings(BaseSettings):
+    """Service configuration. Empty DATABASE_URL/REDIS_URL select the embedded deployment."""
+
+    model_config = SettingsConfigDict(env_prefix="WEBAGENT_", env_file=".env", extra="ignore")
+
+    # storage and queue: unset means embedded (SQLite file + in-process dispatcher + memory bus)
+    database_url: str = ""
+    redis_url: str = ""
+    data_dir: str = ".webagent"
+
+    # HTTP API
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_keys_required: bool = False
+
+    # LLM endpoint (any OpenAI-compatible server) and per-role model overrides
+    llm_base_url: str = "http://127.0.0.1:11434/v1"
+    llm_api_key: SecretStr = SecretStr("not-set")
+    llm_model: str = "gpt-4o-mini"
+    llm_model_orchestrator: str = ""
+    llm_model_planner: str = ""
+    llm_model_worker: str = ""
+    llm_model_vision: str = ""
+    llm_model_summarizer: str = ""
+    llm_timeout_s: float = 180.0
+    llm_max_retries: int = 2
+
+    # browser
+    chromium_path: str = "/usr/bin/chromium"
+    allow_private_networks: bool = False
+    browser_pool_size: int = 2
+    browser_recycle_after_tasks: int = 50
+    browser_memory_cap_mb: int = 1500
+    viewport_width: int = 1280
+    viewport_height: int = 800
+
+    # worker liveness
+    worker_concurrency: int = 1
+    worker_metrics_port: int = 9101
+    heartbeat_interval_s: float = 5.0
+    heartbeat_timeout_s: float = 30.0
+    reaper_interval_s: float = 10.0
+
+    # default task limits
+    default_max_steps: int = Field(default=30, ge=1, le=500)
+    default_timeout_s: float = Field(default=600.0, gt=0, le=86400)
+    max_steps_limit: int = 500
+    max_timeout_s: float = 86400.0
+
+    # live events
+    event_stream_maxlen: int = 10000
+    sse_ping_s: float = 15.0
+
+    def model_for(self, role: Role) -> str:
+        """Per-role model override, falling back to the shared model."""
+        override: str = getattr(self, f"llm_model_{role}")
+        return override or self.llm_model
+
+    @property
+    def embedded(self) -> bool:
+        """True when no Redis is configured: the API process runs the workers itself."""
+        return not self.redis_url
+
+    @property
+    def effective_database_url(self) -> str:
+        """SQLite file under data_dir unless a database URL is configured."""
+        return self.database_url or f"sqlite+aiosqlite:///{self.data_dir}/webagent.db"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Process-wide settings, read once; tests build `Settings(...)` directly instead."""
+    return Settings()

@@ -1,0 +1,90 @@
+"""Shared fixtures: real services when present; WEBAGENT_REQUIRE_SERVICES=1 makes absence fatal."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+REQUIRE_SERVICES = os.environ.get("WEBAGENT_REQUIRE_SERVICES", "") not in ("", "0", "false")
+PG_ADMIN_URL = os.environ.get(
+    "WEBAGENT_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+)
+REDIS_URL = os.environ.get("WEBAGENT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+CHROMIUM = os.environ.get("WEBAGENT_CHROMIUM_PATH", "/usr/bin/chromium")
+
+# Tests browse local test sites only.
+os.environ.setdefault("WEBAGENT_ALLOW_PRIVATE_NETWORKS", "true")
+
+
+def unavailable(what: str, why: str) -> None:
+    """Skip locally, fail in CI: a missing service must never pass silently there."""
+    message = f"{what} not available: {why}"
+    if REQUIRE_SERVICES:
+        pytest.fail(message + " (WEBAGENT_REQUIRE_SERVICES=1)", pytrace=False)
+    pytest.skip(message)
+
+
+async def _pg_admin(sql: str) -> None:
+    import asyncpg
+
+    dsn = PG_ADMIN_URL.replace("postgresql+asyncpg://", "postgresql://")
+    conn = await asyncpg.connect(dsn, timeout=5)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh, empty Postgres database for this test session, dropped afterwards."""
+    name = f"webagent_test_{uuid.uuid4().hex[:10]}"
+    try:
+        asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # any connection failure means "no Postgres here"
+        unavailable("PostgreSQL", repr(exc))
+    base = PG_ADMIN_URL.rsplit("/", 1)[0]
+    yield f"{base}/{name}"
+    asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A Redis logical database picked at random and flushed, so parallel runs do not collide."""
+    import redis
+
+    db = random.randint(1, 15)
+    url = REDIS_URL.rsplit("/", 1)[0] + f"/{db}"
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=3)
+        client.ping()
+        client.flushdb()
+    except Exception as exc:
+        unavailable("Redis", repr(exc))
+    yield url
+    client.flushdb()
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = shutil.which(CHROMIUM) or (CHROMIUM if os.access(CHROMIUM, os.X_OK) else None)
+    if not path:
+        unavailable("Chromium", f"{CHROMIUM} missing (make setup installs it)")
+    return path  # type: ignore[return-value]
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: os.PathLike[str]) -> str:
+    return f"sqlite+aiosqlite:///{tmp_path}/webagent.db"
+
+
+@pytest.fixture
+async def anyio_backend() -> AsyncIterator[str]:
+    yield "asyncio"
