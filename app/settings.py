@@ -63,6 +63,7 @@ class Settings(BaseSettings):
     # live events
     event_stream_maxlen: int = 10000
     sse_ping_s: float = 15.0
+    sse_db_poll_s: float = 5.0  # SSE re-reads the DB when the live bus is quiet this long
 
     def model_for(self, role: Role) -> str:
         """Per-role model override, falling back to the shared model."""

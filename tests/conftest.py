@@ -11,6 +11,9 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+# Shared test servers: fixtures `llm_server` (scripted OpenAI-compatible LLM) and `test_site`.
+pytest_plugins = ["tests.support.llm_server", "tests.support.sites"]
+
 REQUIRE_SERVICES = os.environ.get("WEBAGENT_REQUIRE_SERVICES", "") not in ("", "0", "false")
 PG_ADMIN_URL = os.environ.get(
     "WEBAGENT_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"

@@ -9,9 +9,10 @@ cli = typer.Typer(help="webagent: a self-hosted web agent as a service.", no_arg
 
 def _register_all() -> None:
     # Each command module registers its own commands; add new modules here.
-    from workers.commands import service
+    from workers.commands import bench, service
 
     service.register(cli)
+    bench.register(cli)
 
 
 def main() -> None:

@@ -1,0 +1,113 @@
+"""BrowserPool against real Chromium: isolation, recycling, crash recovery, URL policy."""
+
+from __future__ import annotations
+
+import psutil
+import pytest
+from playwright.async_api import Error as PlaywrightError
+
+from app.settings import Settings
+from tests.integration.workers.site import LocalSite
+from workers.browser.pool import BrowserPool
+
+pytestmark = pytest.mark.browser
+
+
+def _settings(chromium_path: str, **overrides: object) -> Settings:
+    base: dict[str, object] = {"chromium_path": chromium_path, "allow_private_networks": True}
+    base.update(overrides)
+    return Settings(**base)  # type: ignore[arg-type]
+
+
+async def test_contexts_are_isolated(chromium_path: str, local_site: LocalSite) -> None:
+    pool = BrowserPool(_settings(chromium_path, viewport_width=900, viewport_height=700))
+    await pool.start()
+    try:
+        async with pool.context() as page:
+            await page.goto(local_site.base_url + "/set")
+            assert [c["name"] for c in await page.context.cookies()] == ["session"]
+            assert page.viewport_size == {"width": 900, "height": 700}
+        async with pool.context() as page:
+            await page.goto(local_site.base_url + "/echo")
+            assert await page.context.cookies() == []
+            assert await page.inner_text("#c") == ""
+        assert pool.stats().launches == 1  # both tasks ran on the same warm browser
+    finally:
+        await pool.close()
+
+
+async def test_recycles_after_n_tasks(chromium_path: str) -> None:
+    pool = BrowserPool(_settings(chromium_path, browser_recycle_after_tasks=2))
+    await pool.start()
+    try:
+        for _ in range(5):
+            async with pool.context() as page:
+                await page.set_content("<p>x</p>")
+        # tasks 1-2 on launch 1, 3-4 on launch 2, 5 on launch 3
+        assert pool.stats().launches == 3
+    finally:
+        await pool.close()
+
+
+async def test_recycles_over_memory_cap(chromium_path: str) -> None:
+    pool = BrowserPool(_settings(chromium_path, browser_memory_cap_mb=1))
+    await pool.start()
+    try:
+        assert pool.rss_mb() > 1
+        for _ in range(2):
+            async with pool.context() as page:
+                await page.set_content("<p>x</p>")
+        assert pool.stats().launches == 3
+    finally:
+        await pool.close()
+
+
+async def test_relaunches_after_crash(chromium_path: str) -> None:
+    pool = BrowserPool(_settings(chromium_path))
+    await pool.start()
+    try:
+        pid = pool._browser_pid
+        assert pid is not None
+        proc = psutil.Process(pid)
+        proc.kill()
+        proc.wait(timeout=10)
+        async with pool.context() as page:
+            await page.set_content("<p id=x>alive</p>")
+            assert await page.inner_text("#x") == "alive"
+        assert pool.stats().launches == 2
+        assert pool.ready
+    finally:
+        await pool.close()
+
+
+async def test_private_network_blocked(chromium_path: str, local_site: LocalSite) -> None:
+    pool = BrowserPool(_settings(chromium_path, allow_private_networks=False))
+    await pool.start()
+    try:
+        async with pool.context() as page:
+            with pytest.raises(PlaywrightError, match="ERR_BLOCKED_BY_CLIENT"):
+                await page.goto(local_site.base_url + "/nav")
+        async with pool.context() as page:
+            await page.set_content(f"<img src='{local_site.base_url}/img.png'>")
+            result = await page.evaluate(
+                "url => fetch(url).then(() => 'fetched', () => 'failed')",
+                local_site.base_url + "/fetch",
+            )
+            assert result == "failed"
+        assert local_site.hits == []
+    finally:
+        await pool.close()
+
+
+async def test_allowed_domains_limit_navigation(chromium_path: str, local_site: LocalSite) -> None:
+    pool = BrowserPool(_settings(chromium_path))
+    await pool.start()
+    try:
+        async with pool.context(allowed_domains=("example.com",)) as page:
+            with pytest.raises(PlaywrightError, match="ERR_BLOCKED_BY_CLIENT"):
+                await page.goto(local_site.base_url + "/nav")
+        async with pool.context(allowed_domains=("127.0.0.1",)) as page:
+            await page.goto(local_site.base_url + "/ok")
+        assert local_site.hits == ["/ok"]
+    finally:
+        await pool.close()

@@ -1,0 +1,60 @@
+"""The reaper fails tasks whose worker stopped heartbeating, and only those."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.contracts import ErrorCode, Event, TaskStatus
+from app.db import Task, repositories
+from app.db.types import utcnow
+from app.events import MemoryEventBus
+from app.reaper import reap_once
+from tests.integration.workers.conftest import new_task
+
+pytestmark = pytest.mark.services
+
+
+async def test_reaps_stale_running_task(sessions: async_sessionmaker[AsyncSession]) -> None:
+    stale = await new_task(sessions)
+    fresh = await new_task(sessions)
+    queued = await new_task(sessions)
+    async with sessions() as s:
+        assert await repositories.mark_running(s, task_id=stale, worker_id="w-dead")
+        assert await repositories.mark_running(s, task_id=fresh, worker_id="w-alive")
+        old = utcnow() - timedelta(minutes=10)
+        await s.execute(update(Task).where(Task.id == stale).values(heartbeat_at=old))
+        await s.commit()
+
+    bus = MemoryEventBus()
+    received: list[Event] = []
+    async with bus.subscribe(stale) as sub:
+        reaped = await reap_once(sessions, timeout_s=60, bus=bus)
+        event = await sub.next(timeout=5)
+        assert event is not None
+        received.append(event)
+    assert stale in reaped
+    assert fresh not in reaped and queued not in reaped
+
+    async with sessions() as s:
+        task = await repositories.get_task(s, task_id=stale)
+        rows = await repositories.list_events(s, task_id=stale)
+    assert task is not None
+    assert task.status == TaskStatus.failed
+    assert task.error == ErrorCode.worker_lost
+    assert [(r.type, r.data["error"]) for r in rows] == [("task.finished", "worker_lost")]
+    assert received[0].seq == rows[0].seq and received[0].data["status"] == "failed"
+
+
+async def test_leaves_heartbeating_task_alone(sessions: async_sessionmaker[AsyncSession]) -> None:
+    task_id = await new_task(sessions)
+    async with sessions() as s:
+        await repositories.mark_running(s, task_id=task_id, worker_id="w1")
+        await s.commit()
+    assert task_id not in await reap_once(sessions, timeout_s=3600)
+    async with sessions() as s:
+        task = await repositories.get_task(s, task_id=task_id)
+    assert task is not None and task.status == TaskStatus.running

@@ -1,0 +1,81 @@
+"""DbEventSink: the row is committed before the event reaches the bus, seqs are gap-free."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.contracts import Event
+from app.db import repositories
+from tests.integration.workers.conftest import new_task
+from workers.sink import DbEventSink
+
+pytestmark = pytest.mark.services
+
+
+class CheckingBus:
+    """Records published events and whether each was already readable from the DB."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self.sessions = sessions
+        self.published: list[tuple[Event, bool]] = []
+
+    async def publish(self, event: Event) -> None:
+        async with self.sessions() as s:
+            rows = await repositories.list_events(s, task_id=event.task_id)
+        self.published.append((event, any(r.seq == event.seq for r in rows)))
+
+    def subscribe(self, task_id: str) -> None:
+        raise AssertionError("not used")
+
+
+async def test_emit_writes_db_then_bus(sessions: async_sessionmaker[AsyncSession]) -> None:
+    task_id = await new_task(sessions)
+    bus = CheckingBus(sessions)
+    sink = DbEventSink(sessions, bus, task_id, "default")  # type: ignore[arg-type]
+    await sink.emit("task.started", {"n": 0})
+    await sink.emit("step.started", {"step": 1, "refs": ("a", "b")})
+    await sink.emit("task.finished", {"status": "succeeded"})
+
+    assert [(e.seq, e.type, seen) for e, seen in bus.published] == [
+        (1, "task.started", True),
+        (2, "step.started", True),
+        (3, "task.finished", True),
+    ]
+    assert bus.published[1][0].data == {"step": 1, "refs": ["a", "b"]}
+    async with sessions() as s:
+        rows = await repositories.list_events(s, task_id=task_id)
+    assert [(r.seq, r.type) for r in rows] == [
+        (1, "task.started"),
+        (2, "step.started"),
+        (3, "task.finished"),
+    ]
+    assert [r.id for r in rows] == [e.id for e, _ in bus.published]
+
+
+async def test_seq_continues_after_existing_events(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    task_id = await new_task(sessions)
+    bus = CheckingBus(sessions)
+    await DbEventSink(sessions, bus, task_id, "default").emit("a", {})  # type: ignore[arg-type]
+    second = DbEventSink(sessions, bus, task_id, "default")  # type: ignore[arg-type]
+    await second.emit("b", {})
+    assert [e.seq for e, _ in bus.published] == [1, 2]
+    assert second.last_seq == 2
+
+
+async def test_screenshot_and_cancel(sessions: async_sessionmaker[AsyncSession]) -> None:
+    task_id = await new_task(sessions)
+    sink = DbEventSink(sessions, CheckingBus(sessions), task_id, "default")  # type: ignore[arg-type]
+    await sink.save_screenshot(3, b"\xff\xd8jpeg")
+    async with sessions() as s:
+        artifact = await repositories.get_artifact(s, task_id=task_id, kind="screenshot", step=3)
+    assert artifact is not None and artifact.data == b"\xff\xd8jpeg"
+    assert artifact.content_type == "image/jpeg"
+
+    assert await sink.cancel_requested() is False
+    async with sessions() as s:
+        await repositories.request_cancel(s, task_id=task_id, tenant_id="default")
+        await s.commit()
+    assert await sink.cancel_requested() is True

@@ -1,0 +1,132 @@
+"""In-test stand-ins for the agent's Browser, LLM and EventSink protocols (tests only).
+
+FakeBrowser is a tiny site: pages of (role, name, target) elements rendered as snapshot
+lines `[v:n] role "name"`; clicking an element with a target navigates there. Versions go
+up on every observe, and refs from older versions are refused like the real PageSession.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workers.agent.protocols import Action, LLMReply, Observation, ToolCall, ToolResult
+
+Page = list[tuple[str, str, str | None]]  # (role, name, target url or None)
+
+
+class FakeBrowser:
+    def __init__(self, pages: Mapping[str, Page], *, text_extra: str = "") -> None:
+        self.pages = dict(pages)
+        self.text_extra = text_extra
+        self.current = "about:blank"
+        self.version = 0
+        self.actions: list[Action] = []
+        self.screenshots = 0
+        self.goto_error: Exception | None = None
+        self.fail: dict[str, ToolResult] = {}  # action name -> forced result
+
+    @property
+    def url(self) -> str:
+        return self.current
+
+    async def goto(self, url: str) -> ToolResult:
+        if self.goto_error is not None:
+            raise self.goto_error
+        if url not in self.pages:
+            return ToolResult(success=False, reason="404", error="navigation_failed")
+        self.current = url
+        return ToolResult(success=True, page_changed=True)
+
+    async def observe(self, mode: str = "compact") -> Observation:
+        self.version += 1
+        lines = [f'- heading "{self.current}"']
+        for i, (role, name, _) in enumerate(self.pages.get(self.current, []), 1):
+            lines.append(f'[{self.version}:{i}] {role} "{name}"')
+        text = "\n".join(lines) + self.text_extra
+        return Observation(self.current, self.current, text, self.version, tokens=len(text) // 4)
+
+    async def execute(self, action: Action) -> ToolResult:
+        self.actions.append(action)
+        if action.name in self.fail:
+            return self.fail[action.name]
+        if action.name == "navigate":
+            return await self.goto(str(action.args["url"]))
+        if "ref" not in action.args:
+            return ToolResult(success=True)
+        version, index = (int(x) for x in str(action.args["ref"]).split(":"))
+        if version != self.version:
+            return ToolResult(success=False, reason="old snapshot", error="stale_ref")
+        elements = self.pages.get(self.current, [])
+        if not 1 <= index <= len(elements):
+            return ToolResult(success=False, reason="no such element", error="bad_ref")
+        target = elements[index - 1][2]
+        if action.name == "click" and target:
+            self.current = target
+            return ToolResult(success=True, page_changed=True)
+        return ToolResult(success=True)
+
+    async def screenshot(self) -> bytes:
+        self.screenshots += 1
+        return b"\xff\xd8fake-jpeg\xff\xd9"
+
+
+Responder = Callable[[Sequence[Mapping[str, Any]]], "LLMReply | Exception"]
+
+
+def reply(*calls: tuple[str, Mapping[str, Any]], content: str | None = None) -> LLMReply:
+    ids = itertools.count(1)
+    tool_calls = tuple(ToolCall(f"c{next(ids)}", name, dict(args)) for name, args in calls)
+    return LLMReply(content, tool_calls, 100, 10, "fake-model", 0.01, "tool_calls")
+
+
+class FakeLLM:
+    """Answers from a list of replies (or functions of the messages); records every prompt."""
+
+    def __init__(self, script: Sequence[LLMReply | Exception | Responder]) -> None:
+        self.script = list(script)
+        self.prompts: list[list[Mapping[str, Any]]] = []
+        self.roles: list[str] = []
+        self.hang = asyncio.Event()
+
+    async def chat(
+        self,
+        role: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | None = None,
+    ) -> LLMReply:
+        self.prompts.append(list(messages))
+        self.roles.append(role)
+        if not self.script:
+            await self.hang.wait()  # never set: models a call that does not return
+        item = self.script.pop(0)
+        if callable(item) and not isinstance(item, LLMReply):
+            item = item(messages)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+
+@dataclass
+class RecordingSink:
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    screenshots: dict[int, bytes] = field(default_factory=dict)
+    cancel_after_checks: int | None = None
+    checks: int = 0
+
+    async def emit(self, type: str, data: Mapping[str, Any]) -> None:
+        self.events.append((str(type), dict(data)))
+
+    async def save_screenshot(self, step: int, jpeg: bytes) -> None:
+        self.screenshots[step] = jpeg
+
+    async def cancel_requested(self) -> bool:
+        self.checks += 1
+        return self.cancel_after_checks is not None and self.checks > self.cancel_after_checks
+
+    def of_type(self, type: str) -> list[dict[str, Any]]:
+        return [data for t, data in self.events if t == type]

@@ -1,0 +1,199 @@
+"""Loop control flow with in-test doubles: batches, feedback, nudges, limits, ends."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from tests.unit.agent.doubles import FakeBrowser, FakeLLM, RecordingSink, reply
+from workers.agent.errors import GuardViolation, LLMUnavailable
+from workers.agent.loop import run_agent
+from workers.agent.naive import run_naive
+from workers.agent.protocols import AgentTask, LLMReply, ToolCall, ToolResult
+from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY
+
+HOME, LIST, ITEM = "http://site.test/", "http://site.test/list", "http://site.test/item"
+PAGES = {
+    HOME: [("link", "List", LIST), ("textbox", "Search", None), ("button", "Noop", None)],
+    LIST: [("link", "Item", ITEM), ("button", "Noop", None)],
+    ITEM: [("button", "Buy", None)],
+}
+
+
+def task(max_steps: int = 10, timeout: float = 60.0) -> AgentTask:
+    return AgentTask("buy the item", HOME, max_steps, time.monotonic() + timeout)
+
+
+def done(answer: str = "bought", success: bool = True):
+    return reply(("done", {"answer": answer, "success": success}))
+
+
+def tool_messages(prompt) -> list[dict]:
+    return [json.loads(m["content"]) for m in prompt if m["role"] == "tool"]
+
+
+async def test_done_on_first_step_succeeds_with_usage_and_events() -> None:
+    browser, llm, sink = FakeBrowser(PAGES), FakeLLM([done("42")]), RecordingSink()
+    outcome = await run_agent(task(), browser, llm, sink)
+    assert (outcome.status, outcome.success, outcome.answer) == ("succeeded", True, "42")
+    assert (outcome.steps, outcome.llm_calls, outcome.input_tokens, outcome.output_tokens) == (
+        1,
+        1,
+        100,
+        10,
+    )
+    assert [t for t, _ in sink.events] == [
+        "action.executed",  # step 0: the start page
+        "step.started",
+        "observation",
+        "llm.call",
+        "action.executed",
+    ]
+    assert sink.of_type("observation")[0]["url"] == HOME
+    assert '[1:1] link "List"' in sink.of_type("observation")[0]["preview"]
+    assert sink.of_type("llm.call")[0]["role"] == "worker" and llm.roles == ["worker"]
+    assert sink.screenshots[1].startswith(b"\xff\xd8")
+
+
+async def test_page_change_aborts_the_rest_of_the_batch() -> None:
+    batch = reply(("click", {"ref": "1:1"}), ("type", {"ref": "1:2", "text": "x"}))
+    llm = FakeLLM([batch, done()])
+    browser = FakeBrowser(PAGES)
+    outcome = await run_agent(task(), browser, llm, RecordingSink())
+    assert outcome.success and outcome.steps == 2
+    assert [a.name for a in browser.actions] == ["click"]
+    results = tool_messages(llm.prompts[1])
+    assert results[0]["page_changed"] is True
+    assert results[1]["error"] == "skipped" and "changed the page" in results[1]["reason"]
+
+
+async def test_at_most_five_actions_per_step() -> None:
+    many = reply(*[("hover", {"ref": "1:3"}) for _ in range(7)])
+    llm = FakeLLM([many, done()])
+    browser = FakeBrowser(PAGES)
+    await run_agent(task(), browser, llm, RecordingSink())
+    assert len(browser.actions) == 5
+    results = tool_messages(llm.prompts[1])
+    assert len(results) == 7 and [r["success"] for r in results[5:]] == [False, False]
+    assert "at most 5" in results[6]["reason"]
+
+
+async def test_model_mistakes_are_fed_back_not_fatal() -> None:
+    broken = ToolCall("c9", "click", {PARSE_ERROR_KEY: "Expecting ','", RAW_ARGUMENTS_KEY: "{x"})
+    bad = reply(("click", {"ref": "twelve"}), ("fly", {}))
+    bad = LLMReply(None, (*bad.tool_calls, broken), 100, 10, "m", 0.0, "tool_calls")
+    llm = FakeLLM([bad, done()])
+    browser, sink = FakeBrowser(PAGES), RecordingSink()
+    outcome = await run_agent(task(), browser, llm, sink)
+    assert outcome.success and browser.actions == []
+    results = tool_messages(llm.prompts[1])
+    assert "invalid ref 'twelve'" in results[0]["reason"]
+    assert "unknown tool 'fly'" in results[1]["reason"]
+    assert "not valid JSON" in results[2]["reason"]
+    assert all(r["error"] == "invalid_tool_call" and "hint" in r for r in results)
+    assistant = next(m for m in llm.prompts[1] if m["role"] == "assistant")
+    assert assistant["tool_calls"][2]["function"]["arguments"] == "{x"
+
+
+async def test_stale_ref_failure_reaches_the_model_with_a_hint() -> None:
+    llm = FakeLLM([reply(("click", {"ref": "0:3"})), done()])
+    await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    result = tool_messages(llm.prompts[1])[0]
+    assert result["error"] == "stale_ref" and "latest snapshot" in result["hint"]
+
+
+async def test_repeating_a_failed_action_is_flagged() -> None:
+    browser = FakeBrowser(PAGES)
+    browser.fail["hover"] = ToolResult(success=False, reason="nothing", error="no_effect")
+    llm = FakeLLM([reply(("hover", {"ref": "1:3"})), reply(("hover", {"ref": "1:3"})), done()])
+    await run_agent(task(), browser, llm, RecordingSink())
+    assert "no visible effect" in tool_messages(llm.prompts[1])[0]["hint"]
+    assert "already tried exactly this" in tool_messages(llm.prompts[2])[0]["hint"]
+
+
+async def test_no_tool_call_is_nudged_once_then_gives_up() -> None:
+    text = LLMReply("I am thinking", (), 50, 5, "m", 0.0, "stop")
+    llm = FakeLLM([text, done()])
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    assert outcome.success and outcome.steps == 2
+    assert "without calling a tool" in llm.prompts[1][-1]["content"]
+
+    llm = FakeLLM([text, text])
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    assert (outcome.status, outcome.error, outcome.answer) == ("failed", "gave_up", "I am thinking")
+
+
+async def test_max_steps_exhausted_fails() -> None:
+    llm = FakeLLM([reply(("scroll", {"direction": "down"})) for _ in range(3)])
+    outcome = await run_agent(task(max_steps=3), FakeBrowser(PAGES), llm, RecordingSink())
+    assert (outcome.status, outcome.error, outcome.steps, outcome.llm_calls) == (
+        "failed",
+        "max_steps",
+        3,
+        3,
+    )
+    assert "Only 0 step(s) left" in llm.prompts[-1][-1]["content"]
+
+
+async def test_cancel_is_checked_before_each_step() -> None:
+    sink = RecordingSink(cancel_after_checks=2)
+    llm = FakeLLM([reply(("scroll", {"direction": "down"})) for _ in range(5)])
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, sink)
+    assert (outcome.status, outcome.steps, outcome.llm_calls) == ("cancelled", 2, 2)
+
+
+async def test_deadline_already_passed_times_out() -> None:
+    outcome = await run_agent(task(timeout=-1), FakeBrowser(PAGES), FakeLLM([]), RecordingSink())
+    assert (outcome.status, outcome.error, outcome.steps) == ("timed_out", "timeout", 0)
+
+
+async def test_deadline_interrupts_a_hanging_llm_call() -> None:
+    outcome = await run_agent(task(timeout=0.2), FakeBrowser(PAGES), FakeLLM([]), RecordingSink())
+    assert (outcome.status, outcome.error, outcome.steps) == ("timed_out", "timeout", 1)
+
+
+async def test_llm_failure_ends_the_run_with_llm_error() -> None:
+    llm = FakeLLM([LLMUnavailable("endpoint down")])
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    assert (outcome.status, outcome.error) == ("failed", "llm_error")
+    assert outcome.reason == "endpoint down"
+
+
+async def test_guard_violation_on_start_page_is_fatal() -> None:
+    browser = FakeBrowser(PAGES)
+    browser.goto_error = GuardViolation("start_url not allowed")
+    outcome = await run_agent(task(), browser, FakeLLM([done()]), RecordingSink())
+    assert (outcome.status, outcome.error, outcome.llm_calls) == ("failed", "guard_violation", 0)
+
+
+async def test_done_with_failure_is_a_failed_run_with_the_answer() -> None:
+    llm = FakeLLM([done("out of stock", success=False)])
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    assert (outcome.status, outcome.success, outcome.error, outcome.answer) == (
+        "failed",
+        False,
+        "gave_up",
+        "out of stock",
+    )
+
+
+async def test_secret_text_is_redacted_in_events() -> None:
+    secret = reply(("type", {"ref": "1:2", "text": "hunter2", "secret": True}))
+    sink = RecordingSink()
+    await run_agent(task(), FakeBrowser(PAGES), FakeLLM([secret, done()]), sink)
+    typed = [e for e in sink.of_type("action.executed") if e["action"] == "type"]
+    assert typed[0]["args"]["text"] == "***"
+    assert "hunter2" not in json.dumps(sink.events)
+
+
+async def test_multi_step_navigation_and_naive_baseline_agree() -> None:
+    def script():
+        return [reply(("click", {"ref": "1:1"})), reply(("click", {"ref": "2:1"})), done("at item")]
+
+    for runner in (run_agent, run_naive):
+        browser, llm = FakeBrowser(PAGES), FakeLLM(script())
+        outcome = await runner(task(), browser, llm, RecordingSink())
+        assert outcome.success and outcome.answer == "at item" and browser.current == ITEM
+        last = llm.prompts[-1]
+        pages = sum('<page_content untrusted="true">' in str(m["content"]) for m in last[1:])
+        assert pages == (3 if runner is run_naive else 1)

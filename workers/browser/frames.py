@@ -1,0 +1,213 @@
+"""Run the snapshot walker in every frame and splice child frames into their <iframe> slots.
+
+Cross-origin frames are reached through Playwright's per-frame execution (OOPIF aware);
+closed shadow roots are registered by js/init.js (attachShadow hook) or, for declarative
+ones the hook cannot see, found once per document over CDP (DOM.getDocument pierce=true,
+DOM.resolveNode + Runtime.callFunctionOn) so the walker can descend into them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from playwright.async_api import BrowserContext, Error, Frame, Page
+
+_REGISTER_CLOSED = """function () {
+  const g = window.__webagent;
+  if (!g || !this.host || g.closed.get(this.host) === this) return false;
+  g.closed.set(this.host, this);
+  return true;
+}"""
+_FRAME_ID = "el => window.__webagent ? window.__webagent.frameIds.get(el) : undefined"
+
+
+@lru_cache(maxsize=4)
+def js(name: str) -> str:
+    """Browser-side source shipped in workers/browser/js."""
+    return resources.files("workers.browser").joinpath("js", name).read_text("utf-8")
+
+
+async def install(target: BrowserContext | Page) -> None:
+    """Hook attachShadow/addEventListener before page scripts run (every frame, every load)."""
+    await target.add_init_script(script=js("init.js"))
+
+
+@dataclass(frozen=True)
+class RawNode:
+    data: Mapping[str, Any]
+    path: tuple[int, ...]
+    frame: Frame
+    bbox: tuple[float, float, float, float]
+    in_viewport: bool
+
+
+@dataclass
+class Collected:
+    main: Mapping[str, Any]
+    nodes: list[RawNode] = field(default_factory=list)
+    frame_count: int = 0
+    dropped_count: int = 0
+    dropped_reasons: dict[str, int] = field(default_factory=dict)
+    dropped_samples: list[list[str]] = field(default_factory=list)
+    js_ms: float = 0.0
+    closed_roots: int = 0
+
+
+async def _walk_frame(frame: Frame, version: int) -> dict[str, Any] | None:
+    try:
+        text = await frame.evaluate(js("snapshot.js"), {"version": version})
+    except Error:
+        return None  # frame navigated or detached mid-snapshot: it simply is not shown
+    try:
+        result: dict[str, Any] = json.loads(text)
+        return result
+    except (TypeError, ValueError):
+        return None  # the page replaced JSON or the walker: treat the frame as unreadable
+
+
+async def _slot_of(frame: Frame) -> int | None:
+    """Index snapshot.js gave this frame's <iframe> element inside its parent document."""
+    try:
+        element = await frame.frame_element()
+        slot = await element.evaluate(_FRAME_ID)
+        await element.dispose()
+    except Error:
+        return None
+    return slot if isinstance(slot, int) else None
+
+
+async def collect(page: Page, version: int) -> Collected:
+    """All frames walked concurrently, closed shadow roots registered on a document's first visit."""
+    all_frames = [f for f in page.frames if not f.is_detached()]
+    results = await asyncio.gather(*(_walk_frame(f, version) for f in all_frames))
+    if any(r is not None and r.get("firstVisit") for r in results):
+        found = await register_closed_shadow_roots(page)
+        if found:
+            results = await asyncio.gather(*(_walk_frame(f, version) for f in all_frames))
+    else:
+        found = 0
+    by_frame = {f: r for f, r in zip(all_frames, results, strict=True) if r is not None}
+    main = by_frame.get(page.main_frame)
+    if main is None:
+        raise Error("the page's main frame could not be snapshotted")
+    slots = await asyncio.gather(*(_slot_of(f) for f in by_frame if f.parent_frame is not None))
+    children: dict[tuple[Frame, int], Frame] = {}
+    for f, slot in zip([f for f in by_frame if f.parent_frame is not None], slots, strict=True):
+        if slot is not None and f.parent_frame is not None:
+            children[(f.parent_frame, slot)] = f
+    out = Collected(main=main, closed_roots=found)
+    vp = main["viewport"]
+    top_view = (0.0, 0.0, float(vp["width"]), float(vp["height"]))
+    out.nodes = list(_splice(page.main_frame, by_frame, children, (), (0.0, 0.0), top_view, out))
+    return out
+
+
+def _splice(
+    frame: Frame,
+    by_frame: Mapping[Frame, Mapping[str, Any]],
+    children: Mapping[tuple[Frame, int], Frame],
+    path: tuple[int, ...],
+    offset: tuple[float, float],
+    visible: tuple[float, float, float, float] | None,
+    out: Collected,
+) -> Iterator[RawNode]:
+    """Nodes of `frame` in document order with child frames inlined; coordinates made top-level."""
+    result = by_frame[frame]
+    out.frame_count += 1
+    stats = result["stats"]
+    out.js_ms += float(stats["ms"])
+    out.dropped_count += int(stats["dropped"]["count"])
+    for reason, n in stats["dropped"]["reasons"].items():
+        out.dropped_reasons[reason] = out.dropped_reasons.get(reason, 0) + int(n)
+    out.dropped_samples.extend(stats["dropped"]["samples"])
+    slots = {int(s["k"]): s for s in result["frames"]}
+    for d in result["nodes"]:
+        x, y, w, h = (float(v) for v in d["bbox"])
+        bbox = (x + offset[0], y + offset[1], w, h)
+        if d["role"] == "iframe":
+            child = children.get((frame, int(d["frame"])))
+            if child is None or child not in by_frame:
+                continue
+            slot = slots[int(d["frame"])]
+            off = (offset[0] + float(slot["offset"][0]), offset[1] + float(slot["offset"][1]))
+            c = slot["clip"]
+            box = (c[0] + offset[0], c[1] + offset[1], c[2] + offset[0], c[3] + offset[1])
+            yield from _splice(
+                child,
+                by_frame,
+                children,
+                (*path, int(d["frame"])),
+                off,
+                _intersect(visible, box),
+                out,
+            )
+            continue
+        in_view = bool(d["inView"]) and visible is not None and _overlaps(visible, bbox)
+        yield RawNode(d, path, frame, bbox, in_view)
+
+
+def _intersect(
+    a: tuple[float, float, float, float] | None, b: tuple[float, float, float, float]
+) -> tuple[float, float, float, float] | None:
+    if a is None:
+        return None
+    left, top, right, bottom = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    return (left, top, right, bottom) if right > left and bottom > top else None
+
+
+def _overlaps(
+    box: tuple[float, float, float, float], bbox: tuple[float, float, float, float]
+) -> bool:
+    x, y, w, h = bbox
+    return x + w > box[0] and y + h > box[1] and x < box[2] and y < box[3]
+
+
+async def register_closed_shadow_roots(page: Page) -> int:
+    """Find closed shadow roots over CDP and hand them to the walker's registry (seed: issue)."""
+    sessions = [page]
+    sessions += [f for f in page.frames if f.parent_frame is not None]
+    total = 0
+    for target in sessions:
+        try:
+            cdp = await page.context.new_cdp_session(target)
+        except Error:
+            continue  # same-process frame: already covered by the page's pierced document
+        try:
+            doc = await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
+            for backend_id in _closed_roots(doc["root"]):
+                obj = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})
+                object_id = obj["object"]["objectId"]
+                reply = await cdp.send(
+                    "Runtime.callFunctionOn",
+                    {
+                        "objectId": object_id,
+                        "functionDeclaration": _REGISTER_CLOSED,
+                        "returnByValue": True,
+                    },
+                )
+                total += 1 if reply.get("result", {}).get("value") else 0
+                await cdp.send("Runtime.releaseObject", {"objectId": object_id})
+        except Error:
+            continue
+        finally:
+            await cdp.detach()
+    return total
+
+
+def _closed_roots(node: Mapping[str, Any]) -> Iterator[int]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for root in n.get("shadowRoots", ()):
+            if root.get("shadowRootType") == "closed":
+                yield int(root["backendNodeId"])
+            stack.append(root)
+        stack.extend(n.get("children", ()))
+        if "contentDocument" in n:
+            stack.append(n["contentDocument"])
