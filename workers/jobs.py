@@ -125,6 +125,7 @@ async def _finish(
         input_tokens=outcome.input_tokens,
         output_tokens=outcome.output_tokens,
     )
+    detail = None if outcome.success else (outcome.reason or None)
     async with rt.sessions() as s:
         if usage.llm_calls or usage.steps:  # a crash outcome knows no usage: keep the row's
             await repositories.update_usage(s, task_id=spec.task_id, **usage.model_dump())
@@ -135,7 +136,7 @@ async def _finish(
             answer=outcome.answer,
             success=outcome.success,
             error=outcome.error,
-            error_detail=outcome.reason or None,
+            error_detail=detail,
         )
         await s.commit()
     if not finished:
@@ -147,7 +148,7 @@ async def _finish(
         "answer": outcome.answer,
         "success": outcome.success,
         "error": outcome.error,
-        "error_detail": outcome.reason or None,
+        "error_detail": detail,
         "usage": usage.model_dump(),
         "duration_s": round(duration, 3),
     }

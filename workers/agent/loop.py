@@ -12,6 +12,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from app.contracts import ErrorCode, EventType, TaskStatus
@@ -118,7 +119,7 @@ class WorkerLoop:
         for step in range(1, self.task.max_steps + 1):  # line 9
             if await self.sink.cancel_requested():
                 return Ending(TaskStatus.cancelled, reason="cancel requested")
-            ending = await self._bounded(lambda step=step: self._step(step))  # type: ignore[misc]
+            ending = await self._bounded(partial(self._step, step))
             if ending is not None:
                 return ending
         return Ending(

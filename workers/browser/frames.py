@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Error, Frame, Page
+from playwright.async_api import BrowserContext, CDPSession, Error, Frame, Page
 
 _REGISTER_CLOSED = """function () {
   const g = window.__webagent;
@@ -84,7 +85,9 @@ async def _slot_of(frame: Frame) -> int | None:
 
 async def collect(page: Page, version: int) -> Collected:
     """All frames walked concurrently, closed shadow roots registered on a document's first visit."""
-    all_frames = [f for f in page.frames if not f.is_detached()]
+    all_frames = [
+        f for f in page.frames if not f.is_detached() and not f.url.startswith("chrome-error:")
+    ]
     results = await asyncio.gather(*(_walk_frame(f, version) for f in all_frames))
     if any(r is not None and r.get("firstVisit") for r in results):
         found = await register_closed_shadow_roots(page)
@@ -96,9 +99,14 @@ async def collect(page: Page, version: int) -> Collected:
     main = by_frame.get(page.main_frame)
     if main is None:
         raise Error("the page's main frame could not be snapshotted")
-    slots = await asyncio.gather(*(_slot_of(f) for f in by_frame if f.parent_frame is not None))
+    nested = [
+        f
+        for f in by_frame
+        if f.parent_frame is not None and by_frame.get(f.parent_frame, {}).get("frames")
+    ]
+    slots = await asyncio.gather(*(_slot_of(f) for f in nested))
     children: dict[tuple[Frame, int], Frame] = {}
-    for f, slot in zip([f for f in by_frame if f.parent_frame is not None], slots, strict=True):
+    for f, slot in zip(nested, slots, strict=True):
         if slot is not None and f.parent_frame is not None:
             children[(f.parent_frame, slot)] = f
     out = Collected(main=main, closed_roots=found)
@@ -168,36 +176,52 @@ def _overlaps(
     return x + w > box[0] and y + h > box[1] and x < box[2] and y < box[3]
 
 
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 async def register_closed_shadow_roots(page: Page) -> int:
-    """Find closed shadow roots over CDP and hand them to the walker's registry (seed: issue)."""
-    sessions = [page]
-    sessions += [f for f in page.frames if f.parent_frame is not None]
+    """Find closed shadow roots over CDP and hand them to the walker's registry.
+
+    One pierced DOM.getDocument on the page session covers same-process frames; frames of
+    another origin (out-of-process) get their own session.
+    """
+    main_origin = _origin(page.url)
+    targets: list[Page | Frame] = [page]
+    targets += [
+        f
+        for f in page.frames
+        if f.parent_frame is not None and f.url.startswith("http") and _origin(f.url) != main_origin
+    ]
     total = 0
-    for target in sessions:
+    for target in targets:
         try:
             cdp = await page.context.new_cdp_session(target)
         except Error:
             continue  # same-process frame: already covered by the page's pierced document
         try:
-            doc = await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
-            for backend_id in _closed_roots(doc["root"]):
-                obj = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})
-                object_id = obj["object"]["objectId"]
-                reply = await cdp.send(
-                    "Runtime.callFunctionOn",
-                    {
-                        "objectId": object_id,
-                        "functionDeclaration": _REGISTER_CLOSED,
-                        "returnByValue": True,
-                    },
-                )
-                total += 1 if reply.get("result", {}).get("value") else 0
-                await cdp.send("Runtime.releaseObject", {"objectId": object_id})
+            total += await _register_in(cdp)
         except Error:
             continue
         finally:
             await cdp.detach()
     return total
+
+
+async def _register_in(cdp: CDPSession) -> int:
+    found = 0
+    doc = await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
+    for backend_id in _closed_roots(doc["root"]):
+        obj = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})
+        object_id = obj["object"]["objectId"]
+        reply = await cdp.send(
+            "Runtime.callFunctionOn",
+            {"objectId": object_id, "functionDeclaration": _REGISTER_CLOSED, "returnByValue": True},
+        )
+        found += 1 if reply.get("result", {}).get("value") else 0
+        await cdp.send("Runtime.releaseObject", {"objectId": object_id})
+    return found
 
 
 def _closed_roots(node: Mapping[str, Any]) -> Iterator[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -197,3 +198,14 @@ async def test_multi_step_navigation_and_naive_baseline_agree() -> None:
         last = llm.prompts[-1]
         pages = sum('<page_content untrusted="true">' in str(m["content"]) for m in last[1:])
         assert pages == (3 if runner is run_naive else 1)
+
+
+async def test_deadline_bounds_the_start_page_load() -> None:
+    class HangingBrowser(FakeBrowser):
+        async def goto(self, url: str) -> ToolResult:
+            await asyncio.Event().wait()
+            raise AssertionError("unreachable")
+
+    browser = HangingBrowser(PAGES)
+    outcome = await run_agent(task(timeout=0.2), browser, FakeLLM([done()]), RecordingSink())
+    assert (outcome.status, outcome.steps, outcome.llm_calls) == ("timed_out", 0, 0)

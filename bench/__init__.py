@@ -1,0 +1,1 @@
+"""Benchmarks (not run in CI): `make bench`; results go to docs/benchmarks.md."""
