@@ -46,6 +46,7 @@ class Settings(BaseSettings):
     browser_memory_cap_mb: int = 1500
     viewport_width: int = 1280
     viewport_height: int = 800
+    snapshot_max_tokens: int = 1500  # size cap of the compact page view (seed 003 §6.1)
 
     # worker liveness
     worker_concurrency: int = 1

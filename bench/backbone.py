@@ -70,7 +70,8 @@ def peer_app() -> FastAPI:
 
 async def _fixed_rate(base: str, rate: float, seconds: float) -> list[float]:
     """Open-loop load: one POST every 1/rate s regardless of responses; latencies in ms."""
-    body = {"instruction": "benchmark task", "start_url": "https://example.com/"}
+    # an IP literal: this machine has no DNS, and the policy refuses names it cannot resolve
+    body = {"instruction": "benchmark task", "start_url": "https://1.1.1.1/"}
     latencies: list[float] = []
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
     async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as client:

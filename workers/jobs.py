@@ -84,7 +84,7 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
     try:
         async with asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S):
             async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
-                browser = PageSession(page, rt.settings)
+                browser = await PageSession.open(page, rt.settings)
                 return await run_agent(agent_task, browser, rt.llm, sink)
     except TimeoutError:
         return failed_outcome(TaskStatus.timed_out, ErrorCode.timeout, "task timeout reached")

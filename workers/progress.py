@@ -60,7 +60,9 @@ class ProgressView:
 
     def follow(self, events: Iterable[StreamedEvent]) -> dict[str, Any] | None:
         """Consume the stream, printing log lines; returns the task.finished data."""
-        with Live(self._status(), console=self.console, refresh_per_second=4) as live:
+        with Live(
+            self._status(), console=self.console, refresh_per_second=4, transient=True
+        ) as live:
             for event in events:
                 self._track(event)
                 line = describe(event)

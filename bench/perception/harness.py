@@ -11,6 +11,7 @@ import contextlib
 import functools
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -25,6 +26,8 @@ from workers.browser.launch import CHROMIUM_ARGS
 
 HERE = Path(__file__).resolve().parent
 REALPAGES = Path("/work/shared/data/realpages")
+PROBE_A = HERE.parents[1] / "tests" / "integration" / "browser" / "pages"  # snapshot's probe
+PLANTED = re.compile(r"SECRET-[A-Z]+(?:-[A-Z]+)*|LEAKPROBE [a-z ]+")
 
 
 def miniwob_html() -> Path:
@@ -34,7 +37,7 @@ def miniwob_html() -> Path:
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
 
@@ -45,6 +48,7 @@ def serve(realpages: Path = REALPAGES) -> Iterator[str]:
     (root / "realpages").symlink_to(realpages)
     (root / "miniwob").symlink_to(miniwob_html())
     (root / "probe").symlink_to(HERE)
+    (root / "probe-a").symlink_to(PROBE_A)
     handler = functools.partial(_Quiet, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -75,6 +79,8 @@ class Chromium:
             "--remote-debugging-address=127.0.0.1",
             f"--user-data-dir={self.profile}",
             f"--window-size={self.width},{self.height}",
+            # saved pages reference the internet: fail those lookups at once, serve only ours
+            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
             "about:blank",
         ]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -117,6 +123,16 @@ def leaks(text: str, snippets: list[str]) -> list[str]:
     """Hidden snippets (their first 40 chars, whitespace-normalised) found in a tool's text."""
     hay = " ".join(text.split()).lower()
     return [s for s in snippets if " ".join(s[:40].split()).lower() in hay]
+
+
+def planted(html: str) -> set[str]:
+    """Hidden strings planted in the probe pages (SECRET-* / LEAKPROBE ...)."""
+    return {m.strip() for m in PLANTED.findall(html)}
+
+
+def planted_leaks(text: str, planted_set: set[str]) -> list[str]:
+    found = {m.strip() for m in PLANTED.findall(text)}
+    return sorted(found & planted_set)
 
 
 def disable_telemetry() -> None:

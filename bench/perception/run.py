@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import logging
+import math
 import statistics
 import sys
 import time
@@ -25,13 +26,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import harness  # noqa: E402
-from playwright.async_api import Page, async_playwright  # noqa: E402
+import harness
+from playwright.async_api import Page, async_playwright
 
-from workers.browser import frames, pagemem, som  # noqa: E402
-from workers.browser.fingerprint import capture as fingerprint  # noqa: E402
-from workers.browser.miniwob_page import MiniWobPage  # noqa: E402
-from workers.browser.snapshot import capture  # noqa: E402
+from workers.browser import frames, pagemem, som
+from workers.browser.fingerprint import capture as fingerprint
+from workers.browser.miniwob_page import MiniWobPage
+from workers.browser.snapshot import capture
 
 TOOLS = ("ours", "pagemem", "playwright", "browser_use")
 
@@ -75,10 +76,7 @@ def _reached(node: Any, ours: list[tuple[float, float, float, float]]) -> bool:
     if pos is None:
         return False
     cx, cy = pos.x + pos.width / 2, pos.y + pos.height / 2
-    for x, y, w, h in ours:
-        if x <= cx <= x + w and y <= cy <= y + h:
-            return True
-    return False
+    return any(x <= cx <= x + w and y <= cy <= y + h for x, y, w, h in ours)
 
 
 async def _ours(page: Page, res: PageResult, enc: Any, version: int) -> Any:
@@ -131,6 +129,7 @@ async def measure(page: Page, session: Any, url: str, kind: str, enc: Any, v: in
         await page.goto(url, wait_until="load", timeout=30_000)
     await page.wait_for_timeout(200)
     snippets = await page.evaluate(harness.hidden_script(), 50)
+    html = await page.content()
     res.hidden_samples = len(snippets)
     t0 = time.perf_counter()
     await fingerprint(page)
@@ -146,12 +145,16 @@ async def measure(page: Page, session: Any, url: str, kind: str, enc: Any, v: in
     finally:
         await som.clear(page)
     res.leaks = {tool: harness.leaks(texts[tool], snippets) for tool in TOOLS}
+    if kind == "probe":  # planted hidden strings, matched exactly
+        planted = harness.planted(html)
+        res.hidden_samples = len(planted)
+        res.leaks = {tool: harness.planted_leaks(texts[tool], planted) for tool in TOOLS}
     return res
 
 
 def pages(base: str, limit: int | None, miniwob: int | None) -> list[tuple[str, str]]:
     real = sorted(p.name for p in harness.REALPAGES.glob("*.html"))[:limit]
-    out = [(f"{base}/probe/probe.html", "probe")]
+    out = [(f"{base}/probe/probe.html", "probe"), (f"{base}/probe-a/probe.html", "probe")]
     out += [(f"{base}/realpages/{name}", "real") for name in real]
     tasks = sorted(p.name for p in (harness.miniwob_html() / "miniwob").glob("*.html"))
     out += [(f"{base}/miniwob/miniwob/{name}", "miniwob") for name in tasks[:miniwob]]
@@ -179,7 +182,7 @@ async def run(args: argparse.Namespace) -> list[PageResult]:
                 for v, (url, kind) in enumerate(pages(base, args.limit, args.miniwob), start=1):
                     try:
                         res = await measure(page, session, url, kind, enc, v)
-                    except Exception as exc:  # one broken page must not end the run
+                    except Exception as exc:  # noqa: BLE001 - one broken page must not end the run
                         res = PageResult(url=url, kind=kind, error=f"{type(exc).__name__}: {exc}")
                     results.append(res)
                     print(_line(res), file=sys.stderr, flush=True)
@@ -216,7 +219,7 @@ def report(results: list[PageResult]) -> str:
     for tool in TOOLS:
         toks = [r.tokens[tool] for r in ok]
         ms = sorted(r.ms[tool] for r in ok)
-        p90 = ms[int(0.9 * (len(ms) - 1))] if ms else float("nan")
+        p90 = ms[max(0, math.ceil(0.9 * len(ms)) - 1)] if ms else float("nan")
         leak_pages = sum(1 for r in ok if r.leaks[tool])
         leak_total = sum(len(r.leaks[tool]) for r in ok)
         lines.append(

@@ -71,8 +71,11 @@ RECOVERY_SIGNALS: dict[str, str] = {
     " (the number before ':' must match its version).",
     "no_effect": "The action had no visible effect. The element may be disabled or the click"
     " missed. Try a different element or approach.",
-    "element_covered": "Another element covers the target. Close the overlay or dialog first,"
+    "covered": "Another element covers the target. Close the overlay or dialog first,"
     " or scroll the target into view.",
+    "not_clickable": "The element did not accept the click in time. Check that it is visible"
+    " and enabled, or use another element or the keyboard.",
+    "no_history": "There is no previous page to go back to. Navigate or click instead.",
     "not_visible": "The element is not visible. Scroll to it or open the section containing it.",
     "disabled": "The element is disabled. Fill in the required fields first or pick another one.",
     "not_editable": "That element does not accept text. Type into an input or textbox instead.",

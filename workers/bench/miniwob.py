@@ -31,6 +31,9 @@ from workers.agent.protocols import (
 from workers.bench.report import BenchReport, EpisodeResult, Outcome, RunConfig, build_report
 from workers.bench.server import MiniWobServer
 from workers.browser.miniwob_page import EpisodeState, MiniWobPage, MiniWobPageError
+from workers.browser.pool import BrowserPool
+from workers.browser.session import PageSession
+from workers.llm_client import OpenAILLM
 
 AgentRunner = Callable[[AgentTask, Browser, LLM, "BenchSink"], Awaitable[AgentOutcome]]
 AGENTS = ("webagent", "naive")
@@ -69,7 +72,11 @@ class BenchSink:
         self.task, self.episode, self._log = task, episode, log
         self.steps = self.llm_calls = self.input_tokens = self.output_tokens = 0
         self.screenshots = 0
-        self.episode_over = False
+        self.final: EpisodeState | None = None  # set once MiniWoB reports the episode done
+
+    @property
+    def episode_over(self) -> bool:
+        return self.final is not None
 
     async def emit(self, type: str, data: Mapping[str, Any]) -> None:
         if type == EventType.step_started:
@@ -131,8 +138,7 @@ class EpisodeBrowser:
             except MiniWobPageError:
                 return None  # the agent left the task page: the episode stays open
             if state.done:
-                self.final = state
-                self._sink.episode_over = True
+                self.final = self._sink.final = state
         return self.final
 
 
@@ -182,21 +188,22 @@ class _Env:
     options: BenchOptions
     settings: Settings
     server: MiniWobServer
-    pool: Any  # workers.browser.pool.BrowserPool
+    pool: BrowserPool
     llm: LLM
     runner: AgentRunner
     log: EventLog | None
 
 
-async def _drive(env: _Env, task: str, seed: int, sink: BenchSink) -> tuple[Any, ...]:
+async def _drive(
+    env: _Env, task: str, seed: int, sink: BenchSink
+) -> tuple[str, EpisodeState | None, AgentOutcome]:
     """Open, seed, start and run one episode; returns (utterance, state, outcome)."""
-    from workers.browser.session import PageSession
-
     async with env.pool.context() as page:
+        session = await PageSession.open(page, env.settings)  # init script before the page loads
         mw = MiniWobPage(page)
         await mw.open(env.server.task_url(task))
         start = await mw.start(seed, keep_timer=env.options.keep_timer)
-        browser = EpisodeBrowser(PageSession(page, env.settings), mw, sink)
+        browser = EpisodeBrowser(session, mw, sink)
         agent_task = AgentTask(
             instruction=start.utterance,
             start_url=None,  # the page is open and the episode started; a reload would reset it
@@ -218,6 +225,7 @@ async def run_episode(env: _Env, task: str, episode: int) -> EpisodeResult:
         utterance, state, outcome = await _drive(env, task, seed, sink)
     except Exception as exc:  # noqa: BLE001 - the episode is the job boundary of a benchmark
         error = f"{type(exc).__name__}: {exc}"
+        state = sink.final  # a reward already earned still counts if the agent then crashed
     wall = time.perf_counter() - started
     return EpisodeResult(
         task=task,
@@ -277,9 +285,6 @@ async def run_benchmark(
     on_episode: Callable[[EpisodeResult], None] | None = None,
 ) -> BenchReport:
     """Run every (task, episode) pair, `concurrency` at a time, and aggregate the results."""
-    from workers.browser.pool import BrowserPool
-    from workers.llm_client import OpenAILLM
-
     settings = bench_settings(settings, options.concurrency)
     config = _run_config(options, settings)
     runner = agent_runner(options.agent)

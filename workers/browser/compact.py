@@ -201,6 +201,14 @@ def render(nodes: Sequence[Node], version: int, viewport: Viewport, max_tokens: 
     return _cut(base, nodes[-1].index if nodes else 0, budget)
 
 
+def render_range(nodes: Sequence[Node], viewport: Viewport, max_tokens: int) -> str:
+    """Lines the model asked for by range: all of them, cut at the cap with a marker."""
+    secs = _sections(nodes)
+    for s in secs:
+        s.mode = "full"
+    return _cut(_assemble(secs, capped=False), nodes[-1].index if nodes else 0, max_tokens * 4)
+
+
 def _join(lines: Sequence[tuple[int, str]]) -> str:
     return "\n".join(t for _, t in lines)
 

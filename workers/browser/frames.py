@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,14 +19,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import BrowserContext, CDPSession, Error, Frame, Page
-
-_REGISTER_CLOSED = """function () {
-  const g = window.__webagent;
-  if (!g || !this.host || g.closed.get(this.host) === this) return false;
-  g.closed.set(this.host, this);
-  return true;
-}"""
-_FRAME_ID = "el => window.__webagent ? window.__webagent.frameIds.get(el) : undefined"
 
 
 @lru_cache(maxsize=4)
@@ -76,7 +69,7 @@ async def _slot_of(frame: Frame) -> int | None:
     """Index snapshot.js gave this frame's <iframe> element inside its parent document."""
     try:
         element = await frame.frame_element()
-        slot = await element.evaluate(_FRAME_ID)
+        slot = await element.evaluate(js("frame_id.js"))
         await element.dispose()
     except Error:
         return None
@@ -84,36 +77,63 @@ async def _slot_of(frame: Frame) -> int | None:
 
 
 async def collect(page: Page, version: int) -> Collected:
-    """All frames walked concurrently, closed shadow roots registered on a document's first visit."""
-    all_frames = [
-        f for f in page.frames if not f.is_detached() and not f.url.startswith("chrome-error:")
-    ]
-    results = await asyncio.gather(*(_walk_frame(f, version) for f in all_frames))
-    if any(r is not None and r.get("firstVisit") for r in results):
+    """Walk the frames shown on the page, level by level (hidden iframes are never walked).
+
+    Closed shadow roots are registered over CDP on a document's first visit; the scan runs
+    alongside the first walk when the URL is new, else after it (reload of the same URL).
+    """
+    new_url = _scanned.get(page) != page.url
+    _scanned[page] = page.url
+    scan = asyncio.ensure_future(register_closed_shadow_roots(page)) if new_url else None
+    by_frame, children = await _walk_tree(page, version)
+    first = any(r.get("firstVisit") for r in by_frame.values())
+    found = await scan if scan is not None else 0
+    if scan is None and first:
         found = await register_closed_shadow_roots(page)
-        if found:
-            results = await asyncio.gather(*(_walk_frame(f, version) for f in all_frames))
-    else:
-        found = 0
-    by_frame = {f: r for f, r in zip(all_frames, results, strict=True) if r is not None}
+    if found:
+        by_frame, children = await _walk_tree(page, version)
     main = by_frame.get(page.main_frame)
     if main is None:
         raise Error("the page's main frame could not be snapshotted")
-    nested = [
-        f
-        for f in by_frame
-        if f.parent_frame is not None and by_frame.get(f.parent_frame, {}).get("frames")
-    ]
-    slots = await asyncio.gather(*(_slot_of(f) for f in nested))
-    children: dict[tuple[Frame, int], Frame] = {}
-    for f, slot in zip(nested, slots, strict=True):
-        if slot is not None and f.parent_frame is not None:
-            children[(f.parent_frame, slot)] = f
     out = Collected(main=main, closed_roots=found)
     vp = main["viewport"]
     top_view = (0.0, 0.0, float(vp["width"]), float(vp["height"]))
     out.nodes = list(_splice(page.main_frame, by_frame, children, (), (0.0, 0.0), top_view, out))
     return out
+
+
+_scanned: weakref.WeakKeyDictionary[Page, str] = weakref.WeakKeyDictionary()
+
+
+async def _walk_tree(
+    page: Page, version: int
+) -> tuple[dict[Frame, dict[str, Any]], dict[tuple[Frame, int], Frame]]:
+    """Main frame first, then the child frames whose <iframe> the parent actually showed."""
+    by_frame: dict[Frame, dict[str, Any]] = {}
+    children: dict[tuple[Frame, int], Frame] = {}
+    main = await _walk_frame(page.main_frame, version)
+    if main is None:
+        return by_frame, children
+    by_frame[page.main_frame] = main
+    level = [page.main_frame]
+    while level:
+        candidates = [
+            c
+            for f in level
+            if by_frame[f].get("frames")
+            for c in f.child_frames
+            if not c.is_detached() and not c.url.startswith("chrome-error:")
+        ]
+        slots = await asyncio.gather(*(_slot_of(c) for c in candidates))
+        shown = [(c, s) for c, s in zip(candidates, slots, strict=True) if s is not None]
+        results = await asyncio.gather(*(_walk_frame(c, version) for c, _ in shown))
+        level = []
+        for (c, slot), result in zip(shown, results, strict=True):
+            if result is not None and c.parent_frame is not None:
+                by_frame[c] = result
+                children[(c.parent_frame, slot)] = c
+                level.append(c)
+    return by_frame, children
 
 
 def _splice(
@@ -217,7 +237,11 @@ async def _register_in(cdp: CDPSession) -> int:
         object_id = obj["object"]["objectId"]
         reply = await cdp.send(
             "Runtime.callFunctionOn",
-            {"objectId": object_id, "functionDeclaration": _REGISTER_CLOSED, "returnByValue": True},
+            {
+                "objectId": object_id,
+                "functionDeclaration": js("register_closed.js"),
+                "returnByValue": True,
+            },
         )
         found += 1 if reply.get("result", {}).get("value") else 0
         await cdp.send("Runtime.releaseObject", {"objectId": object_id})

@@ -166,8 +166,13 @@ def _split_flat(nodes: Sequence[Node], out: list[_Draft]) -> None:
                 out.append(_Draft(r.nodes[i : i + MAX_SECTION_NODES], ""))
 
 
+def _top(node: Node) -> str:
+    return _segments(node.landmark)[0] if node.landmark else ""
+
+
 def _merge_small(drafts: list[_Draft]) -> list[_Draft]:
-    """Crumbs (a lone link, a stray heading) join their neighbour while the result fits."""
+    """Crumbs (a lone link, a stray heading) join their neighbour inside the same top-level
+    landmark while the result fits."""
     out: list[_Draft] = []
     for d in drafts:
         prev = out[-1] if out else None
@@ -177,6 +182,7 @@ def _merge_small(drafts: list[_Draft]) -> list[_Draft]:
             and (prev.small or d.small)
             and len(prev.nodes) + len(d.nodes) <= MAX_SECTION_NODES
             and prev.nodes[-1].frame == d.nodes[0].frame
+            and _top(prev.nodes[-1]) == _top(d.nodes[0])
         ):
             prev.nodes.extend(d.nodes)
         else:

@@ -13,14 +13,9 @@ from dataclasses import dataclass
 
 from playwright.async_api import ElementHandle, Error, Frame
 
-_REF = re.compile(r"^\s*\[?\s*(\d+)\s*:\s*(\d+)\s*\]?\s*$")
+from workers.browser.frames import js
 
-_RESOLVE = """([version, id]) => {
-  const g = window.__webagent;
-  if (!g || !g.snap || g.snap.version !== version) return null;
-  const el = g.snap.els[id];
-  return el && el.isConnected ? el : null;
-}"""
+_REF = re.compile(r"^\s*\[?\s*(\d+)\s*:\s*(\d+)\s*\]?\s*$")
 
 
 class RefError(Exception):
@@ -70,7 +65,7 @@ async def resolve(table: RefTable | None, ref: object) -> tuple[ElementHandle, R
     if target is None:
         raise RefError("bad_ref", f"Ref {version}:{index} is not an interactive element.")
     try:
-        handle = await target.frame.evaluate_handle(_RESOLVE, [version, target.local_id])
+        handle = await target.frame.evaluate_handle(js("resolve.js"), [version, target.local_id])
     except Error as exc:
         raise RefError(
             "stale_ref", f"Ref {version}:{index}: its frame is gone ({exc.message})."

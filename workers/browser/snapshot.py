@@ -74,7 +74,7 @@ class Snapshot:
     def expand(self, start: int, end: int, *, max_tokens: int = DEFAULT_MAX_TOKENS) -> str:
         """Lines for refs start..end (the seed 003 §6.1 `snapshot(startRef, endRef)` tool)."""
         chosen = [n for n in self.nodes if start <= n.index <= end]
-        return compact.render(chosen, self.version, self.viewport, max_tokens=max_tokens)
+        return compact.render_range(chosen, self.viewport, max_tokens=max_tokens)
 
 
 async def capture(

@@ -66,6 +66,8 @@ def miniwob(
     """Run MiniWoB++ episodes; print a per-task table and optionally write JSON."""
     settings = _settings(llm_base_url, model, llm_timeout)
     console, err = Console(), Console(stderr=True)
+    if not console.is_terminal:  # piped into a file or CI log: do not squeeze to 80 columns
+        console = Console(width=160)
     try:
         names = [t for t in tasks.split(",") if t.strip()] if tasks else None
         chosen = resolve_tasks(suite=suite, tasks=names, available=available_tasks())

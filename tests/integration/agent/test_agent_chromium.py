@@ -31,9 +31,9 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 async def session(chromium_path: str) -> AsyncIterator[object]:
     from playwright.async_api import async_playwright
-    from workers.browser.session import PageSession
 
     from workers.browser.launch import launch_chromium
+    from workers.browser.session import PageSession
 
     settings = Settings(chromium_path=chromium_path, allow_private_networks=True)
     async with async_playwright() as pw:

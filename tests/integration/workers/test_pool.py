@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import psutil
 import pytest
 from playwright.async_api import Error as PlaywrightError
@@ -94,6 +96,15 @@ async def test_private_network_blocked(chromium_path: str, local_site: LocalSite
                 local_site.base_url + "/fetch",
             )
             assert result == "failed"
+            closed = await page.evaluate(
+                """url => new Promise(resolve => {
+                    const ws = new WebSocket(url);
+                    ws.onopen = () => resolve('open');
+                    ws.onclose = () => resolve('closed');
+                })""",
+                local_site.base_url.replace("http", "ws") + "/socket",
+            )
+            assert closed == "closed"
         assert local_site.hits == []
     finally:
         await pool.close()
@@ -111,3 +122,31 @@ async def test_allowed_domains_limit_navigation(chromium_path: str, local_site: 
         assert local_site.hits == ["/ok"]
     finally:
         await pool.close()
+
+
+async def test_recycle_waits_for_running_tasks(chromium_path: str) -> None:
+    """A due recycle never closes the browser under a running task: new tasks wait instead."""
+    pool = BrowserPool(_settings(chromium_path, browser_recycle_after_tasks=1))
+    await pool.start()
+    order: list[str] = []
+    try:
+        first = pool.context()
+        page = await first.__aenter__()
+        second = asyncio.create_task(_use(pool, order))
+        await asyncio.sleep(0.5)
+        assert order == []  # waiting for the first task to end
+        await page.set_content("<p id=x>still here</p>")
+        assert await page.inner_text("#x") == "still here"
+        order.append("first done")
+        await first.__aexit__(None, None, None)
+        await asyncio.wait_for(second, 30)
+        assert order == ["first done", "second ran"]
+        assert pool.stats().launches == 2
+    finally:
+        await pool.close()
+
+
+async def _use(pool: BrowserPool, order: list[str]) -> None:
+    async with pool.context() as page:
+        await page.set_content("<p>x</p>")
+        order.append("second ran")

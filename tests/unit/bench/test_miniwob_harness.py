@@ -69,6 +69,7 @@ def test_resolve_tasks_prefers_explicit_names_and_rejects_unknown() -> None:
         (None, _outcome("succeeded"), None, Outcome.gave_up),
         (None, _outcome("failed", ErrorCode.llm_error), None, Outcome.error),
         (None, None, "RuntimeError: boom", Outcome.error),
+        (_state(True, 1.0), None, "RuntimeError: after the reward", Outcome.success),
     ],
 )
 def test_classify(

@@ -42,7 +42,10 @@ def test_parse_fenced_json_with_page_type_and_v_labels() -> None:
 
 
 def test_parse_bare_list_swapped_fractional_and_clamped_coordinates() -> None:
-    reply = '[{"label": "A", "box": [0.5, 0.1, 0.2, 0.3]}, {"label": "B", "box": [900, 900, 1200, 1100]}]'
+    reply = (
+        '[{"label": "A", "box": [0.5, 0.1, 0.2, 0.3]},'
+        ' {"label": "B", "box": [900, 900, 1200, 1100]}]'
+    )
     a, b = parse_reply(reply, width=W, height=H).boxes
     assert a.rect == Rect(100, 100, 300, 250)  # fractions, ymin/ymax swapped back
     assert b.rect == Rect(900, 450, 1000, 500)  # clamped to the screenshot
@@ -50,7 +53,9 @@ def test_parse_bare_list_swapped_fractional_and_clamped_coordinates() -> None:
 
 
 def test_parse_line_format_fallback() -> None:
-    reply = "page_type: checkout_form\n[V1] Email field [10, 20, 30, 60]\nV3: Pay now (50, 50, 90, 200)"
+    reply = (
+        "page_type: checkout_form\n[V1] Email field [10, 20, 30, 60]\nV3: Pay now (50, 50, 90, 200)"
+    )
     parsed = parse_reply(reply, width=W, height=H)
     assert parsed.page_type == "checkout_form"
     assert [(b.index, b.label) for b in parsed.boxes] == [(1, "Email field"), (3, "Pay now")]
@@ -140,11 +145,13 @@ def test_match_by_iou_then_by_snapper() -> None:
 
 
 def test_enrich_adds_dom_metadata_splits_and_renumbers() -> None:
-    toggle = Candidate(
-        "2:1", Rect(0, 0, 200, 30), name="Filters", states=frozenset({"expanded"})
-    )
+    toggle = Candidate("2:1", Rect(0, 0, 200, 30), name="Filters", states=frozenset({"expanded"}))
     chip = Candidate(
-        "2:2", Rect(0, 40, 120, 70), name="Red", states=frozenset({"checked"}), labelledby="Colour red"
+        "2:2",
+        Rect(0, 40, 120, 70),
+        name="Red",
+        states=frozenset({"checked"}),
+        labelledby="Colour red",
     )
     chev = Candidate("2:3", Rect(125, 45, 145, 65), name="▸", states=frozenset({"collapsed"}))
     boxes = [

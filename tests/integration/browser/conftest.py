@@ -1,0 +1,56 @@
+"""Probe pages on a local threaded HTTP server (port 0) and a real Chromium per test module."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Page, async_playwright
+
+from app.settings import Settings
+from workers.browser.launch import launch_chromium
+from workers.browser.session import PageSession
+
+PAGES = Path(__file__).parent / "pages"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+@pytest.fixture(scope="session")
+def probe_port() -> Iterator[int]:
+    handler = functools.partial(_Quiet, directory=str(PAGES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def settings(chromium_path: str) -> Settings:
+    return Settings(chromium_path=chromium_path, snapshot_max_tokens=1500)
+
+
+@pytest.fixture
+async def page(settings: Settings) -> AsyncIterator[Page]:
+    async with async_playwright() as pw:
+        browser = await launch_chromium(pw, settings)
+        context = await browser.new_context(viewport={"width": 1280, "height": 800})
+        try:
+            yield await context.new_page()
+        finally:
+            await context.close()
+            await browser.close()
+
+
+@pytest.fixture
+async def session(page: Page, settings: Settings) -> PageSession:
+    return await PageSession.open(page, settings)

@@ -1,0 +1,186 @@
+"""PageSession on real Chromium: refs in frames and shadow roots work, hidden text never shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from workers.agent.protocols import Action, Browser
+from workers.browser.session import PageSession
+
+pytestmark = pytest.mark.browser
+
+HIDDEN = [
+    "SECRET-COMMENT",
+    "SECRET-WHITE",
+    "SECRET-NEAR-WHITE",
+    "SECRET-OPACITY",
+    "SECRET-OPACITY-PARENT",
+    "SECRET-OFFSCREEN",
+    "SECRET-ABOVE",
+    "SECRET-DISPLAY",
+    "SECRET-VISIBILITY",
+    "SECRET-ARIA",
+    "SECRET-ZERO",
+    "SECRET-SRONLY",
+    "SECRET-INDENT",
+    "SECRET-FONT",
+    "SECRET-TRANSPARENT",
+    "SECRET-CLIPPATH",
+    "SECRET-HIDDEN-BUTTON",
+    "SECRET-FRAME-HIDDEN",
+]
+
+BUTTONS = {
+    "Top button": "top",
+    "Same-origin frame button": "same",
+    "Cross-origin frame button": "cross",
+    "Open shadow button": "open",
+    "Closed shadow button": "closed",
+    "Declarative closed button": "declarative",
+    "Pointer div": "pointer",
+    "Listener span": "span",
+}
+
+
+async def _open(session: PageSession, port: int) -> None:
+    result = await session.goto(f"http://127.0.0.1:{port}/probe.html")
+    assert result.success, result.reason
+    await session.page.wait_for_load_state("load")
+    for frame in session.page.frames:
+        await frame.wait_for_load_state("load")
+
+
+def _ref(session: PageSession, name: str) -> str:
+    assert session.last is not None
+    matches = [n for n in session.last.nodes if n.interactive and n.name == name]
+    assert matches, f"{name!r} not in snapshot:\n{session.last.text}"
+    return matches[0].ref
+
+
+async def _log(session: PageSession) -> str:
+    return await session.page.inner_text("#log")
+
+
+async def test_is_a_browser(session: PageSession) -> None:
+    assert isinstance(session, Browser)
+
+
+@pytest.mark.parametrize("name", sorted(BUTTONS))
+async def test_every_button_gets_a_working_ref(
+    session: PageSession, probe_port: int, name: str
+) -> None:
+    await _open(session, probe_port)
+    await session.observe()
+    result = await session.execute(Action("click", {"ref": _ref(session, name)}))
+    assert result.success, result
+    assert f"[{BUTTONS[name]}]" in await _log(session)
+
+
+async def test_hidden_text_never_reaches_the_model(session: PageSession, probe_port: int) -> None:
+    await _open(session, probe_port)
+    obs = await session.observe()
+    assert session.last is not None
+    full = session.last.expand(1, 10_000, max_tokens=100_000)
+    for secret in HIDDEN:
+        assert secret not in obs.text
+        assert secret not in full
+    assert "Probe page" in obs.text and "Top button" in obs.text
+    assert obs.stats["hidden_dropped"] >= 12
+    samples = " ".join(s[1] for s in obs.stats["hidden_samples"])
+    assert "SECRET" in samples  # reported in stats for the event, not in the prompt
+
+
+async def test_covered_element_is_marked_and_click_refused(
+    session: PageSession, probe_port: int
+) -> None:
+    await _open(session, probe_port)
+    obs = await session.observe()
+    line = next(ln for ln in obs.text.splitlines() if '"Covered button"' in ln)
+    assert line.endswith("covered")
+    top = next(ln for ln in obs.text.splitlines() if '"Top button"' in ln)
+    assert "covered" not in top
+    result = await session.execute(Action("click", {"ref": _ref(session, "Covered button")}))
+    assert not result.success and result.error == "covered"
+    assert "[covered]" not in await _log(session)
+
+
+async def test_stale_ref_fails_safely_with_fresh_snapshot(
+    session: PageSession, probe_port: int
+) -> None:
+    await _open(session, probe_port)
+    await session.observe()
+    old = _ref(session, "Top button")
+    await session.observe()
+    result = await session.execute(Action("click", {"ref": old}))
+    assert not result.success and result.error == "stale_ref"
+    assert "Top button" in result.data["snapshot"]
+    assert result.alternatives and result.alternatives[0].startswith(f"{session.version}:")
+    assert "[top]" not in await _log(session)
+
+
+async def test_detached_element_is_stale(session: PageSession, probe_port: int) -> None:
+    await _open(session, probe_port)
+    await session.observe()
+    ref = _ref(session, "Rerender me")
+    first = await session.execute(Action("click", {"ref": ref}))
+    assert first.success
+    again = await session.execute(Action("click", {"ref": ref}))
+    assert not again.success and again.error == "stale_ref"
+    assert await _log(session) == "[rerender]"
+
+
+async def test_form_values_and_states(session: PageSession, probe_port: int) -> None:
+    await _open(session, probe_port)
+    obs = await session.observe()
+    assert '] textbox "Email" required' in obs.text
+    assert '] button "Send form"' in obs.text
+    assert '] textbox "Nickname"' in obs.text
+    assert (
+        await session.execute(Action("type", {"ref": _ref(session, "Email"), "text": "a@b.c"}))
+    ).success
+    assert (
+        await session.execute(
+            Action("select_option", {"ref": _ref(session, "Country"), "values": ["Japan"]})
+        )
+    ).success
+    assert (await session.execute(Action("click", {"ref": _ref(session, "I agree")}))).success
+    obs = await session.observe()
+    assert 'textbox "Email" value="a@b.c" required' in obs.text
+    assert 'combobox "Country" value="Japan"' in obs.text
+    assert 'checkbox "I agree" checked' in obs.text
+
+
+async def test_click_without_effect_is_reported(session: PageSession, probe_port: int) -> None:
+    await _open(session, probe_port)
+    await session.observe()
+    result = await session.execute(Action("click", {"ref": _ref(session, "Does nothing")}))
+    assert not result.success and result.error == "no_effect"
+    assert "no visible effect" in result.reason
+
+
+async def test_long_list_trimmed_and_expandable(session: PageSession, probe_port: int) -> None:
+    await session.goto(f"http://127.0.0.1:{probe_port}/long.html")
+    obs = await session.observe()
+    assert "trimmed" in obs.text
+    assert "Product 60" not in obs.text
+    assert obs.tokens <= session.max_tokens
+    assert session.last is not None
+    last = max(n.index for n in session.last.nodes)
+    expanded = await session.execute(Action("snapshot", {"start": 1, "end": last}))
+    assert expanded.success
+    session.max_tokens = 100_000
+    full = await session.execute(Action("snapshot", {"range": f"1-{last}"}))
+    assert "Product 60" in full.data["text"]
+
+
+async def test_navigation_sets_page_changed(session: PageSession, probe_port: int) -> None:
+    await session.goto(f"http://127.0.0.1:{probe_port}/long.html")
+    await session.observe()
+    result = await session.execute(Action("click", {"ref": _ref(session, "About")}))
+    assert result.success  # a fragment link scrolls: a visible effect
+    nav = await session.execute(
+        Action("navigate", {"url": f"http://127.0.0.1:{probe_port}/probe.html"})
+    )
+    assert nav.success and nav.page_changed
+    back = await session.execute(Action("go_back", {}))
+    assert back.success and "long.html" in session.url
