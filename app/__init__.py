@@ -1,1 +1,1 @@
-"""webagent HTTP service and the parts shared with workers (settings, contracts, storage, events)."""
+"""webagent HTTP service and the parts shared with workers (settings, contracts, storage)."""

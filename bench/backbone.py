@@ -162,9 +162,9 @@ def _rq_floor(rd: str, n: int) -> list[float]:
 
     conn = redis.Redis.from_url(rd)
     queue = Queue("webagent-bench-floor", connection=conn)
+    command = [sys.executable, "-m", "rq.cli", "worker", "-w", "rq.worker.SimpleWorker"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rq.cli", "worker", "-w", "rq.worker.SimpleWorker", "--url", rd]
-        + ["-q", "webagent-bench-floor"],
+        [*command, "--url", rd, "webagent-bench-floor"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL,
