@@ -40,8 +40,10 @@ test: setup lint
 
 bench: setup
 	$(BIN)/pip install -q -e '.[dev,bench]'
-	$(BIN)/python -m pytest -q -m bench bench
-	$(BIN)/python bench/run_all.py
+	$(BIN)/pip install -q --no-deps 'browser-use==0.13.14'
+	$(BIN)/python bench/backbone.py
+	$(BIN)/python bench/perception/run.py
+	$(BIN)/python bench/miniwob_smoke.py
 
 clean:
 	rm -rf $(VENV) .webagent .pytest_cache .mypy_cache .ruff_cache

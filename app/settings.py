@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-Role = Literal["orchestrator", "planner", "worker", "vision", "summarizer"]
+Role = Literal["orchestrator", "planner", "worker", "vision", "vision_fallback", "summarizer"]
 
 
 class Settings(BaseSettings):
@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     llm_model_worker: str = ""
     llm_model_vision: str = ""
     llm_model_summarizer: str = ""
+    # larger vision model for pages the small one classifies as complex (seed 000 §4.3);
+    # empty: no escalation. Not a fallback to llm_model like the others.
+    llm_model_vision_fallback: str = ""
     llm_timeout_s: float = 180.0
     llm_max_retries: int = 2
 
@@ -47,6 +50,7 @@ class Settings(BaseSettings):
     viewport_width: int = 1280
     viewport_height: int = 800
     snapshot_max_tokens: int = 1500  # size cap of the compact page view (seed 003 §6.1)
+    vision_enabled: bool = False  # opt-in observe(mode="vision") with [Vn] boxes (seed 000 §4.3)
 
     # worker liveness
     worker_concurrency: int = 1

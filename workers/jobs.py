@@ -155,6 +155,13 @@ async def _finish(
     await sink.emit(EventType.task_finished, data)
 
 
+async def _beat_once(rt: WorkerRuntime, task_id: str) -> bool:
+    async with rt.sessions() as s:
+        owned = await repositories.heartbeat(s, task_id=task_id, worker_id=rt.worker_id)
+        await s.commit()
+    return owned
+
+
 @contextlib.asynccontextmanager
 async def _heartbeat(rt: WorkerRuntime, task_id: str) -> AsyncIterator[None]:
     """Refresh heartbeat_at in the background so the reaper knows this worker is alive."""
@@ -163,9 +170,7 @@ async def _heartbeat(rt: WorkerRuntime, task_id: str) -> AsyncIterator[None]:
         while True:
             await asyncio.sleep(rt.settings.heartbeat_interval_s)
             try:
-                async with rt.sessions() as s:
-                    owned = await repositories.heartbeat(s, task_id=task_id, worker_id=rt.worker_id)
-                    await s.commit()
+                owned = await asyncio.shield(_beat_once(rt, task_id))  # never cut mid-commit
             except (SQLAlchemyError, OSError) as exc:  # a DB blip; the next beat may succeed
                 log.warning("heartbeat for %s failed: %s", task_id, exc)
                 continue

@@ -9,26 +9,51 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from redis.exceptions import RedisError
 
-from app.contracts import Event
+from app import metrics
+from app.contracts import Event, EventType
 from app.db import repositories
 from app.db.types import utcnow
 from app.events import EventBus
+from workers.agent.tools import WORKER_TOOLS
 
 log = logging.getLogger(__name__)
 
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
 SCREENSHOT_KIND = "screenshot"
+# label values of webagent_step_duration_seconds: the tool names, never model-chosen text
+STEP_ACTIONS = frozenset(t["function"]["name"] for t in WORKER_TOOLS)
 
 
 def json_safe(data: Mapping[str, Any]) -> dict[str, Any]:
     """Plain JSON values only (tuples become lists, unknown objects their str())."""
     safe: dict[str, Any] = json.loads(json.dumps(dict(data), default=str))
     return safe
+
+
+class StepTimer:
+    """Times agent steps from the event stream: a step lasts from its step.started to the
+    next step.started or task.finished, labelled with the step's last executed action."""
+
+    def __init__(self) -> None:
+        self._step: int | None = None
+        self._started = 0.0
+        self._action = "none"
+
+    def saw(self, type: str, data: Mapping[str, Any]) -> None:
+        if type == EventType.action_executed and data.get("step") == self._step:
+            name = data.get("action")
+            self._action = str(name) if name in STEP_ACTIONS else "invalid"
+        elif type in (EventType.step_started, EventType.task_finished):
+            if self._step is not None:
+                metrics.observe_step(self._action, time.monotonic() - self._started)
+            self._step = data.get("step") if type == EventType.step_started else None
+            self._started, self._action = time.monotonic(), "none"
 
 
 class DbEventSink:
@@ -43,6 +68,7 @@ class DbEventSink:
         self.tenant_id = tenant_id
         self._next_seq: int | None = None
         self._lock = asyncio.Lock()  # seq order == commit order == publish order
+        self._steps = StepTimer()
 
     @property
     def last_seq(self) -> int:
@@ -51,26 +77,30 @@ class DbEventSink:
     async def emit(self, type: str, data: Mapping[str, Any]) -> None:
         payload = json_safe(data)
         async with self._lock:
-            async with self._sessions() as s:
-                if self._next_seq is None:
-                    self._next_seq = await repositories.next_event_seq(s, task_id=self.task_id)
-                seq = self._next_seq
-                row = await repositories.append_event(
-                    s, task_id=self.task_id, seq=seq, type=str(type), data=payload, ts=utcnow()
-                )
-                await s.commit()
-            self._next_seq = seq + 1
-            event = Event(
-                id=str(row.id),
-                task_id=self.task_id,
-                seq=seq,
-                ts=row.ts,
-                type=str(type),
-                data=payload,
-            )
+            # shielded: a cancel (task timeout) must not abandon a half-done transaction,
+            # which on SQLite would keep the database locked for every other writer
+            event = await asyncio.shield(self._write(str(type), payload))
             await publish_quietly(self._bus, event)
+            self._steps.saw(event.type, payload)
+
+    async def _write(self, type: str, payload: dict[str, Any]) -> Event:
+        async with self._sessions() as s:
+            if self._next_seq is None:
+                self._next_seq = await repositories.next_event_seq(s, task_id=self.task_id)
+            seq = self._next_seq
+            row = await repositories.append_event(
+                s, task_id=self.task_id, seq=seq, type=type, data=payload, ts=utcnow()
+            )
+            await s.commit()
+        self._next_seq = seq + 1
+        return Event(
+            id=str(row.id), task_id=self.task_id, seq=seq, ts=row.ts, type=type, data=payload
+        )
 
     async def save_screenshot(self, step: int, jpeg: bytes) -> None:
+        await asyncio.shield(self._save_screenshot(step, jpeg))
+
+    async def _save_screenshot(self, step: int, jpeg: bytes) -> None:
         async with self._sessions() as s:
             await repositories.save_artifact(
                 s,

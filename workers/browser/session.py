@@ -1,36 +1,51 @@
 """PageSession: the Browser protocol over one Playwright page (observe, act, screenshot).
 
-Every observe() takes a new snapshot version; actions name elements by `v:n` refs of the
-current version only (seed 003 §5.1.1). A stale ref fails safely and the result carries a
-fresh snapshot plus the refs that now match the old element (seed 003 §5.4).
+observe() is change-gated (seed 000 §4.5): a cheap fingerprint first; an unchanged page gets
+the last observation back (same version, refs still valid), a changed one a new snapshot
+version. Actions name elements by `v:n` refs of the current version only (seed 003 §5.1.1);
+a stale ref fails safely with a fresh snapshot and the element's new refs (seed 003 §5.4).
+An open modal is shown alone (seed 001 A.4); mode "vision" appends [Vn] boxes (seed 000 §4.3).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib
 import re
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from playwright.async_api import Error, Frame, Page
 
 from app.settings import Settings
-from workers.agent.protocols import Action, Observation, ToolResult
-from workers.browser import actions, frames
+from workers.agent.errors import ConfigurationError
+from workers.agent.protocols import LLM, Action, Observation, ToolResult
+from workers.browser import actions, frames, modal, pagemem
+from workers.browser import fingerprint as gate
+from workers.browser.fingerprint import Fingerprint, FingerprintError, ObservationCache
 from workers.browser.refs import RefError, RefTable, RefTarget, parse_ref, resolve
 from workers.browser.snapshot import Snapshot, capture
+from workers.browser.vision_observer import VisionObserver
 
 SETTLE_S = 0.3  # let click handlers and transitions run before verifying the effect
 NAV_TIMEOUT_MS = 30000
 _REF_IN_LINE = re.compile(r"\[\d+:\d+\] ")
+MODES = ("compact", "pagemem", "som", "vision")
 
 
 class PageSession:
     """One task's page; build with `await PageSession.open(page, settings)`."""
 
-    def __init__(self, page: Page, settings: Settings, *, max_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        page: Page,
+        settings: Settings,
+        *,
+        max_tokens: int | None = None,
+        llm: LLM | None = None,
+    ) -> None:
         self.page = page
         self.settings = settings
         self.max_tokens = max_tokens if max_tokens is not None else settings.snapshot_max_tokens
@@ -39,13 +54,23 @@ class PageSession:
         self._recent: dict[int, Snapshot] = {}  # a few past versions, to re-find stale refs
         self._refs: RefTable | None = None
         self._navigated = False
+        self._cache: ObservationCache[Observation] = ObservationCache()
+        self._snap_fp: Fingerprint | None = None  # page fingerprint taken just before `last`
+        self._vision = VisionObserver(llm, settings) if llm and settings.vision_enabled else None
+        self._vision_on = False  # the model asked for vision: prefetch after mutating actions
         page.on("framenavigated", self._on_navigated)
 
     @classmethod
     async def open(cls, page: Page, settings: Settings, **kw: Any) -> PageSession:
-        """Install the init script (closed shadow roots, click listeners) before browsing."""
+        """Install the init script (closed shadow roots, click listeners) before browsing.
+        Pass `llm=` (role "vision") with settings.vision_enabled for observe(mode="vision")."""
         await frames.install(page)
         return cls(page, settings, **kw)
+
+    async def close(self) -> None:
+        """Stop a pending background vision look (the page itself belongs to the pool)."""
+        if self._vision is not None:
+            await self._vision.close()
 
     def _on_navigated(self, frame: Frame) -> None:
         if frame == self.page.main_frame:
@@ -67,40 +92,98 @@ class PageSession:
         except Error as exc:
             return actions.failure("navigation_failed", f"Could not open {url}: {exc.message}")
         self._refs = None
+        self._invalidate()
+        self._after_mutation()
         return ToolResult(
             success=True, reason=f"Opened {self.page.url}", page_changed=before != url
         )
 
     async def snapshot(self) -> Snapshot:
-        """New version, new refs; older refs become stale."""
+        """New version, new refs; older refs become stale and cached observations go."""
         self.version += 1
         self._navigated = False
+        self._cache.invalidate()
+        self._snap_fp = None
         snap, refs = await capture(self.page, version=self.version, max_tokens=self.max_tokens)
         self.last, self._refs = snap, refs
         self._recent = {v: s for v, s in self._recent.items() if v > snap.version - 3}
         self._recent[snap.version] = snap
         return snap
 
+    async def _fingerprint(self) -> Fingerprint | None:
+        try:
+            return await gate.capture(self.page)
+        except FingerprintError:
+            return None  # mid-navigation: treat as changed
+
+    def _unchanged(self, fp: Fingerprint | None) -> bool:
+        """Seed 000 §4.5 gate: the current refs still describe the page."""
+        return (
+            fp is not None
+            and self._snap_fp is not None
+            and self._refs is not None
+            and not self._navigated
+            and not gate.changed(self._snap_fp, fp)
+        )
+
     async def observe(self, mode: str = "compact") -> Observation:
-        snap = await self.snapshot()
-        text = snap.text
-        if mode == "pagemem":
-            pagemem = importlib.import_module("workers.browser.pagemem")
-            text = pagemem.render(snap, max_tokens=self.max_tokens)
-        elif mode not in ("compact", "som"):
-            raise ValueError(f"unknown observation mode {mode!r} (compact|pagemem|som)")
-        stats = dict(snap.stats)
-        return Observation(
+        """Change-gated observation: reuse while the fingerprint holds, else a new version."""
+        if mode not in MODES:
+            raise ValueError(f"unknown observation mode {mode!r} ({'|'.join(MODES)})")
+        if mode == "vision" and self._vision is None:
+            raise ConfigurationError(
+                "observe(mode='vision') needs settings.vision_enabled and an injected vision LLM"
+            )
+        started = time.perf_counter()
+        settled = (
+            await self._vision.settle(self.page.url) if mode == "vision" and self._vision else None
+        )
+        fp = await self._fingerprint()
+        unchanged = self._unchanged(fp)
+        cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
+        if cached is not None:
+            stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
+            return replace(cached, stats=stats)
+        snap = self.last if unchanged and self.last is not None else await self.snapshot()
+        self._snap_fp = fp
+        text, extra = await self._render(mode, snap, fp, settled)
+        stats = {**snap.stats, **extra, "reused": False, "observe_ms": _ms(started)}
+        obs = Observation(
             url=snap.url,
             title=snap.title,
             text=text,
             version=snap.version,
             refs=int(stats["refs"]),
             interactive=int(stats["interactive"]),
-            fingerprint=fingerprint(snap),
+            fingerprint=fp.key if fp is not None else fingerprint(snap),
             tokens=(len(text) + 3) // 4,
             stats=stats,
         )
+        if fp is not None:
+            self._cache.put(mode, fp, obs)
+        self._vision_on = self._vision_on or mode == "vision"
+        return obs
+
+    async def _render(
+        self, mode: str, snap: Snapshot, fp: Fingerprint | None, settled: Any
+    ) -> tuple[str, dict[str, Any]]:
+        """Mode text; an open modal replaces the page with the dialog (seed 001 A.4)."""
+        found = await modal.detect(self.page)
+        extra: dict[str, Any] = {"modal": found.label if found else None}
+        focused = None
+        if found is not None:
+            focused = modal.focus_text(snap, found, max_tokens=self.max_tokens)
+        if mode == "pagemem":
+            mem = pagemem.divide(snap, modal_label=found.label if found else None)
+            text = focused if mem.modal is None and focused else None
+            text = text or pagemem.render(mem, max_tokens=self.max_tokens)
+        else:
+            text = focused or snap.text
+        if mode == "vision" and self._vision is not None:
+            view = await self._vision.view(self.page, snap, fp, settled)
+            text = f"{text}\n\n{view.text()}"
+            extra["vision"] = view.stats(self._vision.tier.calls)
+        return text, extra
 
     async def screenshot(self) -> bytes:
         return await self.page.screenshot(type="jpeg", quality=70)
@@ -144,8 +227,27 @@ class PageSession:
             self._refs = None
         return await resolve(self._refs, args.get("ref"))
 
+    def _invalidate(self) -> None:
+        """Next observe() takes a new snapshot whatever the fingerprint says."""
+        self._cache.invalidate()
+        self._snap_fp = None
+
+    def _after_mutation(self) -> None:
+        """A mutating action ran: start the background vision look (seed 000 §4.5 prefetch)."""
+        if self._vision is not None and self._vision_on:
+            vp = self.page.viewport_size or {
+                "width": self.settings.viewport_width,
+                "height": self.settings.viewport_height,
+            }
+            self._vision.schedule(self.page, (float(vp["width"]), float(vp["height"])))
+
     async def _verified(
-        self, what: str, frame: Frame | None, act: Callable[[], Awaitable[Any]], ghost: bool
+        self,
+        what: str,
+        frame: Frame | None,
+        act: Callable[[], Awaitable[Any]],
+        ghost: bool,
+        mutating: bool = True,
     ) -> ToolResult:
         """Act, then report whether the URL or DOM changed (seed 002 verify-act-verify)."""
         watched = list({self.page.main_frame, *(() if frame is None else (frame,))})
@@ -158,6 +260,9 @@ class PageSession:
         changed = navigated or await actions.changes(watched) > 0
         if navigated:
             self._refs = None
+        if changed and (mutating or navigated):
+            self._invalidate()  # the fingerprint may miss class/style-only effects
+            self._after_mutation()
         if ghost and not changed:
             return actions.failure(
                 "no_effect",
@@ -203,11 +308,14 @@ class PageSession:
             target.frame,
             lambda: el.hover(timeout=actions.ACTION_TIMEOUT_MS),
             ghost=False,
+            mutating=False,
         )
 
     async def _focus(self, args: dict[str, Any]) -> ToolResult:
         el, target = await self._element(args)
-        return await self._verified(f"focus {args['ref']}", target.frame, el.focus, ghost=False)
+        return await self._verified(
+            f"focus {args['ref']}", target.frame, el.focus, ghost=False, mutating=False
+        )
 
     async def _press(self, args: dict[str, Any]) -> ToolResult:
         key = str(args.get("key", "Enter"))
@@ -225,6 +333,7 @@ class PageSession:
             frame,
             lambda: actions.scroll(self.page, el, args),
             ghost=False,
+            mutating=False,
         )
 
     async def _navigate(self, args: dict[str, Any]) -> ToolResult:
@@ -236,6 +345,8 @@ class PageSession:
         if response is None and self.page.url == before:
             return actions.failure("no_history", "There is no previous page in this tab.")
         self._refs = None
+        self._invalidate()
+        self._after_mutation()
         return ToolResult(success=True, reason=f"Back at {self.page.url}", page_changed=True)
 
     async def _wait(self, args: dict[str, Any]) -> ToolResult:
@@ -309,6 +420,10 @@ def _index(value: object, version: int) -> int:
             raise RefError("stale_ref", f"Range ref {text} is not from snapshot {version}.")
         return n
     return int(text)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
 
 
 def fingerprint(snap: Snapshot) -> str:

@@ -104,12 +104,12 @@ async def annotate(
     jpeg: bool = True,
     quality: int = 70,
 ) -> bytes:
-    """Screenshot with the snapshot's refs drawn as tags; with `refs`, the elements also
-    carry data-agent-id during the capture. Page state is restored afterwards."""
+    """Screenshot with the in-view refs drawn as tags; with `refs`, every interactive ref
+    (in view or not) carries data-agent-id during the capture. Page state is restored after."""
     pairs = marks_for(snapshot)
     try:
         if refs is not None:
-            await _tag(refs, [n for n, _ in pairs])
+            await _tag(refs, [n for n in snapshot.nodes if n.interactive])
         await draw(page, [m for _, m in pairs])
         return await shoot(page, jpeg=jpeg, quality=quality)
     finally:

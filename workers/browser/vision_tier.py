@@ -12,7 +12,7 @@ import asyncio
 import base64
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from playwright.async_api import Page
@@ -151,9 +151,10 @@ def merge_coverage(
 class VisionTier:
     """Per-session vision state: last epoch and the URLs classified as complex pages."""
 
-    def __init__(self, llm: LLM, *, fallback: LLM | None = None) -> None:
+    def __init__(self, llm: LLM, *, fallback: LLM | None = None, fallback_role: str = ROLE) -> None:
         self.llm = llm
         self.fallback = fallback
+        self.fallback_role = fallback_role  # the role naming the larger model's setting
         self.epoch: VisionEpoch | None = None
         self._complex: set[str] = set()
         self.calls = 0
@@ -164,13 +165,37 @@ class VisionTier:
         return self.llm, "small"
 
     async def _ask(
-        self, llm: LLM, image: bytes, snapshot: Snapshot, **kw: Any
+        self, llm: LLM, tier: str, image: bytes, size: tuple[float, float], **kw: Any
     ) -> tuple[list[VisionBox], str]:
-        reply = await llm.chat(ROLE, build_messages(image, **kw))
+        role = self.fallback_role if tier == "large" else ROLE
+        reply = await llm.chat(role, build_messages(image, **kw))
         self.calls += 1
-        vp = snapshot.viewport
-        parsed = parse_reply(reply.content or "", width=vp.width, height=vp.height)
+        parsed = parse_reply(reply.content or "", width=size[0], height=size[1])
         return list(parsed.boxes[: kw["cap"]]), parsed.page_type
+
+    async def look(
+        self,
+        page: Page,
+        url: str,
+        size: tuple[float, float],
+        *,
+        subgoal: str = "",
+        fingerprint: Fingerprint | None = None,
+    ) -> VisionEpoch:
+        """One screenshot (previous boxes as anchors) → raw boxes, not yet matched to refs;
+        what the background prefetch runs, so it never touches the session's snapshot."""
+        anchors = anchors_for(self.epoch, url, time.monotonic())
+        image = await som.with_anchors(page, anchors)
+        llm, tier = self._model(url)
+        raw, page_type = await self._ask(
+            llm, tier, image, size, cap=BOX_CAP, anchored=bool(anchors), subgoal=subgoal
+        )
+        if page_type in COMPLEX_PAGE_TYPES:
+            self._complex.add(url)  # remembered per session, not globally
+        self.epoch = VisionEpoch(
+            url, tuple(raw), time.monotonic(), page_type, tier, False, fingerprint
+        )
+        return self.epoch
 
     async def perceive(
         self,
@@ -181,33 +206,29 @@ class VisionTier:
         expected: Sequence[str] = (),
         fingerprint: Fingerprint | None = None,
     ) -> VisionEpoch:
-        anchors = anchors_for(self.epoch, snapshot.url, time.monotonic())
-        image = await som.with_anchors(page, anchors)
-        llm, tier = self._model(snapshot.url)
-        raw, page_type = await self._ask(
-            llm, image, snapshot, cap=BOX_CAP, anchored=bool(anchors), subgoal=subgoal
-        )
-        if page_type in COMPLEX_PAGE_TYPES:
-            self._complex.add(snapshot.url)  # remembered per session, not globally
+        """look() + DOM enrichment against `snapshot`, with a coverage pass for missing labels."""
+        size = (snapshot.viewport.width, snapshot.viewport.height)
+        first = await self.look(page, snapshot.url, size, subgoal=subgoal, fingerprint=fingerprint)
+        raw = list(first.boxes)
         cands = candidates(snapshot)
         boxes = enrich(raw, cands)
         missing = missing_labels(boxes, expected)
         if missing:
-            hints = self._hints(snapshot, cands, missing)
+            image = await som.with_anchors(page, [])
+            llm, tier = self._model(snapshot.url)
             extra, _ = await self._ask(
                 llm,
+                tier,
                 image,
-                snapshot,
+                size,
                 cap=COVERAGE_CAP,
                 anchored=False,
                 subgoal=subgoal,
                 expected=missing,
-                hints=hints,
+                hints=self._hints(snapshot, cands, missing),
             )
             boxes = enrich(merge_coverage(raw, extra, missing), cands)
-        self.epoch = VisionEpoch(
-            snapshot.url, boxes, time.monotonic(), page_type, tier, bool(missing), fingerprint
-        )
+        self.epoch = replace(first, boxes=boxes, coverage=bool(missing))
         return self.epoch
 
     @staticmethod

@@ -19,6 +19,7 @@ class Mode(StrEnum):
     compact = "compact"
     pagemem = "pagemem"
     som = "som"
+    vision = "vision"  # needs an LLM endpoint (WEBAGENT_LLM_*; role "vision")
 
 
 def register(app: typer.Typer) -> None:
@@ -49,7 +50,12 @@ async def _observe(
 
     from workers.browser.launch import launch_chromium
     from workers.browser.session import PageSession
+    from workers.llm_client import OpenAILLM
 
+    llm = None
+    if mode is Mode.vision:  # choosing the mode on the command line is the opt-in
+        settings = settings.model_copy(update={"vision_enabled": True})
+        llm = OpenAILLM(settings)
     async with async_playwright() as pw:
         browser = await launch_chromium(pw, settings)
         try:
@@ -59,7 +65,7 @@ async def _observe(
                 accept_downloads=False,
             )
             page = await context.new_page()
-            session = await PageSession.open(page, settings, max_tokens=max_tokens)
+            session = await PageSession.open(page, settings, max_tokens=max_tokens, llm=llm)
             result = await session.goto(url)
             if not result.success:
                 raise typer.BadParameter(result.reason)
@@ -68,8 +74,11 @@ async def _observe(
             observe_ms = (time.perf_counter() - started) * 1000
             if shot is not None:
                 await _screenshot(session, mode, shot)
+            await session.close()
         finally:
             await browser.close()
+            if llm is not None:
+                await llm.close()
     stats = dict(obs.stats)
     figures = {
         "url": obs.url,
@@ -87,6 +96,9 @@ async def _observe(
         "extraction_ms": stats.get("extraction_ms"),
         "js_ms": stats.get("js_ms"),
         "observe_ms": round(observe_ms, 1),
+        "reused": stats.get("reused"),
+        "modal": stats.get("modal"),
+        "vision": stats.get("vision"),
         "fingerprint": obs.fingerprint,
     }
     return {"text": obs.text, "figures": figures}

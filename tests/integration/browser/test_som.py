@@ -82,3 +82,23 @@ async def test_fingerprint_gate_on_a_live_page(page: Page) -> None:
     e = await fingerprint.capture(page)
     assert fingerprint.mutation_delta(d, e) == 1 and fingerprint.changed(d, e)
     assert fingerprint.changed(e, await fingerprint.capture(page), max_mutations=0) is False
+
+
+RECORD = """() => { window.__tagged = {};
+  new MutationObserver((rs) => { for (const r of rs) { const v = r.target.getAttribute(
+    'data-agent-id'); if (v) window.__tagged[v] = r.target.id || r.target.textContent; } })
+  .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-agent-id'] }); }"""
+
+
+async def test_annotate_tags_every_ref_then_removes_them(page: Page) -> None:
+    await open_probe(page)
+    await page.evaluate(RECORD)
+    snap, refs = await capture(page, version=2)
+    await som.annotate(page, snap, refs, jpeg=False)
+    await page.evaluate("() => new Promise(requestAnimationFrame)")  # flush the observer
+    tagged = await page.evaluate("() => window.__tagged")
+    interactive = {n.ref for n in snap.nodes if n.interactive}
+    assert set(tagged) == interactive  # off-screen "Far below" included
+    far = next(n.ref for n in snap.nodes if n.name == "Far below")
+    assert tagged[far] == "far"
+    assert await page.locator("[data-agent-id]").count() == 0

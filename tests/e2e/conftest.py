@@ -1,0 +1,253 @@
+"""End-to-end fixtures: the real service over HTTP in both deployments.
+
+`service` is parametrized over the embedded deployment (SQLite + in-process workers, one
+process) and production (Postgres + Redis/rq API here, plus a real `webagent worker`
+subprocess). Both talk to the same scripted OpenAI-compatible LLM server and local test
+site; the LLM routes each request to a policy by the task's instruction text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from app.db import create_engine, repositories, session_factory
+from app.db.migrate import upgrade
+from app.settings import Settings
+from bench.support import free_port, serve
+from tests.support.llm_server import Reply, ScriptedLLMServer, error_reply, tool_reply
+from tests.support.policies import cheapest_product_policy, find_ref, latest_observation
+from tests.support.sites import TestSite
+from workers.embedded import build_app
+
+ROOT = Path(__file__).resolve().parents[2]
+WEBAGENT = str(Path(sys.executable).with_name("webagent"))
+TERMINAL = ("succeeded", "failed", "cancelled", "timed_out")
+TASK_BLOCK = re.compile(r"<task>\s*(?P<text>.*?)\s*</task>", re.DOTALL)
+
+# Instructions the routing LLM recognises (the model reads only the prompt).
+SHOP = "find the cheapest product and give its name and price"
+SLOW_SHOP = "slowly find the cheapest product and give its name and price"
+ENDLESS = "keep reading the next page forever"
+STEP_DELAY_S = 0.4
+
+
+def task_text(request: dict[str, Any]) -> str:
+    """The instruction as rendered into the prompt's <task> block."""
+    for message in request.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str) and (match := TASK_BLOCK.search(content)):
+            return match["text"]
+    return ""
+
+
+def delayed(policy: Callable[[dict[str, Any]], Reply], delay_s: float) -> Any:
+    """The same answers, each after `delay_s` (makes a run last long enough to watch it)."""
+    return lambda request: replace(policy(request), delay_s=delay_s)
+
+
+def next_page_policy(request: dict[str, Any]) -> Reply:
+    """Never finishes: always follows the counter's "Next page" link."""
+    ref = find_ref(latest_observation(request), "link", "Next page")
+    return replace(tool_reply(("click", {"ref": ref})), delay_s=STEP_DELAY_S)
+
+
+ROUTES: dict[str, Callable[[dict[str, Any]], Reply]] = {
+    SLOW_SHOP: delayed(cheapest_product_policy, STEP_DELAY_S),
+    SHOP: cheapest_product_policy,
+    ENDLESS: next_page_policy,
+}
+
+
+def routing_policy(request: dict[str, Any]) -> Reply:
+    """Concurrent tasks of different tests stay independent: route by instruction."""
+    text = task_text(request)
+    for instruction, policy in ROUTES.items():
+        if text.startswith(instruction):
+            return policy(request)
+    return error_reply(500, f"no e2e route for instruction {text[:80]!r}")
+
+
+@pytest.fixture(scope="session")
+def e2e_llm() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer(routing_policy) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def e2e_site() -> Iterator[TestSite]:
+    with TestSite() as site:
+        yield site
+
+
+def _settings(chromium: str, llm: ScriptedLLMServer, data_dir: Path, **kw: Any) -> Settings:
+    return Settings(
+        chromium_path=chromium,
+        data_dir=str(data_dir),
+        llm_base_url=llm.base_url,
+        llm_api_key="e2e-key",
+        llm_max_retries=0,
+        allow_private_networks=True,
+        browser_pool_size=1,
+        worker_concurrency=1,
+        heartbeat_interval_s=1.0,
+        sse_ping_s=5.0,
+        sse_db_poll_s=1.0,
+        default_timeout_s=60.0,
+        **kw,
+    )
+
+
+@dataclass
+class Service:
+    """One running deployment as a test sees it."""
+
+    mode: str
+    base_url: str
+    database_url: str
+    worker_metrics_url: str | None = None  # production: the worker process's /metrics
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.base_url, timeout=30.0)
+
+    def stored_events(self, task_id: str) -> list[Any]:
+        """The task's persisted event rows, straight from the database."""
+
+        async def read() -> list[Any]:
+            engine = create_engine(self.database_url)
+            try:
+                async with session_factory(engine)() as s:
+                    rows = await repositories.list_events(
+                        s, task_id=task_id, after_seq=0, limit=10_000
+                    )
+                    return list(rows)
+            finally:
+                await engine.dispose()
+
+        return asyncio.run(read())
+
+
+def _wait_http(url: str, timeout: float, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"worker exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"worker metrics at {url} never answered:\n{log.read_text()[-4000:]}")
+
+
+@pytest.fixture(scope="session")
+def worker_process(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[dict[str, str]], str]:
+    """Start a real `webagent worker --concurrency 1`; returns its metrics URL."""
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(env: dict[str, str]) -> str:
+        log = tmp_path_factory.mktemp("worker") / "worker.log"
+        port = free_port()
+        full = {**os.environ, **env, "WEBAGENT_WORKER_METRICS_PORT": str(port)}
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [WEBAGENT, "worker", "--concurrency", "1", "--grace", "5"],
+                env=full,
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own group: teardown can stop the spawned children
+            )
+        procs.append(proc)
+        url = f"http://127.0.0.1:{port}/metrics"
+        _wait_http(url, 60.0, proc, log)
+        return url
+
+    def stop() -> None:
+        for proc in procs:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)
+
+    request.addfinalizer(stop)
+    return start
+
+
+@pytest.fixture(scope="session", params=["embedded", "production"])
+def service(
+    request: pytest.FixtureRequest,
+    chromium_path: str,
+    e2e_llm: ScriptedLLMServer,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Service]:
+    data_dir = tmp_path_factory.mktemp(f"data-{request.param}")
+    if request.param == "embedded":
+        settings = _settings(chromium_path, e2e_llm, data_dir)
+        upgrade(settings.effective_database_url)
+        with serve(build_app(settings)) as base_url:
+            yield Service("embedded", base_url, settings.effective_database_url)
+        return
+    pg: str = request.getfixturevalue("postgres_url")
+    redis_url: str = request.getfixturevalue("redis_url")
+    upgrade(pg)
+    settings = _settings(chromium_path, e2e_llm, data_dir, database_url=pg, redis_url=redis_url)
+    metrics_url = request.getfixturevalue("worker_process")(
+        {
+            "WEBAGENT_DATABASE_URL": pg,
+            "WEBAGENT_REDIS_URL": redis_url,
+            "WEBAGENT_LLM_BASE_URL": e2e_llm.base_url,
+            "WEBAGENT_LLM_API_KEY": "e2e-key",
+            "WEBAGENT_LLM_MAX_RETRIES": "0",
+            "WEBAGENT_CHROMIUM_PATH": chromium_path,
+            "WEBAGENT_ALLOW_PRIVATE_NETWORKS": "true",
+            "WEBAGENT_BROWSER_POOL_SIZE": "1",
+            "WEBAGENT_HEARTBEAT_INTERVAL_S": "1",
+            "WEBAGENT_DATA_DIR": str(data_dir),
+        }
+    )
+    with serve(build_app(settings)) as base_url:
+        yield Service("production", base_url, pg, worker_metrics_url=metrics_url)
+
+
+def submit(client: httpx.Client, instruction: str, start_url: str, **extra: Any) -> str:
+    response = client.post(
+        "/v1/tasks", json={"instruction": instruction, "start_url": start_url, **extra}
+    )
+    assert response.status_code == 202, response.text
+    return str(response.json()["id"])
+
+
+def wait_for(
+    client: httpx.Client, task_id: str, statuses: tuple[str, ...], timeout: float = 60
+) -> dict[str, Any]:
+    """Poll GET /v1/tasks/{id} until its status is one of `statuses`; returns the body."""
+    deadline = time.monotonic() + timeout
+    while True:
+        body: dict[str, Any] = client.get(f"/v1/tasks/{task_id}").json()
+        if body["status"] in statuses:
+            return body
+        assert time.monotonic() < deadline, f"task stuck in {body['status']}: {body}"
+        time.sleep(0.1)
+
+
+def wait_terminal(client: httpx.Client, task_id: str, timeout: float = 60) -> dict[str, Any]:
+    body: dict[str, Any] = wait_for(client, task_id, TERMINAL, timeout)
+    return body
