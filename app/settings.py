@@ -44,7 +44,9 @@ class Settings(BaseSettings):
     # browser
     chromium_path: str = "/usr/bin/chromium"
     allow_private_networks: bool = False
-    browser_pool_size: int = 2
+    # warm browser workers per host: in-process task threads of embedded `webagent serve`
+    # (sharing one Chromium) and the default `webagent worker --concurrency` (one each)
+    browser_pool_size: int = Field(default=2, ge=1)
     browser_recycle_after_tasks: int = 50
     browser_memory_cap_mb: int = 1500
     viewport_width: int = 1280
@@ -53,7 +55,6 @@ class Settings(BaseSettings):
     vision_enabled: bool = False  # opt-in observe(mode="vision") with [Vn] boxes (seed 000 §4.3)
 
     # worker liveness
-    worker_concurrency: int = 1
     worker_metrics_port: int = 9101
     heartbeat_interval_s: float = 5.0
     heartbeat_timeout_s: float = 30.0

@@ -169,7 +169,7 @@ def build_app(settings: Settings, *, llm_factory: LLMFactory = default_llm) -> F
     if not settings.embedded:
         return create_app(settings, lifespan_extra=reaper_lifespan(settings))
     bus = MemoryEventBus()
-    workers = EmbeddedWorkers(settings, bus, settings.worker_concurrency, llm_factory=llm_factory)
+    workers = EmbeddedWorkers(settings, bus, settings.browser_pool_size, llm_factory=llm_factory)
     dispatcher = InProcessDispatcher(workers.submit, workers.depth)
     return create_app(
         settings,

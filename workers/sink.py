@@ -77,6 +77,7 @@ class DbEventSink:
     async def emit(self, type: str, data: Mapping[str, Any]) -> None:
         payload = json_safe(data)
         async with self._lock:
+            self._steps.saw(str(type), payload)  # before the commit: a reader sees it recorded
             # shielded: a cancel (task timeout) must not abandon a half-done transaction,
             # which on SQLite would keep the database locked for every other writer
             event = await asyncio.shield(self._write(str(type), payload))

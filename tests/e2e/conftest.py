@@ -101,7 +101,6 @@ def _settings(chromium: str, llm: ScriptedLLMServer, data_dir: Path, **kw: Any) 
         llm_max_retries=0,
         allow_private_networks=True,
         browser_pool_size=1,
-        worker_concurrency=1,
         heartbeat_interval_s=1.0,
         sse_ping_s=5.0,
         sse_db_poll_s=1.0,
@@ -163,7 +162,8 @@ def worker_process(
     def start(env: dict[str, str]) -> str:
         log = tmp_path_factory.mktemp("worker") / "worker.log"
         port = free_port()
-        full = {**os.environ, **env, "WEBAGENT_WORKER_METRICS_PORT": str(port)}
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("WEBAGENT_")}
+        full = {**clean, **env, "WEBAGENT_WORKER_METRICS_PORT": str(port)}
         with log.open("wb") as out:
             proc = subprocess.Popen(
                 [WEBAGENT, "worker", "--concurrency", "1", "--grace", "5"],

@@ -181,7 +181,8 @@ def test_metrics_count_submissions_finishes_llm_calls_and_steps(
     api_before, worker_before = scrape(api_metrics), scrape(worker_metrics)
     with service.client() as client:
         task_id = submit(client, SHOP, e2e_site.url("/shop"))
-        assert wait_terminal(client, task_id)["status"] == "succeeded"
+        # task.finished is emitted after the worker counted the finish: no race with the scrape
+        assert read_sse(client, task_id)[-1]["data"]["status"] == "succeeded"
     api_after, worker_after = scrape(api_metrics), scrape(worker_metrics)
 
     submitted = ("webagent_tasks_submitted_total", ())

@@ -50,7 +50,7 @@ def serve(
 def worker(
     concurrency: Annotated[
         int | None,
-        typer.Option(min=1, help="worker processes (default WEBAGENT_WORKER_CONCURRENCY)"),
+        typer.Option(min=1, help="worker processes (default WEBAGENT_BROWSER_POOL_SIZE)"),
     ] = None,
     grace: Annotated[
         float, typer.Option(help="seconds a stopping worker may finish its job")
@@ -66,7 +66,7 @@ def worker(
     from workers.supervisor import Supervisor
 
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
-    supervisor = Supervisor(settings, concurrency or settings.worker_concurrency, grace_s=grace)
+    supervisor = Supervisor(settings, concurrency or settings.browser_pool_size, grace_s=grace)
     raise typer.Exit(supervisor.run())
 
 
