@@ -29,6 +29,9 @@ TASKS_SUBMITTED = Counter("webagent_tasks_submitted_total", "Tasks accepted by t
 TASKS_FINISHED = Counter(
     "webagent_tasks_finished_total", "Tasks that reached a terminal status.", ["status"]
 )
+TASKS_LOST = Counter(
+    "webagent_tasks_lost_total", "Running tasks the reaper failed as worker_lost (no heartbeat)."
+)
 TASK_DURATION = Histogram(
     "webagent_task_duration_seconds",
     "Wall time from start to terminal status.",
@@ -95,6 +98,10 @@ def task_finished(status: str, duration: float | None) -> None:
     TASKS_FINISHED.labels(status=str(status)).inc()
     if duration is not None:
         TASK_DURATION.observe(max(duration, 0.0))
+
+
+def task_lost() -> None:
+    TASKS_LOST.inc()
 
 
 def observe_queue_wait(seconds: float) -> None:

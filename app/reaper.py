@@ -73,6 +73,7 @@ async def reap_once(
         await s.commit()
     for task_id in reaped:
         log.warning("task %s lost its worker (no heartbeat for %.0fs)", task_id, timeout_s)
+        metrics.task_lost()
         try:
             await _announce(session_factory, bus, task_id)
         except IntegrityError:

@@ -27,7 +27,7 @@ class Settings(BaseSettings):
     api_keys_required: bool = False
 
     # LLM endpoint (any OpenAI-compatible server) and per-role model overrides
-    llm_base_url: str = "http://127.0.0.1:11434/v1"
+    llm_base_url: str = "https://api.openai.com/v1"
     llm_api_key: SecretStr = SecretStr("not-set")
     llm_model: str = "gpt-4o-mini"
     llm_model_orchestrator: str = ""

@@ -15,10 +15,13 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
+import redis
 from fastapi import FastAPI
+from rq import Queue
 from sqlalchemy import select
 
-from app.contracts import TaskStatus
+from app.api.health import rq_workers_check
+from app.contracts import QUEUE_NAME, TaskStatus
 from app.db import Task
 from app.dispatch import InProcessDispatcher
 from app.events import EventBus, MemoryEventBus
@@ -140,6 +143,25 @@ def reaper_lifespan(settings: Settings) -> LifespanExtra:
     return extra
 
 
+def production_lifespan(settings: Settings) -> LifespanExtra:
+    """API-only process: the reaper, and readiness 'browser' = a live rq worker on the queue."""
+    reaper = reaper_lifespan(settings)
+
+    @contextlib.asynccontextmanager
+    async def extra(app: FastAPI) -> AsyncIterator[None]:
+        connection = redis.Redis.from_url(settings.redis_url)
+        app.state.readiness_checks["browser"] = rq_workers_check(
+            Queue(QUEUE_NAME, connection=connection)
+        )
+        try:
+            async with reaper(app):
+                yield
+        finally:
+            connection.close()
+
+    return extra
+
+
 def embedded_lifespan(settings: Settings, workers: EmbeddedWorkers) -> LifespanExtra:
     """Start the in-process workers (warm browser first), the reaper, and a browser probe."""
     reaper = reaper_lifespan(settings)
@@ -167,7 +189,7 @@ def embedded_lifespan(settings: Settings, workers: EmbeddedWorkers) -> LifespanE
 def build_app(settings: Settings, *, llm_factory: LLMFactory = default_llm) -> FastAPI:
     """The service: embedded (workers in-process) without Redis, else API + reaper only."""
     if not settings.embedded:
-        return create_app(settings, lifespan_extra=reaper_lifespan(settings))
+        return create_app(settings, lifespan_extra=production_lifespan(settings))
     bus = MemoryEventBus()
     workers = EmbeddedWorkers(settings, bus, settings.browser_pool_size, llm_factory=llm_factory)
     dispatcher = InProcessDispatcher(workers.submit, workers.depth)

@@ -37,23 +37,27 @@ def json_safe(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class StepTimer:
-    """Times agent steps from the event stream: a step lasts from its step.started to the
-    next step.started or task.finished, labelled with the step's last executed action."""
+    """Times agent steps from the event stream, one sample per executed action: from the
+    step's start (observe + LLM + first action) or the previous action's end to this
+    action's end. A step that ran no action (nudged) is one "none" sample to its end."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
         self._step: int | None = None
-        self._started = 0.0
-        self._action = "none"
+        self._mark = 0.0  # step start, then the end of its latest action
+        self._actions = 0
 
     def saw(self, type: str, data: Mapping[str, Any]) -> None:
+        now = self._clock()
         if type == EventType.action_executed and data.get("step") == self._step:
             name = data.get("action")
-            self._action = str(name) if name in STEP_ACTIONS else "invalid"
+            metrics.observe_step(str(name) if name in STEP_ACTIONS else "invalid", now - self._mark)
+            self._mark, self._actions = now, self._actions + 1
         elif type in (EventType.step_started, EventType.task_finished):
-            if self._step is not None:
-                metrics.observe_step(self._action, time.monotonic() - self._started)
+            if self._step is not None and not self._actions:
+                metrics.observe_step("none", now - self._mark)
             self._step = data.get("step") if type == EventType.step_started else None
-            self._started, self._action = time.monotonic(), "none"
+            self._mark, self._actions = now, 0
 
 
 class DbEventSink:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from redis.exceptions import RedisError
+from rq import Queue, worker_registration
 from sqlalchemy import text
 
 from app import metrics
@@ -19,6 +20,22 @@ router = APIRouter(tags=["health"])
 
 READINESS_TIMEOUT_S = 3.0
 ReadinessCheck = Callable[[], Awaitable[bool]]
+
+
+def live_rq_workers(queue: Queue) -> int:
+    """rq workers registered on `queue` (rq's Worker.count) whose own key is still alive:
+    a killed worker stays registered until rq's maintenance runs, its key expires sooner."""
+    keys = sorted(worker_registration.get_keys(queue=queue))
+    return int(queue.connection.exists(*keys)) if keys else 0
+
+
+def rq_workers_check(queue: Queue) -> ReadinessCheck:
+    """Production 'browser' readiness: some live worker (warm Chromium) consumes the queue."""
+
+    async def browser() -> bool:
+        return await asyncio.to_thread(live_rq_workers, queue) > 0
+
+    return browser
 
 
 @router.get("/healthz")

@@ -11,15 +11,17 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Response, status
 from fastapi.exceptions import RequestValidationError
+from redis.exceptions import RedisError
 
 from app import metrics
-from app.api.deps import DispatcherDep, SessionDep, SettingsDep, TenantDep
+from app.api.deps import BusDep, DispatcherDep, SessionDep, SettingsDep, TenantDep
 from app.api.schemas import StepList, TaskCreate, TaskOut, TaskPage, task_out
 from app.api.steps import build_steps
-from app.contracts import ErrorCode, TaskStatus
+from app.contracts import ErrorCode, Event, EventType, TaskStatus, Usage
 from app.db import repositories
 from app.db.errors import IdempotencyConflict, InvalidCursor
 from app.dispatch import DispatchError
+from app.events import EventBus, event_from_row
 from app.settings import Settings
 from app.urlpolicy import check_url_async
 
@@ -170,28 +172,59 @@ async def get_task(task_id: str, session: SessionDep, tenant: TenantDep) -> Task
     return task_out(await load_task(session, task_id, tenant))
 
 
+async def _record_queued_cancel(session: Any, task_id: str) -> Event:
+    """The task.finished row of a task cancelled before any worker ran it (same shape as the
+    worker's), so its event stream ends like every other terminal task's."""
+    data: dict[str, Any] = {
+        "status": TaskStatus.cancelled.value,
+        "answer": None,
+        "success": False,
+        "error": None,
+        "error_detail": None,
+        "usage": Usage().model_dump(),
+    }
+    seq = await repositories.next_event_seq(session, task_id=task_id)
+    row = await repositories.append_event(
+        session, task_id=task_id, seq=seq, type=EventType.task_finished.value, data=data
+    )
+    return event_from_row(row)
+
+
 @router.post(
     "/{task_id}/cancel",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=TaskOut,
     responses={404: {}, 409: {"description": "task already finished"}},
 )
-async def cancel_task(task_id: str, session: SessionDep, tenant: TenantDep) -> TaskOut:
+async def cancel_task(task_id: str, session: SessionDep, tenant: TenantDep, bus: BusDep) -> TaskOut:
     """Queued tasks are cancelled at once; running ones are flagged and the worker stops."""
     task = await load_task(session, task_id, tenant)
     if TaskStatus(task.status).terminal:
         raise HTTPException(status.HTTP_409_CONFLICT, detail=f"task is already {task.status}")
     was_queued = task.status == TaskStatus.queued
     task = await repositories.request_cancel(session, task_id=task_id, tenant_id=tenant)
-    await session.commit()
     if task is None:
+        await session.rollback()
         raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"task {task_id} not found")
+    finished: Event | None = None
     if task.status == TaskStatus.cancelled and was_queued:
-        # no worker will ever run it, so nobody else records its end
+        # no worker will ever run it, so nobody else records its end: do it in this transaction
+        finished = await _record_queued_cancel(session, task_id)
+    await session.commit()
+    if finished is not None:
         metrics.task_finished(TaskStatus.cancelled.value, None)
+        await _publish(bus, finished)
     elif TaskStatus(task.status).terminal and task.status != TaskStatus.cancelled:
         raise HTTPException(status.HTTP_409_CONFLICT, detail=f"task is already {task.status}")
     return task_out(task)
+
+
+async def _publish(bus: EventBus, event: Event) -> None:
+    """Live viewers get it now; a failed publish only delays them (SSE re-reads the DB)."""
+    try:
+        await bus.publish(event)
+    except (RedisError, OSError) as exc:
+        log.warning("live publish of %s seq %d failed: %s", event.task_id, event.seq, exc)
 
 
 @router.get("/{task_id}/steps", response_model=StepList, responses={404: {}})

@@ -104,6 +104,15 @@ class Chromium:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
+def chromium_version(path: str) -> str:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    found = re.search(r"\d+\.\d+\.\d+\.\d+", out.stdout)
+    return found.group(0) if found else "?"
+
+
 def o200k() -> Any:
     """o200k_base from the bpe-openai wheel (ships the vocabulary; tiktoken would download)."""
     import bpe_openai

@@ -3,17 +3,33 @@
 // opacity, content-visibility), has an empty rendered rect, sits wholly outside the document,
 // is clipped to nothing, or is painted in the background colour. Snippets that also occur in
 // visible text are dropped, so a leak is unambiguous. Same-origin iframes are included.
+// Ground-truth fixes (perception engineer C, after checking each reported leak by hand):
+// - backgrounds are composited down the ancestor chain: white text on rgba(0,0,0,0.9) over a
+//   white page is readable (medium-3 footer), the old first-opaque-ancestor rule said hidden;
+// - the document title is visible (tab strip), so a hidden copy of it is no leak (the whole
+//   body of seattletimes-1 is visibility:hidden until its scripts run; only the title shows);
+// - a hidden snippet whose 40-character key (what harness.leaks matches) also occurs in
+//   visible text is ambiguous and dropped, with quotes normalised: buzzfeed-1 has a hidden
+//   copy of its visible headline that differs only in "straight" vs “curly” quotes.
 (maxSamples) => {
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE', 'TEXTAREA', 'OPTION', 'SELECT']);
   const squash = (s) => s.replace(/\s+/g, ' ').trim();
   const hidden = [], visible = [];
   const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
   const bgOf = (el) => {
+    const layers = [];
     for (let e = el; e; e = e.parentElement) {
       const c = rgb(getComputedStyle(e).backgroundColor);
-      if (c.length >= 3 && (c.length < 4 || c[3] > 0.9)) return c;
+      if (c.length < 3 || (c.length >= 4 && c[3] === 0)) continue;
+      layers.push(c);
+      if (c.length < 4 || c[3] >= 1) break;
     }
-    return [255, 255, 255];
+    let out = [255, 255, 255];
+    for (const c of layers.reverse()) {
+      const a = c.length >= 4 ? c[3] : 1;
+      out = [0, 1, 2].map((i) => c[i] * a + out[i] * (1 - a));
+    }
+    return out;
   };
   const isHidden = (el, t, doc) => {
     if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true })) return true;
@@ -50,12 +66,14 @@
     }
   };
   scan(document);
-  const seen = squash(visible.join(' ')).toLowerCase();
+  visible.push(document.title || '');
+  const norm = (s) => squash(s).toLowerCase().replace(/[“”„‟″]/g, '"').replace(/[‘’‚‛′]/g, "'");
+  const seen = norm(visible.join(' '));
   const out = [];
   for (const h of hidden) {
     if (h.length < 20) continue;
     const snippet = h.slice(0, 60);
-    if (seen.includes(snippet.toLowerCase())) continue;
+    if (seen.includes(norm(snippet)) || seen.includes(norm(snippet.slice(0, 40)))) continue;
     if (!out.includes(snippet)) out.push(snippet);
     if (out.length >= maxSamples) break;
   }

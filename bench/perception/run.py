@@ -1,12 +1,17 @@
-"""Perception benchmark: our snapshot vs Playwright aria_snapshot(mode="ai") vs browser-use.
+"""Perception benchmark: our observation vs Playwright aria_snapshot(mode="ai") vs browser-use.
 
 Run (not part of CI, it is a script, not a pytest test):
     .venv/bin/python bench/perception/run.py [--limit N] [--miniwob N] [--json out.json]
 
-Per page and tool: o200k tokens, extraction time, interactive elements exposed, hidden-text
-leaks; then whether every element browser-use indexes is reachable by one of our refs
-(browser-use sees our refs as data-agent-id attributes set through the Set-of-Mark channel).
-Prints a markdown table of medians and ratios.
+Fairness: one Chromium, one tab, the same pages; every tool is timed the same way (wall
+clock around its one public call: PageSession.observe(), page.aria_snapshot(),
+get_browser_state_summary()), first call on a freshly loaded page and an immediate repeat
+reported separately, and the order of the tools rotates from page to page so none always
+pays the page's first layout. Ours is the whole observe() (fingerprint gate, snapshot,
+modal check, rendering); its repeat is change-gated, so the ungated repeat is reported too.
+Per page and tool: o200k tokens, ms, interactive elements exposed, hidden-text leaks; then
+whether every element browser-use indexes is reachable by one of our refs (read in an extra,
+untimed browser-use pass while our refs sit on the elements as data-agent-id attributes).
 """
 
 from __future__ import annotations
@@ -16,9 +21,12 @@ import asyncio
 import json
 import logging
 import math
+import os
+import platform
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,27 +37,37 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness
 from playwright.async_api import Page, async_playwright
 
-from workers.browser import frames, pagemem, som
-from workers.browser.fingerprint import capture as fingerprint
+from app.settings import Settings
+from workers.browser import frames, som
 from workers.browser.miniwob_page import MiniWobPage
-from workers.browser.snapshot import capture
+from workers.browser.session import PageSession
 
 TOOLS = ("ours", "pagemem", "playwright", "browser_use")
+LABELS = {
+    "ours": "ours (compact)",
+    "pagemem": "ours (PageMem)",
+    "playwright": "Playwright ai",
+    "browser_use": "browser-use",
+}
 
 
 @dataclass
 class PageResult:
     url: str
     kind: str
+    order: list[str] = field(default_factory=list)
     tokens: dict[str, int] = field(default_factory=dict)
-    ms: dict[str, float] = field(default_factory=dict)
+    ms: dict[str, float] = field(default_factory=dict)  # first call on the loaded page
+    repeat_ms: dict[str, float] = field(default_factory=dict)  # immediate second call
+    ours_fresh_repeat_ms: float = 0.0  # our repeat with the change gate bypassed
+    ours_repeat_reused: bool = False
     interactive: dict[str, int] = field(default_factory=dict)
     leaks: dict[str, list[str]] = field(default_factory=dict)
     hidden_samples: int = 0
     bu_indexed: int = 0
     bu_reached: int = 0
     bu_unreached: list[str] = field(default_factory=list)
-    fingerprint_ms: float = 0.0
+    bu_not_controls: dict[str, int] = field(default_factory=dict)  # excluded, see _not_a_control
     error: str = ""
 
 
@@ -79,47 +97,111 @@ def _reached(node: Any, ours: list[tuple[float, float, float, float]]) -> bool:
     return any(x <= cx <= x + w and y <= cy <= y + h for x, y, w, h in ours)
 
 
-async def _ours(page: Page, res: PageResult, enc: Any, version: int) -> Any:
+def _not_a_control(node: Any) -> str:
+    """Why an unreached browser-use element is no control a person can use, or "".
+
+    Fairness fix (perception engineer C): browser-use indexes elements no one can see or
+    click, which our snapshot must not show (issue 3 hidden-text rules): zero-sized boxes,
+    boxes wholly above/left of the document, subtrees under aria-hidden="true", <hr>
+    separators, and <iframe> elements (a frame's own controls are indexed separately by both
+    tools). Only unreached elements are classified; the counts are reported, not hidden.
+    """
+    pos = node.absolute_position
+    if pos is not None and (pos.width < 1 or pos.height < 1):
+        return "zero-size"
+    if pos is not None and (pos.x + pos.width <= 0 or pos.y + pos.height <= 0):
+        return "off-document"
+    if node.tag_name in ("hr", "iframe", "frame"):
+        return node.tag_name
+    cur = node
+    while cur is not None:
+        if (cur.attributes or {}).get("aria-hidden") == "true":
+            return "aria-hidden"
+        cur = cur.parent_node
+    return ""
+
+
+async def _timed(call: Callable[[], Awaitable[Any]]) -> tuple[Any, float]:
     t0 = time.perf_counter()
-    snap, refs = await capture(page, version=version)
-    res.ms["ours"] = (time.perf_counter() - t0) * 1000
-    t1 = time.perf_counter()
-    text_pm = pagemem.render(snap)
-    res.ms["pagemem"] = res.ms["ours"] + (time.perf_counter() - t1) * 1000
-    res.tokens["ours"] = harness.count_tokens(enc, snap.text)
-    res.tokens["pagemem"] = harness.count_tokens(enc, text_pm)
-    n = sum(1 for node in snap.nodes if node.interactive)
-    res.interactive["ours"] = res.interactive["pagemem"] = n
-    return snap, refs, {"ours": snap.text, "pagemem": text_pm}
+    out = await call()
+    return out, (time.perf_counter() - t0) * 1000
 
 
-async def _playwright(page: Page, res: PageResult, enc: Any) -> str:
-    t0 = time.perf_counter()
-    text = await page.aria_snapshot(mode="ai")
-    res.ms["playwright"] = (time.perf_counter() - t0) * 1000
-    res.tokens["playwright"] = harness.count_tokens(enc, text)
-    res.interactive["playwright"] = text.count("[ref=")
-    return text
+class Tools:
+    """The four tools over one tab; each `run_<tool>` times a first and a repeat call."""
+
+    def __init__(self, page: Page, bu: Any, enc: Any, settings: Settings) -> None:
+        self.page, self.bu, self.enc = page, bu, enc
+        self.compact = PageSession(page, settings)
+        self.pagemem = PageSession(page, settings)
+
+    async def _session(self, res: PageResult, tool: str, session: PageSession) -> str:
+        session.invalidate()  # a new page: the gate would see it anyway, this makes it certain
+        obs, res.ms[tool] = await _timed(lambda: session.observe(obs_mode(tool)))
+        again, res.repeat_ms[tool] = await _timed(lambda: session.observe(obs_mode(tool)))
+        if tool == "ours":
+            res.ours_repeat_reused = bool(again.stats.get("reused"))
+            session.invalidate()
+            _, res.ours_fresh_repeat_ms = await _timed(lambda: session.observe("compact"))
+        res.tokens[tool] = harness.count_tokens(self.enc, obs.text)
+        res.interactive[tool] = obs.interactive
+        return str(obs.text)
+
+    async def run_ours(self, res: PageResult) -> str:
+        return await self._session(res, "ours", self.compact)
+
+    async def run_pagemem(self, res: PageResult) -> str:
+        return await self._session(res, "pagemem", self.pagemem)
+
+    async def run_playwright(self, res: PageResult) -> str:
+        text, res.ms["playwright"] = await _timed(lambda: self.page.aria_snapshot(mode="ai"))
+        _, res.repeat_ms["playwright"] = await _timed(lambda: self.page.aria_snapshot(mode="ai"))
+        res.tokens["playwright"] = harness.count_tokens(self.enc, text)
+        res.interactive["playwright"] = text.count("[ref=")
+        return str(text)
+
+    async def _bu_state(self) -> Any:
+        return await self.bu.get_browser_state_summary(include_screenshot=False)
+
+    async def run_browser_use(self, res: PageResult) -> str:
+        state, res.ms["browser_use"] = await _timed(self._bu_state)
+        _, res.repeat_ms["browser_use"] = await _timed(self._bu_state)
+        text = state.dom_state.llm_representation()
+        res.tokens["browser_use"] = harness.count_tokens(self.enc, text)
+        res.interactive["browser_use"] = len(state.dom_state.selector_map)
+        return str(text)
+
+    async def reachability(self, res: PageResult) -> None:
+        """Untimed: our refs as data-agent-id, then browser-use reads the DOM once more."""
+        self.compact.invalidate()
+        obs = await self.compact.observe("compact")
+        snap, refs = self.compact.last, self.compact.refs
+        assert snap is not None and refs is not None and snap.version == obs.version
+        interactive = [n for n in snap.nodes if n.interactive]
+        sx, sy = snap.viewport.scroll_x, snap.viewport.scroll_y
+        boxes = [(n.bbox[0] + sx, n.bbox[1] + sy, n.bbox[2], n.bbox[3]) for n in interactive]
+        await som._tag(refs, interactive)  # channel 2 of Set-of-Mark: data-agent-id = our ref
+        try:
+            selector_map = (await self._bu_state()).dom_state.selector_map
+        finally:
+            await som.clear(self.page)
+        res.bu_indexed = len(selector_map)
+        for node in selector_map.values():
+            if _reached(node, boxes):
+                res.bu_reached += 1
+            elif why := _not_a_control(node):
+                res.bu_indexed -= 1
+                res.bu_not_controls[why] = res.bu_not_controls.get(why, 0) + 1
+            elif len(res.bu_unreached) < 5:
+                res.bu_unreached.append(_bu_label(node))
 
 
-async def _browser_use(session: Any, res: PageResult, enc: Any, ours_boxes: list) -> str:
-    t0 = time.perf_counter()
-    state = await session.get_browser_state_summary(include_screenshot=False)
-    text = state.dom_state.llm_representation()
-    res.ms["browser_use"] = (time.perf_counter() - t0) * 1000
-    res.tokens["browser_use"] = harness.count_tokens(enc, text)
-    selector_map = state.dom_state.selector_map
-    res.interactive["browser_use"] = len(selector_map)
-    res.bu_indexed = len(selector_map)
-    for node in selector_map.values():
-        if _reached(node, ours_boxes):
-            res.bu_reached += 1
-        elif len(res.bu_unreached) < 5:
-            res.bu_unreached.append(_bu_label(node))
-    return text
+def obs_mode(tool: str) -> str:
+    return "compact" if tool == "ours" else "pagemem"
 
 
-async def measure(page: Page, session: Any, url: str, kind: str, enc: Any, v: int) -> PageResult:
+async def measure(tools: Tools, url: str, kind: str, index: int) -> PageResult:
+    page = tools.page
     res = PageResult(url=url, kind=kind)
     if kind == "miniwob":
         mw = MiniWobPage(page)
@@ -131,19 +213,12 @@ async def measure(page: Page, session: Any, url: str, kind: str, enc: Any, v: in
     snippets = await page.evaluate(harness.hidden_script(), 50)
     html = await page.content()
     res.hidden_samples = len(snippets)
-    t0 = time.perf_counter()
-    await fingerprint(page)
-    res.fingerprint_ms = (time.perf_counter() - t0) * 1000
-    snap, refs, texts = await _ours(page, res, enc, v)
-    texts["playwright"] = await _playwright(page, res, enc)
-    interactive = [n for n in snap.nodes if n.interactive]
-    await som._tag(refs, interactive)  # channel 2 of Set-of-Mark: data-agent-id = our ref
-    sx, sy = snap.viewport.scroll_x, snap.viewport.scroll_y
-    boxes = [(n.bbox[0] + sx, n.bbox[1] + sy, n.bbox[2], n.bbox[3]) for n in interactive]
-    try:
-        texts["browser_use"] = await _browser_use(session, res, enc, boxes)
-    finally:
-        await som.clear(page)
+    k = index % len(TOOLS)
+    res.order = list(TOOLS[k:] + TOOLS[:k])  # rotate: no tool always pays the first layout
+    texts: dict[str, str] = {}
+    for tool in res.order:
+        texts[tool] = await getattr(tools, f"run_{tool}")(res)
+    await tools.reachability(res)
     res.leaks = {tool: harness.leaks(texts[tool], snippets) for tool in TOOLS}
     if kind == "probe":  # planted hidden strings, matched exactly
         planted = harness.planted(html)
@@ -177,11 +252,12 @@ async def run(args: argparse.Namespace) -> list[PageResult]:
                 context = browser.contexts[0]
                 await frames.install(context)
                 page = context.pages[0] if context.pages else await context.new_page()
-                session = BrowserSession(cdp_url=cdp, is_local=False)
+                session = BrowserSession(cdp_url=cdp, is_local=False)  # type: ignore[call-overload]
                 await session.start()
-                for v, (url, kind) in enumerate(pages(base, args.limit, args.miniwob), start=1):
+                tools = Tools(page, session, enc, Settings(chromium_path=args.chromium))
+                for i, (url, kind) in enumerate(pages(base, args.limit, args.miniwob)):
                     try:
-                        res = await measure(page, session, url, kind, enc, v)
+                        res = await measure(tools, url, kind, i)
                     except Exception as exc:  # noqa: BLE001 - one broken page must not end the run
                         res = PageResult(url=url, kind=kind, error=f"{type(exc).__name__}: {exc}")
                     results.append(res)
@@ -204,53 +280,120 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def report(results: list[PageResult]) -> str:
+def _p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.9 * len(ordered)) - 1)] if ordered else float("nan")
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}" if b else "n/a"
+
+
+def _tool_rows(ok: list[PageResult]) -> list[str]:
+    med = {t: _median([r.tokens[t] for r in ok]) for t in TOOLS}
+    ms = {t: _median([r.ms[t] for r in ok]) for t in TOOLS}
+    rows = [
+        "| tool | tokens median | tokens p90 | first ms median | first ms p90 "
+        "| repeat ms median | repeat ms p90 | interactive median | leak pages | leaked snippets "
+        "| tokens ÷ browser-use | tokens ÷ Playwright | first ms ÷ browser-use "
+        "| first ms ÷ Playwright |",
+        "|---|" + "---|" * 13,
+    ]
+    for t in TOOLS:
+        first = [r.ms[t] for r in ok]
+        repeat = [r.repeat_ms[t] for r in ok]
+        rows.append(
+            f"| {LABELS[t]} | {med[t]:.0f} | {_p90([r.tokens[t] for r in ok]):.0f} "
+            f"| {ms[t]:.1f} | {_p90(first):.1f} | {_median(repeat):.1f} | {_p90(repeat):.1f} "
+            f"| {_median([r.interactive[t] for r in ok]):.0f} "
+            f"| {sum(1 for r in ok if r.leaks[t])} | {sum(len(r.leaks[t]) for r in ok)} "
+            f"| {_ratio(med[t], med['browser_use'])} | {_ratio(med[t], med['playwright'])} "
+            f"| {_ratio(ms[t], ms['browser_use'])} | {_ratio(ms[t], ms['playwright'])} |"
+        )
+    return rows
+
+
+def _sum_counts(dicts: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for d in dicts:
+        for k, v in d.items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def report(results: list[PageResult], meta: dict[str, Any] | None = None) -> str:
     ok = [r for r in results if not r.error]
-    lines = [
+    lines = [f"- {k}: {v}" for k, v in (meta or {}).items()]
+    lines += [
         f"pages: {len(ok)} measured ({sum(r.kind == 'real' for r in ok)} real, "
         f"{sum(r.kind == 'miniwob' for r in ok)} MiniWoB++, "
         f"{sum(r.kind == 'probe' for r in ok)} probe), {len(results) - len(ok)} failed",
         "",
-        "| tool | median tokens (o200k) | ratio vs browser-use | median extraction ms "
-        "| p90 ms | median interactive | pages with hidden-text leaks | leaked snippets |",
-        "|---|---|---|---|---|---|---|---|",
+        *_tool_rows(ok),
     ]
-    bu_tokens = _median([r.tokens["browser_use"] for r in ok])
-    for tool in TOOLS:
-        toks = [r.tokens[tool] for r in ok]
-        ms = sorted(r.ms[tool] for r in ok)
-        p90 = ms[max(0, math.ceil(0.9 * len(ms)) - 1)] if ms else float("nan")
-        leak_pages = sum(1 for r in ok if r.leaks[tool])
-        leak_total = sum(len(r.leaks[tool]) for r in ok)
-        lines.append(
-            f"| {tool} | {_median(toks):.0f} | {_median(toks) / bu_tokens:.2f} "
-            f"| {_median(ms):.1f} | {p90:.1f} | {_median([r.interactive[tool] for r in ok]):.0f} "
-            f"| {leak_pages} | {leak_total} |"
-        )
     indexed = sum(r.bu_indexed for r in ok)
     reached = sum(r.bu_reached for r in ok)
     full = sum(1 for r in ok if r.bu_reached == r.bu_indexed)
     per_page = [r.tokens["ours"] / max(1, r.tokens["browser_use"]) for r in ok]
+    fresh = [r.ours_fresh_repeat_ms for r in ok]
     lines += [
         "",
         f"- browser-use indexed elements reachable by our refs: {reached}/{indexed} "
         f"({100 * reached / max(1, indexed):.1f}%); pages with all reachable: {full}/{len(ok)}",
+        "- browser-use elements excluded as no usable control (see _not_a_control): "
+        + (
+            ", ".join(f"{k} {v}" for k, v in _sum_counts(r.bu_not_controls for r in ok).items())
+            or "none"
+        ),
         f"- median per-page token ratio ours/browser-use: {_median(per_page):.2f}",
-        f"- median fingerprint (change gate) cost: "
-        f"{_median([r.fingerprint_ms for r in ok]):.1f} ms",
+        f"- our repeat observe() was served by the change gate on "
+        f"{sum(r.ours_repeat_reused for r in ok)}/{len(ok)} pages; with the gate bypassed "
+        f"(invalidate(), full snapshot) repeat ms median {_median(fresh):.1f}, "
+        f"p90 {_p90(fresh):.1f}",
         f"- hidden-text ground-truth snippets: {sum(r.hidden_samples for r in ok)} over "
         f"{sum(1 for r in ok if r.hidden_samples)} pages",
     ]
-    for kind in ("real", "miniwob"):
+    for kind in ("real", "miniwob", "probe"):
         sub = [r for r in ok if r.kind == kind]
         if sub:
             lines.append(
-                f"- {kind}: median tokens "
+                f"- {kind} ({len(sub)}): median tokens "
                 + ", ".join(f"{t}={_median([r.tokens[t] for r in sub]):.0f}" for t in TOOLS)
-                + "; median ms "
+                + "; first ms median "
                 + ", ".join(f"{t}={_median([r.ms[t] for r in sub]):.1f}" for t in TOOLS)
+                + "; reachable "
+                + f"{sum(r.bu_reached for r in sub)}/{sum(r.bu_indexed for r in sub)}"
             )
     return "\n".join(lines)
+
+
+def _meta(args: argparse.Namespace, load_before: tuple[float, ...], seconds: float) -> dict:
+    import importlib.metadata as md
+
+    def version(pkg: str) -> str:
+        try:
+            return md.version(pkg)
+        except md.PackageNotFoundError:
+            return "?"
+
+    cpu = next(
+        (
+            ln.split(":", 1)[1].strip()
+            for ln in Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    return {
+        "command": " ".join([os.path.relpath(sys.executable), *sys.argv]),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "machine": f"{os.cpu_count()} CPU {cpu}, {platform.platform()}",
+        "versions": f"playwright {version('playwright')}, browser-use {version('browser-use')}, "
+        f"miniwob {version('miniwob')}, chromium {harness.chromium_version(args.chromium)}",
+        "load average before (1/5/15 min)": " ".join(f"{x:.2f}" for x in load_before),
+        "load average after": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "wall time": f"{seconds:.0f} s",
+    }
 
 
 def main() -> None:
@@ -260,10 +403,14 @@ def main() -> None:
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--json", type=Path, default=None, help="write per-page results here")
     args = parser.parse_args()
+    load, t0 = os.getloadavg(), time.monotonic()
     results = asyncio.run(run(args))
+    meta = _meta(args, load, time.monotonic() - t0)
     if args.json:
-        args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
-    print(report(results))
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"meta": meta, "pages": [asdict(r) for r in results]}
+        args.json.write_text(json.dumps(payload, indent=1))
+    print(report(results, meta))
 
 
 if __name__ == "__main__":

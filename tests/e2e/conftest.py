@@ -16,12 +16,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from app.db import create_engine, repositories, session_factory
 from app.db.migrate import upgrade
@@ -97,7 +99,7 @@ def _settings(chromium: str, llm: ScriptedLLMServer, data_dir: Path, **kw: Any) 
         chromium_path=chromium,
         data_dir=str(data_dir),
         llm_base_url=llm.base_url,
-        llm_api_key="e2e-key",
+        llm_api_key=SecretStr("e2e-key"),
         llm_max_retries=0,
         allow_private_networks=True,
         browser_pool_size=1,
@@ -152,52 +154,46 @@ def _wait_http(url: str, timeout: float, proc: subprocess.Popen[bytes], log: Pat
     pytest.fail(f"worker metrics at {url} never answered:\n{log.read_text()[-4000:]}")
 
 
-@pytest.fixture(scope="session")
-def worker_process(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Callable[[dict[str, str]], str]:
-    """Start a real `webagent worker --concurrency 1`; returns its metrics URL."""
-    procs: list[subprocess.Popen[bytes]] = []
+@contextmanager
+def worker_process(env: dict[str, str], log: Path) -> Iterator[str]:
+    """A real `webagent worker --concurrency 1` until exit; yields its /metrics URL.
 
-    def start(env: dict[str, str]) -> str:
-        log = tmp_path_factory.mktemp("worker") / "worker.log"
-        port = free_port()
-        clean = {k: v for k, v in os.environ.items() if not k.startswith("WEBAGENT_")}
-        full = {**clean, **env, "WEBAGENT_WORKER_METRICS_PORT": str(port)}
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                [WEBAGENT, "worker", "--concurrency", "1", "--grace", "5"],
-                env=full,
-                cwd=ROOT,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own group: teardown can stop the spawned children
-            )
-        procs.append(proc)
+    It lives only as long as the production service that uses it, so it never takes jobs
+    that later tests in the same session enqueue on the shared Redis database.
+    """
+    port = free_port()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("WEBAGENT_")}
+    full = {**clean, **env, "WEBAGENT_WORKER_METRICS_PORT": str(port)}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [WEBAGENT, "worker", "--concurrency", "1", "--grace", "5"],
+            env=full,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group: teardown can stop the spawned children
+        )
+    try:
         url = f"http://127.0.0.1:{port}/metrics"
         _wait_http(url, 60.0, proc, log)
-        return url
-
-    def stop() -> None:
-        for proc in procs:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(5)
-
-    request.addfinalizer(stop)
-    return start
+        yield url
+    finally:
+        proc.terminate()  # SIGTERM: the supervisor stops its worker warmly
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
 
 
-@pytest.fixture(scope="session", params=["embedded", "production"])
+@pytest.fixture(scope="module", params=["embedded", "production"])
 def service(
     request: pytest.FixtureRequest,
     chromium_path: str,
     e2e_llm: ScriptedLLMServer,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Service]:
+    """One deployment per test module (production: API here + a worker subprocess)."""
     data_dir = tmp_path_factory.mktemp(f"data-{request.param}")
     if request.param == "embedded":
         settings = _settings(chromium_path, e2e_llm, data_dir)
@@ -209,21 +205,22 @@ def service(
     redis_url: str = request.getfixturevalue("redis_url")
     upgrade(pg)
     settings = _settings(chromium_path, e2e_llm, data_dir, database_url=pg, redis_url=redis_url)
-    metrics_url = request.getfixturevalue("worker_process")(
-        {
-            "WEBAGENT_DATABASE_URL": pg,
-            "WEBAGENT_REDIS_URL": redis_url,
-            "WEBAGENT_LLM_BASE_URL": e2e_llm.base_url,
-            "WEBAGENT_LLM_API_KEY": "e2e-key",
-            "WEBAGENT_LLM_MAX_RETRIES": "0",
-            "WEBAGENT_CHROMIUM_PATH": chromium_path,
-            "WEBAGENT_ALLOW_PRIVATE_NETWORKS": "true",
-            "WEBAGENT_BROWSER_POOL_SIZE": "1",
-            "WEBAGENT_HEARTBEAT_INTERVAL_S": "1",
-            "WEBAGENT_DATA_DIR": str(data_dir),
-        }
-    )
-    with serve(build_app(settings)) as base_url:
+    env = {
+        "WEBAGENT_DATABASE_URL": pg,
+        "WEBAGENT_REDIS_URL": redis_url,
+        "WEBAGENT_LLM_BASE_URL": e2e_llm.base_url,
+        "WEBAGENT_LLM_API_KEY": "e2e-key",
+        "WEBAGENT_LLM_MAX_RETRIES": "0",
+        "WEBAGENT_CHROMIUM_PATH": chromium_path,
+        "WEBAGENT_ALLOW_PRIVATE_NETWORKS": "true",
+        "WEBAGENT_BROWSER_POOL_SIZE": "1",
+        "WEBAGENT_HEARTBEAT_INTERVAL_S": "1",
+        "WEBAGENT_DATA_DIR": str(data_dir),
+    }
+    with (
+        worker_process(env, data_dir / "worker.log") as metrics_url,
+        serve(build_app(settings)) as base_url,
+    ):
         yield Service("production", base_url, pg, worker_metrics_url=metrics_url)
 
 

@@ -152,14 +152,48 @@ def test_cancel_running_task_then_cancel_again_conflicts(
         cancelled = client.post(f"/v1/tasks/{task_id}/cancel")
         assert cancelled.status_code == 202, cancelled.text
         assert cancelled.json()["cancel_requested"] is True
+        begun = client.get(f"/v1/tasks/{task_id}/steps").json()["steps"][-1]["step"]
         task = wait_terminal(client, task_id, timeout=30)
         assert task["status"] == "cancelled", task
-        assert task["usage"]["steps"] < 100
+        # the step running when the flag was set finishes; no later step starts
+        assert task["usage"]["steps"] <= begun
         events = read_sse(client, task_id)
         assert events[-1]["type"] == "task.finished"
         assert events[-1]["data"]["status"] == "cancelled"
         again = client.post(f"/v1/tasks/{task_id}/cancel")
         assert again.status_code == 409, again.text
+
+
+def test_cancel_queued_task_ends_it_at_once(service: Service, e2e_site: TestSite) -> None:
+    """With the only worker busy, a cancelled queued task never runs and says so on SSE."""
+    with service.client() as client:
+        busy = submit(client, ENDLESS, e2e_site.url("/counter/1"), max_steps=100)
+        wait_for(client, busy, ("running",), timeout=30)
+        queued = submit(client, SHOP, e2e_site.url("/shop"))
+        assert client.get(f"/v1/tasks/{queued}").json()["status"] == "queued"
+        live: list[dict[str, Any]] = []
+
+        def watch() -> None:
+            with service.client() as own:
+                live.extend(read_sse(own, queued))
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        time.sleep(0.5)  # the viewer is connected and waiting
+        cancelled = client.post(f"/v1/tasks/{queued}/cancel")
+        assert cancelled.status_code == 202, cancelled.text
+        assert cancelled.json()["status"] == "cancelled"
+        watcher.join(15)
+        assert not watcher.is_alive(), "the live stream did not end after the cancel"
+        events = read_sse(client, queued)
+        assert [e["type"] for e in events] == ["task.finished"] and live == events
+        assert events[0]["seq"] == 1 and events[0]["data"]["status"] == "cancelled"
+        assert client.post(f"/v1/tasks/{busy}/cancel").status_code == 202
+        assert wait_terminal(client, busy, timeout=30)["status"] == "cancelled"
+        time.sleep(0.5)  # the worker now dequeues the cancelled job and must skip it
+        task = client.get(f"/v1/tasks/{queued}").json()
+        assert task["status"] == "cancelled" and task["started_at"] is None
+        assert len(service.stored_events(queued)) == 1
 
 
 def test_timeout_on_endless_site(service: Service, e2e_site: TestSite) -> None:

@@ -2,8 +2,9 @@
 
 Line format: `[3:12] button "Sort by price"`, `[3:14] textbox "Email" value="a@b.c" required`,
 `## Heading`, plain text lines, and `== main > form "Checkout" ==` when the landmark changes.
-Over the size cap, the viewport stays whole, the rest is kept by section in order of distance
-from the viewport, and what is left out becomes an explicit marker the model can expand with
+The viewport stays whole; sections near it (1000px below, 500px above, as browser-use's
+viewport+1000px view) are added in detail while the cap allows, nearest first; everything
+else becomes an explicit one-line marker per run of sections that the model can expand with
 the snapshot(range) tool: `[refs 120-480 trimmed: list, 36 items like "..."]`. The trimming is
 deterministic (seed 003 uses a small LLM; here: keep forms/controls first, lists as first
 items plus a pattern line). Tokens are approximated as ceil(chars / 4).
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 LIST_HEAD = 3  # items shown before a list's pattern line
 LIST_MIN = 6  # lists shorter than this are never collapsed
 TEXT_CAP = 300  # chars of one text line kept once the page is over budget
+NEAR_BELOW = 1000  # px under the viewport whose sections may be shown in detail
+NEAR_ABOVE = 500  # px above it; farther sections stay one summary line with their ref range
 
 
 def approx_tokens(text: str) -> int:
@@ -190,7 +193,7 @@ def render(nodes: Sequence[Node], version: int, viewport: Viewport, max_tokens: 
     budget = max_tokens * 4
     remaining = budget - len(_join(base))
     if remaining >= 0:
-        order = _priority(secs)
+        order = [s for s in _priority(secs) if _near(s, viewport)]
         for mode in ("skeleton", "full"):
             for s in order:
                 delta = _cost(s, mode) - _cost(s, s.mode)
@@ -222,6 +225,13 @@ def _priority(secs: Sequence[_Section]) -> list[_Section]:
     above = [s for i, s in enumerate(secs) if i < first][::-1]
     between = [s for i, s in enumerate(secs) if first < i < last and not s.in_view]
     return between + below + above
+
+
+def _near(sec: _Section, vp: Viewport) -> bool:
+    """Within NEAR_BELOW px under / NEAR_ABOVE px above the viewport (top-level CSS px)."""
+    top = min(n.bbox[1] for n in sec.nodes)
+    bottom = max(n.bbox[1] + n.bbox[3] for n in sec.nodes)
+    return top < vp.height + NEAR_BELOW and bottom > -NEAR_ABOVE
 
 
 def _cut(lines: Sequence[tuple[int, str]], last: int, budget: int) -> str:

@@ -2,15 +2,16 @@
 
 Cross-origin frames are reached through Playwright's per-frame execution (OOPIF aware);
 closed shadow roots are registered by js/init.js (attachShadow hook) or, for declarative
-ones the hook cannot see, found once per document over CDP (DOM.getDocument pierce=true,
-DOM.resolveNode + Runtime.callFunctionOn) so the walker can descend into them.
+ones the hook cannot see, found over CDP so the walker can descend into them: only the
+elements the walker flagged as possible hosts (empty yet sized, never checked before) are
+described (DOM.describeNode pierce=true), which costs nothing on pages without any; a
+same-process child frame with candidates falls back to one pierced DOM.getDocument.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -79,17 +80,12 @@ async def _slot_of(frame: Frame) -> int | None:
 async def collect(page: Page, version: int) -> Collected:
     """Walk the frames shown on the page, level by level (hidden iframes are never walked).
 
-    Closed shadow roots are registered over CDP on a document's first visit; the scan runs
-    alongside the first walk when the URL is new, else after it (reload of the same URL).
+    When a walk flags possible declarative closed shadow hosts, they are checked over CDP
+    and, if any root is found, the frames are walked again with the roots registered.
     """
-    new_url = _scanned.get(page) != page.url
-    _scanned[page] = page.url
-    scan = asyncio.ensure_future(register_closed_shadow_roots(page)) if new_url else None
     by_frame, children = await _walk_tree(page, version)
-    first = any(r.get("firstVisit") for r in by_frame.values())
-    found = await scan if scan is not None else 0
-    if scan is None and first:
-        found = await register_closed_shadow_roots(page)
+    flagged = [f for f, r in by_frame.items() if r.get("hostCandidates")]
+    found = await register_candidate_roots(page, flagged) if flagged else 0
     if found:
         by_frame, children = await _walk_tree(page, version)
     main = by_frame.get(page.main_frame)
@@ -100,9 +96,6 @@ async def collect(page: Page, version: int) -> Collected:
     top_view = (0.0, 0.0, float(vp["width"]), float(vp["height"]))
     out.nodes = list(_splice(page.main_frame, by_frame, children, (), (0.0, 0.0), top_view, out))
     return out
-
-
-_scanned: weakref.WeakKeyDictionary[Page, str] = weakref.WeakKeyDictionary()
 
 
 async def _walk_tree(
@@ -201,6 +194,71 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+async def register_candidate_roots(page: Page, flagged: list[Frame]) -> int:
+    """Describe only the walker's host candidates (window.__webagent.cands) in each frame."""
+    if any(_same_process_child(page, f) for f in flagged):
+        return await register_closed_shadow_roots(page)
+    total = 0
+    for frame in flagged:
+        try:
+            cdp = await page.context.new_cdp_session(page if frame == page.main_frame else frame)
+        except Error:
+            continue
+        try:
+            total += await _register_candidates(cdp)
+        except Error:
+            continue
+        finally:
+            await cdp.detach()
+    return total
+
+
+def _same_process_child(page: Page, frame: Frame) -> bool:
+    return frame != page.main_frame and (
+        not frame.url.startswith("http") or _origin(frame.url) == _origin(page.url)
+    )
+
+
+async def _register_candidates(cdp: CDPSession) -> int:
+    listed = await cdp.send(
+        "Runtime.evaluate", {"expression": "window.__webagent && window.__webagent.cands"}
+    )
+    array_id = listed.get("result", {}).get("objectId")
+    if not array_id:
+        return 0
+    props = await cdp.send("Runtime.getProperties", {"objectId": array_id, "ownProperties": True})
+    ids = [
+        p["value"]["objectId"]
+        for p in props.get("result", ())
+        if p.get("name", "").isdigit() and "objectId" in p.get("value", {})
+    ]
+    described = await asyncio.gather(
+        *(cdp.send("DOM.describeNode", {"objectId": i, "depth": 0, "pierce": True}) for i in ids)
+    )
+    found = 0
+    for d in described:
+        for root in d["node"].get("shadowRoots", ()):
+            if root.get("shadowRootType") == "closed":
+                found += await _register_root(cdp, int(root["backendNodeId"]))
+    await cdp.send("Runtime.releaseObject", {"objectId": array_id})
+    return found
+
+
+async def _register_root(cdp: CDPSession, backend_id: int) -> int:
+    obj = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})
+    object_id = obj["object"]["objectId"]
+    reply = await cdp.send(
+        "Runtime.callFunctionOn",
+        {
+            "objectId": object_id,
+            "functionDeclaration": js("register_closed.js"),
+            "returnByValue": True,
+        },
+    )
+    await cdp.send("Runtime.releaseObject", {"objectId": object_id})
+    return 1 if reply.get("result", {}).get("value") else 0
+
+
 async def register_closed_shadow_roots(page: Page) -> int:
     """Find closed shadow roots over CDP and hand them to the walker's registry.
 
@@ -233,18 +291,7 @@ async def _register_in(cdp: CDPSession) -> int:
     found = 0
     doc = await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
     for backend_id in _closed_roots(doc["root"]):
-        obj = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})
-        object_id = obj["object"]["objectId"]
-        reply = await cdp.send(
-            "Runtime.callFunctionOn",
-            {
-                "objectId": object_id,
-                "functionDeclaration": js("register_closed.js"),
-                "returnByValue": True,
-            },
-        )
-        found += 1 if reply.get("result", {}).get("value") else 0
-        await cdp.send("Runtime.releaseObject", {"objectId": object_id})
+        found += await _register_root(cdp, backend_id)
     return found
 
 

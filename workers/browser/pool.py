@@ -2,7 +2,9 @@
 
 Launching Chromium costs far more than opening a context, so the browser stays up between
 tasks and is recycled (between tasks, never mid-task) after N tasks or when its process
-tree outgrows the memory cap. Every request a page makes passes the URL policy in code.
+tree outgrows the memory cap. Opening a context + page + request routing still costs
+~300 ms, so one spare, never-used context is prepared in the background after every
+acquisition and handed to the next task. Every request a page makes passes the URL policy.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class PoolStats:
     active: int
     rss_mb: float
     connected: bool
+    spares_used: int  # acquisitions served by a prepared spare context
 
 
 class RequestGuard:
@@ -104,6 +107,42 @@ class RequestGuard:
             await context.route_web_socket("**/*", self.on_websocket)
 
 
+class GuardSlot:
+    """Routing installed while a context is prepared (installing routes costs ~60 ms); the
+    task's own RequestGuard is bound on acquisition. Unbound, every request is refused."""
+
+    def __init__(self) -> None:
+        self.guard: RequestGuard | None = None
+
+    async def on_request(self, route: Route, request: Request) -> None:
+        if self.guard is not None:
+            await self.guard.on_request(route, request)
+            return
+        with contextlib.suppress(PlaywrightError):
+            await route.abort(BLOCK_ERROR)
+
+    async def on_websocket(self, ws: WebSocketRoute) -> None:
+        if self.guard is not None:
+            await self.guard.on_websocket(ws)
+            return
+        with contextlib.suppress(PlaywrightError):
+            await ws.close(code=1008, reason="blocked by URL policy")
+
+    async def install(self, context: BrowserContext) -> None:
+        await context.route("**/*", self.on_request)
+        await context.route_web_socket("**/*", self.on_websocket)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A never-used context with its page; `slot` is set when routing is already installed."""
+
+    browser: Browser
+    context: BrowserContext
+    page: Page
+    slot: GuardSlot | None
+
+
 class BrowserPool:
     """Warm browser + per-task contexts, all on the event loop that called start()."""
 
@@ -117,7 +156,10 @@ class BrowserPool:
         self._active = 0
         self._served = 0
         self._launches = 0
+        self._spares_used = 0
         self._dead: set[int] = set()
+        # the spare: being prepared or ready, for the current browser only
+        self._spare: asyncio.Task[Prepared] | None = None
 
     async def start(self) -> None:
         """Start Playwright and launch the first browser (so the first task starts warm)."""
@@ -146,6 +188,7 @@ class BrowserPool:
             active=self._active,
             rss_mb=self.rss_mb(),
             connected=self.ready,
+            spares_used=self._spares_used,
         )
 
     def rss_mb(self) -> float:
@@ -166,38 +209,104 @@ class BrowserPool:
     @contextlib.asynccontextmanager
     async def context(self, *, allowed_domains: Sequence[str] = ()) -> AsyncIterator[Page]:
         """A page in a brand-new context: no cookies, storage or cache shared with other tasks."""
-        context = await self._open_context()
+        opened = await self._open_context()
         try:
             guard = RequestGuard(
                 allow_private=self.settings.allow_private_networks,
                 allowed_domains=allowed_domains,
             )
-            await guard.install(context)
-            yield await context.new_page()
+            if opened.slot is not None:
+                opened.slot.guard = guard
+            else:
+                await guard.install(opened.context)
+            yield opened.page
         finally:
             with contextlib.suppress(PlaywrightError):
-                await context.close()
+                await opened.context.close()  # a context a task touched is never reused
             await self._release()
 
-    async def _open_context(self) -> BrowserContext:
-        """Acquire a slot and open a context; one retry on a browser that died unnoticed."""
+    async def spare_ready(self) -> bool:
+        """Wait for the spare being prepared (benchmarks, tests); True if one is ready."""
+        spare = self._spare
+        if spare is None:
+            return False
+        await asyncio.wait([spare])
+        return not spare.cancelled() and spare.exception() is None
+
+    async def _open_context(self) -> Prepared:
+        """Acquire a slot and take the spare or open a context; one retry on a dead browser."""
         for attempt in (1, 2):
             browser = await self._acquire()
             try:
-                return await browser.new_context(
-                    viewport={
-                        "width": self.settings.viewport_width,
-                        "height": self.settings.viewport_height,
-                    },
-                    service_workers="block",  # service workers would bypass request routing
-                    accept_downloads=False,
-                )
+                opened = await self._take_spare(browser) or await self._prepare(browser)
             except PlaywrightError:
                 self._dead.add(id(browser))
                 await self._release()
                 if attempt == 2:
                     raise
+                continue
+            except BaseException:  # cancelled while opening: give the slot back
+                await self._release()
+                raise
+            self._refill(browser)
+            return opened
         raise AssertionError("unreachable")
+
+    async def _prepare(self, browser: Browser) -> Prepared:
+        context = await browser.new_context(
+            viewport={
+                "width": self.settings.viewport_width,
+                "height": self.settings.viewport_height,
+            },
+            service_workers="block",  # service workers would bypass request routing
+            accept_downloads=False,
+        )
+        try:
+            slot = None
+            if not self.settings.allow_private_networks:  # then every task needs routing
+                slot = GuardSlot()
+                await slot.install(context)
+            page = await context.new_page()
+        except BaseException:
+            with contextlib.suppress(PlaywrightError):
+                await context.close()
+            raise
+        return Prepared(browser=browser, context=context, page=page, slot=slot)
+
+    async def _take_spare(self, browser: Browser) -> Prepared | None:
+        """The spare if it was prepared on `browser` and is intact; usually already done."""
+        spare, self._spare = self._spare, None
+        if spare is None:
+            return None
+        try:
+            opened = await spare
+        except PlaywrightError as exc:
+            log.info("spare context failed (%s); opening one now", exc)
+            return None
+        if opened.browser is not browser or opened.page.is_closed():
+            with contextlib.suppress(PlaywrightError):
+                await opened.context.close()
+            return None
+        self._spares_used += 1
+        return opened
+
+    def _refill(self, browser: Browser) -> None:
+        """Prepare the next task's context in the background, unless a recycle is due."""
+        if self._spare is not None or browser is not self._browser:
+            return
+        if self._served >= self.settings.browser_recycle_after_tasks:
+            return  # the next task gets a new browser; a spare here would be thrown away
+        self._spare = asyncio.create_task(self._prepare(browser), name="browser-pool-spare")
+        self._spare.add_done_callback(_retrieve)
+
+    async def _discard_spare(self) -> None:
+        spare, self._spare = self._spare, None
+        if spare is None:
+            return
+        spare.cancel()
+        with contextlib.suppress(asyncio.CancelledError, PlaywrightError):
+            opened = await spare
+            await opened.context.close()
 
     def _alive(self) -> bool:
         """Connected, and its process has not died before Playwright noticed."""
@@ -258,8 +367,10 @@ class BrowserPool:
         finally:
             self._launching = False
             self._report()
+        self._refill(browser)
 
     async def _close_browser(self) -> None:
+        await self._discard_spare()
         browser, self._browser, self._browser_pid = self._browser, None, None
         self._dead.clear()
         if browser is not None:
@@ -271,6 +382,12 @@ class BrowserPool:
         metrics.set_browsers("launching", 1 if self._launching else 0)
         metrics.set_browsers("busy", up if self._active else 0)
         metrics.set_browsers("idle", 0 if self._active else up)
+
+
+def _retrieve(task: asyncio.Task[Prepared]) -> None:
+    """Mark a failed spare's exception as seen (the next acquisition opens its own)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("spare context failed: %r", task.exception())
 
 
 def is_browser_fault(exc: BaseException) -> bool:

@@ -10,8 +10,6 @@ An open modal is shown alone (seed 001 A.4); mode "vision" appends [Vn] boxes (s
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -22,7 +20,7 @@ from playwright.async_api import Error, Frame, Page
 from app.settings import Settings
 from workers.agent.errors import ConfigurationError
 from workers.agent.protocols import LLM, Action, Observation, ToolResult
-from workers.browser import actions, frames, modal, pagemem
+from workers.browser import actions, frames, views
 from workers.browser import fingerprint as gate
 from workers.browser.fingerprint import Fingerprint, FingerprintError, ObservationCache
 from workers.browser.refs import RefError, RefTable, RefTarget, parse_ref, resolve
@@ -31,8 +29,6 @@ from workers.browser.vision_observer import VisionObserver
 
 SETTLE_S = 0.3  # let click handlers and transitions run before verifying the effect
 NAV_TIMEOUT_MS = 30000
-_REF_IN_LINE = re.compile(r"\[\d+:\d+\] ")
-MODES = ("compact", "pagemem", "som", "vision")
 
 
 class PageSession:
@@ -92,7 +88,7 @@ class PageSession:
         except Error as exc:
             return actions.failure("navigation_failed", f"Could not open {url}: {exc.message}")
         self._refs = None
-        self._invalidate()
+        self.invalidate()
         self._after_mutation()
         return ToolResult(
             success=True, reason=f"Opened {self.page.url}", page_changed=before != url
@@ -128,8 +124,8 @@ class PageSession:
 
     async def observe(self, mode: str = "compact") -> Observation:
         """Change-gated observation: reuse while the fingerprint holds, else a new version."""
-        if mode not in MODES:
-            raise ValueError(f"unknown observation mode {mode!r} ({'|'.join(MODES)})")
+        if mode not in views.MODES:
+            raise ValueError(f"unknown observation mode {mode!r} ({'|'.join(views.MODES)})")
         if mode == "vision" and self._vision is None:
             raise ConfigurationError(
                 "observe(mode='vision') needs settings.vision_enabled and an injected vision LLM"
@@ -146,7 +142,15 @@ class PageSession:
             return replace(cached, stats=stats)
         snap = self.last if unchanged and self.last is not None else await self.snapshot()
         self._snap_fp = fp
-        text, extra = await self._render(mode, snap, fp, settled)
+        text, extra = await views.render(
+            self.page,
+            mode,
+            snap,
+            max_tokens=self.max_tokens,
+            vision=self._vision,
+            fp=fp,
+            settled=settled,
+        )
         stats = {**snap.stats, **extra, "reused": False, "observe_ms": _ms(started)}
         obs = Observation(
             url=snap.url,
@@ -155,7 +159,7 @@ class PageSession:
             version=snap.version,
             refs=int(stats["refs"]),
             interactive=int(stats["interactive"]),
-            fingerprint=fp.key if fp is not None else fingerprint(snap),
+            fingerprint=fp.key if fp is not None else views.text_key(snap),
             tokens=(len(text) + 3) // 4,
             stats=stats,
         )
@@ -163,27 +167,6 @@ class PageSession:
             self._cache.put(mode, fp, obs)
         self._vision_on = self._vision_on or mode == "vision"
         return obs
-
-    async def _render(
-        self, mode: str, snap: Snapshot, fp: Fingerprint | None, settled: Any
-    ) -> tuple[str, dict[str, Any]]:
-        """Mode text; an open modal replaces the page with the dialog (seed 001 A.4)."""
-        found = await modal.detect(self.page)
-        extra: dict[str, Any] = {"modal": found.label if found else None}
-        focused = None
-        if found is not None:
-            focused = modal.focus_text(snap, found, max_tokens=self.max_tokens)
-        if mode == "pagemem":
-            mem = pagemem.divide(snap, modal_label=found.label if found else None)
-            text = focused if mem.modal is None and focused else None
-            text = text or pagemem.render(mem, max_tokens=self.max_tokens)
-        else:
-            text = focused or snap.text
-        if mode == "vision" and self._vision is not None:
-            view = await self._vision.view(self.page, snap, fp, settled)
-            text = f"{text}\n\n{view.text()}"
-            extra["vision"] = view.stats(self._vision.tier.calls)
-        return text, extra
 
     async def screenshot(self) -> bytes:
         return await self.page.screenshot(type="jpeg", quality=70)
@@ -227,7 +210,7 @@ class PageSession:
             self._refs = None
         return await resolve(self._refs, args.get("ref"))
 
-    def _invalidate(self) -> None:
+    def invalidate(self) -> None:
         """Next observe() takes a new snapshot whatever the fingerprint says."""
         self._cache.invalidate()
         self._snap_fp = None
@@ -261,7 +244,7 @@ class PageSession:
         if navigated:
             self._refs = None
         if changed and (mutating or navigated):
-            self._invalidate()  # the fingerprint may miss class/style-only effects
+            self.invalidate()  # the fingerprint may miss class/style-only effects
             self._after_mutation()
         if ghost and not changed:
             return actions.failure(
@@ -345,7 +328,7 @@ class PageSession:
         if response is None and self.page.url == before:
             return actions.failure("no_history", "There is no previous page in this tab.")
         self._refs = None
-        self._invalidate()
+        self.invalidate()
         self._after_mutation()
         return ToolResult(success=True, reason=f"Back at {self.page.url}", page_changed=True)
 
@@ -424,11 +407,6 @@ def _index(value: object, version: int) -> int:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
-
-
-def fingerprint(snap: Snapshot) -> str:
-    """Structure-and-content hash of the view, independent of the version in refs."""
-    return hashlib.sha256(_REF_IN_LINE.sub("", snap.text).encode()).hexdigest()[:16]
 
 
 _Handler = Callable[[PageSession, dict[str, Any]], Awaitable[ToolResult]]

@@ -97,7 +97,9 @@ class VisionObserver:
         flagged as lagging while one is still running, else a fresh look now."""
         epoch, lagging = settled
         if lagging and epoch is not None:
-            return VisionView(_rematch(epoch, snap), "lagging", epoch.tier, epoch.page_type)
+            # another page's [Vn] no longer apply (seed 000 §4.5): lag with no boxes
+            boxes = _rematch(epoch, snap) if epoch.url == snap.url else ()
+            return VisionView(boxes, "lagging", epoch.tier, epoch.page_type)
         same_screen = (
             epoch is not None
             and fp is not None

@@ -59,12 +59,26 @@ async def test_sse_full_replay_of_a_finished_task(client: httpx.AsyncClient, app
     assert [m["id"] for m in parse_sse(by_query.text)] == ["4"]
 
 
-async def test_sse_ends_for_terminal_task_without_finished_event(client: httpx.AsyncClient) -> None:
+async def test_sse_ends_for_terminal_task_without_finished_event(
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
     task_id = await _new_task(client)
-    await client.post(f"/v1/tasks/{task_id}/cancel")  # queued → cancelled, no worker event
+    await finish(app, task_id, status="failed")  # e.g. reaped before its event was written
     resp = await client.get(f"/v1/tasks/{task_id}/events")
     assert resp.status_code == 200
     assert parse_sse(resp.text) == []
+
+
+async def test_cancelling_a_queued_task_writes_its_finished_event(
+    client: httpx.AsyncClient,
+) -> None:
+    """No worker will run it, so the API ends its stream with task.finished itself."""
+    task_id = await _new_task(client)
+    assert (await client.post(f"/v1/tasks/{task_id}/cancel")).status_code == 202
+    messages = parse_sse((await client.get(f"/v1/tasks/{task_id}/events")).text)
+    assert [(m["id"], m["event"]) for m in messages] == [("1", "task.finished")]
+    data = json.loads(messages[0]["data"])["data"]
+    assert data["status"] == "cancelled" and data["success"] is False
 
 
 async def test_sse_resume_mid_run_then_live_without_gap_or_duplicate(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from workers.agent.protocols import Action, Browser
@@ -110,7 +112,9 @@ async def test_stale_ref_fails_safely_with_fresh_snapshot(
     await _open(session, probe_port)
     await session.observe()
     old = _ref(session, "Top button")
-    await session.observe()
+    assert (await session.observe()).version == 1  # unchanged page: change-gated, same refs
+    session.invalidate()
+    assert (await session.observe()).version == 2
     result = await session.execute(Action("click", {"ref": old}))
     assert not result.success and result.error == "stale_ref"
     assert "Top button" in result.data["snapshot"]
@@ -184,3 +188,55 @@ async def test_navigation_sets_page_changed(session: PageSession, probe_port: in
     assert nav.success and nav.page_changed
     back = await session.execute(Action("go_back", {}))
     assert back.success and "long.html" in session.url
+
+
+EXTRA_HIDDEN = [
+    "SECRET-DETAILS",
+    "SECRET-INERT",
+    "SECRET-CONTENTVIS",
+    "SECRET-HIDDENATTR",
+    "SECRET-UNTILFOUND",
+    "SECRET-SVG-TRANSPARENT",
+    "SECRET-SVG-DISPLAY",
+]
+
+EXTRA_CONTROLS = {
+    "SVG-LABEL-42": "bar",  # an SVG shape with a listener, named by the text drawn on it
+    "reply-icon icon": "reply",  # nameless icon span with a listener: named by its class
+    "Alpha item": "alpha",  # items of a list whose one listener delegates (no jQuery)
+    "Gamma item": "gamma",
+    "Cell two": "cell-two",  # jQuery(document).on('click', '.cell', ...) targets
+}
+
+
+async def _open_extra(session: PageSession, port: int) -> None:
+    """The second probe; jQuery is served from the installed miniwob package."""
+    miniwob = pytest.importorskip("miniwob")
+    jquery = Path(miniwob.__file__).parent / "html/core/jquery-ui/external/jquery/jquery.js"
+    await session.page.route("**/vendor/jquery.js", lambda route: route.fulfill(path=jquery))
+    result = await session.goto(f"http://127.0.0.1:{port}/extra.html")
+    assert result.success, result.reason
+    await session.page.wait_for_load_state("load")
+
+
+async def test_more_hidden_text_kinds_and_svg_text(session: PageSession, probe_port: int) -> None:
+    await _open_extra(session, probe_port)
+    obs = await session.observe()
+    assert session.last is not None
+    full = session.last.expand(1, 10_000, max_tokens=100_000)
+    for secret in EXTRA_HIDDEN:
+        assert secret not in obs.text and secret not in full, secret
+    assert "Shipping details" in obs.text  # the <summary> of a closed <details> stays
+    assert "Visible open details body" in obs.text
+    assert "SVG-LABEL-42" in obs.text  # text drawn in SVG reaches the model
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA_CONTROLS))
+async def test_listener_only_controls_get_working_refs(
+    session: PageSession, probe_port: int, name: str
+) -> None:
+    await _open_extra(session, probe_port)
+    await session.observe()
+    result = await session.execute(Action("click", {"ref": _ref(session, name)}))
+    assert result.success, result
+    assert await _log(session) == f"[{EXTRA_CONTROLS[name]}]"

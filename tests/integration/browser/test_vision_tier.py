@@ -32,7 +32,13 @@ class ScriptedVision:
         self.replies = replies
         self.seen: list[Sequence[Mapping[str, Any]]] = []
 
-    async def chat(self, role: str, messages: Sequence[Mapping[str, Any]], **_: Any) -> LLMReply:
+    async def chat(
+        self,
+        role: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | None = None,
+    ) -> LLMReply:
         assert role == "vision"
         self.seen.append(messages)
         return LLMReply(self.replies.pop(0), (), 100, 20, "scripted", 0.0)

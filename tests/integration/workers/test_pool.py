@@ -154,3 +154,51 @@ async def _use(pool: BrowserPool, order: list[str]) -> None:
     async with pool.context() as page:
         await page.set_content("<p>x</p>")
         order.append("second ran")
+
+
+async def test_spare_context_is_prepared_fresh_and_never_reused(
+    chromium_path: str, local_site: LocalSite
+) -> None:
+    """A task gets the spare prepared in the background, with its own guard bound to it."""
+    pool = BrowserPool(_settings(chromium_path, allow_private_networks=False))
+    await pool.start()
+    try:
+        assert await pool.spare_ready()  # the first task starts warm too
+        async with pool.context() as page:
+            first = page
+            assert page.url == "about:blank"
+            await page.set_content("<p id=x>task one</p>")
+            with pytest.raises(PlaywrightError, match="ERR_BLOCKED_BY_CLIENT"):
+                await page.goto(local_site.base_url + "/private")
+        assert first.is_closed()  # the touched context is closed, not handed back
+        assert await pool.spare_ready()
+        async with pool.context() as page:
+            assert page is not first and page.context is not first.context
+            assert page.url == "about:blank"
+            assert await page.content() == "<html><head></head><body></body></html>"
+        assert pool.stats().spares_used == 2
+        assert pool.stats().launches == 1
+        assert local_site.hits == []
+    finally:
+        await pool.close()
+
+
+async def test_spare_is_discarded_on_recycle(chromium_path: str) -> None:
+    """No spare outlives its browser: after a recycle tasks get contexts of the new one."""
+    pool = BrowserPool(_settings(chromium_path, browser_recycle_after_tasks=2))
+    await pool.start()
+    browsers = []
+    try:
+        for _ in range(3):
+            async with pool.context() as page:
+                browsers.append(page.context.browser)
+                await page.set_content("<p>x</p>")
+            if len(browsers) == 2:
+                assert not await pool.spare_ready()  # recycle due: nothing to throw away
+        old, _, new = browsers
+        assert old is not None and old is browsers[1] and new is not old
+        assert new is pool._browser and not old.is_connected()
+        assert pool.stats().spares_used == 3
+        assert pool.stats().launches == 2
+    finally:
+        await pool.close()

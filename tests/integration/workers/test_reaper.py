@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app import metrics
 from app.contracts import ErrorCode, Event, TaskStatus
 from app.db import Task, repositories
 from app.db.types import utcnow
@@ -31,6 +32,7 @@ async def test_reaps_stale_running_task(sessions: async_sessionmaker[AsyncSessio
 
     bus = MemoryEventBus()
     received: list[Event] = []
+    lost_before = metrics.sample_value("webagent_tasks_lost_total")
     async with bus.subscribe(stale) as sub:
         reaped = await reap_once(sessions, timeout_s=60, bus=bus)
         event = await sub.next(timeout=5)
@@ -38,6 +40,7 @@ async def test_reaps_stale_running_task(sessions: async_sessionmaker[AsyncSessio
         received.append(event)
     assert stale in reaped
     assert fresh not in reaped and queued not in reaped
+    assert metrics.sample_value("webagent_tasks_lost_total") - lost_before == len(reaped)
 
     async with sessions() as s:
         task = await repositories.get_task(s, task_id=stale)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -106,6 +107,11 @@ async def test_worker_processes_run_restart_and_stop(
         assert task.worker_id and ":w0:" in task.worker_id
         body = httpx.get(f"http://127.0.0.1:{port}/metrics").text
         assert 'webagent_tasks_finished_total{status="succeeded"} 1.0' in body
+        # the agent's own series are recorded in the worker process that ran it
+        assert 'webagent_step_duration_seconds_count{action="done"} 1.0' in body
+        assert re.search(r'webagent_llm_requests_total\{[^}]*role="worker"[^}]*\} 1\.0', body)
+        assert re.search(r'webagent_llm_latency_seconds_count\{role="worker"\} 1\.0', body)
+        assert 'webagent_browsers{state="idle"} 1.0' in body
 
         # crash the worker process: the supervisor starts a new one
         (pid,) = worker_pids(proc)

@@ -8,11 +8,14 @@
   const KEY = '__webagent';
   if (!window[KEY]) {
     Object.defineProperty(window, KEY, {
-      value: { closed: new WeakMap(), listeners: new WeakSet(), frameIds: new WeakMap(), snap: null, scanned: false },
+      value: { closed: new WeakMap(), listeners: new WeakSet(), frameIds: new WeakMap(), snap: null, scanned: false, checked: new WeakSet(), cands: [] },
       configurable: false, enumerable: false, writable: false,
     });
   }
   const g = window[KEY];
+  if (!g.checked) { g.checked = new WeakSet(); g.cands = []; }
+  const cands = [];
+  const delegated = delegatedTargets();
   const firstVisit = !g.scanned;
   g.scanned = true;
   const MAX_TEXT = args.maxText || 2000;
@@ -94,6 +97,51 @@
   }
   const inView = (r) => r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
 
+  // jQuery delegated handlers ($(document).on('click', '.x', fn)) live on an ancestor; the
+  // selectors are public through jQuery._data, so their current targets count as listened.
+  function delegatedTargets() {
+    const out = new Set();
+    const jq = window.jQuery;
+    if (!jq || typeof jq._data !== 'function') return out;
+    for (const root of [document, document.documentElement, document.body]) {
+      let events = null;
+      try { events = root && jq._data(root, 'events'); } catch (e) { events = null; }
+      if (!events) continue;
+      for (const type of ['click', 'mousedown', 'mouseup', 'pointerdown', 'dblclick']) {
+        for (const h of events[type] || []) {
+          if (!h || !h.selector) continue;
+          try { for (const el of root.querySelectorAll(h.selector)) if (out.size < 2000) out.add(el); } catch (e) { /* jQuery-only selector */ }
+        }
+      }
+    }
+    return out;
+  }
+  // Empty elements that still take space may be hosts of declarative closed shadow roots
+  // (invisible to page JS); frames.py checks only these over CDP instead of the whole DOM.
+  const NOT_HOST = new Set(['img', 'input', 'textarea', 'select', 'button', 'iframe', 'frame', 'video', 'audio', 'canvas', 'svg',
+    'br', 'hr', 'embed', 'object', 'a', 'i', 'td', 'th', 'li', 'tr', 'picture', 'progress', 'meter', 'wbr', 'area', 'map']);
+  function hostCandidate(el, tag, st) {
+    if (el.firstElementChild || NOT_HOST.has(tag) || g.checked.has(el) || g.closed.get(el) || el.shadowRoot || cands.length >= 64) return;
+    if (/\S/.test(el.textContent) || st.backgroundImage !== 'none') return;
+    const r = el.getBoundingClientRect();
+    if (r.width >= 8 && r.height >= 8) { g.checked.add(el); cands.push(el); }
+  }
+  // Nameless listener-backed controls (icon spans, calendar cells): a hint from id/class.
+  // A listener on a list container (no jQuery: e.target.closest('li')) acts for its items:
+  // same-tag children with text become the controls instead of the container.
+  function delegatesToItems(el) {
+    if (!(g.listeners.has(el) || el.onclick) || el.children.length < 2) return false;
+    const kid = el.firstElementChild.localName;
+    for (const k of el.children) if (k.localName !== kid || !/\S/.test(k.textContent)) return false;
+    for (const k of el.children) delegated.add(k);
+    return true;
+  }
+  function hintOf(el) {
+    const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter((c) => c && c.length < 30).slice(0, 2).join(' ') : '';
+    const id = el.id && el.id.length < 30 ? '#' + el.id : '';
+    return squash(cls + ' ' + id);
+  }
+
   function roleOf(el, tag) {
     const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
     if (explicit && explicit !== 'presentation' && explicit !== 'none') return explicit;
@@ -132,7 +180,7 @@
     const ti = el.getAttribute('tabindex');
     if (ti !== null && +ti >= 0 && tag !== 'body' && tag !== 'html') return 1;
     if (tag === 'html' || tag === 'body') return 0;
-    if (el.onclick || el.onmousedown || g.listeners.has(el)) return 2;
+    if (el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el)) return 2;
     if (st.cursor === 'pointer' && parentCursor !== 'pointer') return 2;
     return 0;
   }
@@ -306,7 +354,15 @@
   function walkChildren(el, ctx) {
     const info = el.nodeType === 1 && !el.shadowRoot && !g.closed.get(el) ? listInfo(el) : null;
     let item = 0;
+    // a closed <details> shows only its first <summary>; the body is not rendered
+    const closedDetails = el.localName === 'details' && !el.open;
+    let summary = false;
     for (const c of children(el)) {
+      if (closedDetails) {
+        if (!summary && c.nodeType === 1 && c.localName === 'summary') { summary = true; walk(c, ctx); }
+        else if (c.nodeType === 1 || c.nodeType === 3) drop('details', c.textContent);
+        continue;
+      }
       if (c.nodeType === 3) textNode(c, ctx);
       else if (c.nodeType === 1) {
         if (info && c.localName + '.' + (typeof c.className === 'string' ? c.className : '') === info.sig) {
@@ -324,12 +380,14 @@
     if (SKIP.has(tag)) return;
     visited += 1;
     if (el.getAttribute('aria-hidden') === 'true') return drop('aria-hidden', el.textContent);
+    if (el.hasAttribute('inert')) return drop('inert', el.textContent);
     const st = getComputedStyle(el);
     const display = st.display;
     if (display === 'none') return drop('display', el.textContent);
     if (st.opacity === '0') return drop('opacity', el.textContent);
     if (st.contentVisibility === 'hidden') return drop('content-visibility', el.textContent);
     if (zeroClipPath(st.clipPath) || zeroClip(st)) return drop('clipped', el.textContent);
+    hostCandidate(el, tag, st);
     let c = ctx;
     const set = (k, v) => { if (c === ctx) c = Object.assign({}, ctx); c[k] = v; };
     if (st.position === 'fixed' && ctx.clip) set('clip', null);
@@ -351,6 +409,7 @@
     const role = roleOf(el, tag);
     let level = interactiveLevel(el, tag, role, st, ctx.cursor);
     if (level === 2 && (ctx.inInteractive || el.querySelector(STRONG))) level = 0;
+    if (level === 2 && delegatesToItems(el)) level = 0;
     // attribute-only signals (tabindex/onclick) on containers of real controls: walk as content
     if (level === 1 && !NATIVE.has(tag) && !ROLES.has(role) && el.querySelector(STRONG)) level = 0;
     let control = null;
@@ -373,7 +432,8 @@
     const isBlock = !INLINE.has(display);
     if (display === 'table-cell') { if (!collectors.length && block && block.text.trim()) block.text += ' | '; }
     else if (isBlock) flush();
-    if (tag === 'img' || tag === 'svg') mediaText(el, tag, c);
+    if (tag === 'svg' && !level) svgNode(el, c);
+    else if (tag === 'img') mediaText(el, tag, c);
     else if (tag === 'br') addText(' ', null, c);
     else if (level || isHeading) element(el, tag, control ? roleOf(control, control.localName) : role, level, isHeading, rect, c, control);
     else if (tag === 'label' && el.control) {
@@ -403,6 +463,47 @@
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2 || offDocument(r)) return;
     if (collectors.length) addText(' ' + t + ' ', r, ctx);
+  }
+
+  // SVG: <text> drawn in the picture is page text; shapes with pointer listeners are controls
+  // named by the text drawn over them (seed 002 interactive elements).
+  function svgNode(el, ctx) {
+    if (ctx.visHidden) return drop('visibility', el.textContent);
+    const texts = [];
+    for (const t of el.querySelectorAll('text')) {
+      const raw = squash(t.textContent || '');
+      if (!raw) continue;
+      if (!t.checkVisibility({ opacityProperty: true, visibilityProperty: true })) { drop('svg-hidden', raw); continue; }
+      const ts = getComputedStyle(t);
+      const fill = parseColor(ts.fill);
+      if ((ts.fill === 'none' && ts.stroke === 'none') || (fill && fill[3] === 0) || parseFloat(ts.fontSize) < 1 || ts.fillOpacity === '0') { drop('transparent', raw); continue; }
+      const r = t.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) { drop('size', raw); continue; }
+      if (offDocument(r)) { drop('offscreen', raw); continue; }
+      if (ctx.clip && emptyBox(intersect(ctx.clip, [r.left, r.top, r.right, r.bottom]))) { drop('clipped', raw); continue; }
+      texts.push([raw, r]);
+    }
+    if (!texts.length) { mediaText(el, 'svg', ctx); }
+    if (collectors.length) { for (const [t, r] of texts) addText(' ' + t + ' ', r, ctx); return; }
+    const shapes = [];
+    for (const sh of el.querySelectorAll('*')) {
+      if (sh.localName === 'text' || sh.localName === 'tspan') continue;
+      if (g.listeners.has(sh) || sh.hasAttribute('onclick') || delegated.has(sh)) shapes.push(sh);
+      if (shapes.length >= 200) break;
+    }
+    flush();
+    for (const [t, r] of texts) addText(' ' + t + ' ', r, ctx);
+    flush();
+    for (const sh of shapes) {
+      if (!sh.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+      const r = sh.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1 || offDocument(r)) continue;
+      const inside = texts.filter(([, b]) => { const x = b.left + b.width / 2, y = b.top + b.height / 2; return x >= r.left && x <= r.right && y >= r.top && y <= r.bottom; });
+      const name = clip(squash(sh.getAttribute('aria-label') || inside.map(([t]) => t).join(' ') || hintOf(sh) || sh.localName), 100);
+      nodes.push({ id: els.length, role: roleOf(sh, sh.localName) || 'generic', name, value: null, states: [], bbox: [r.left, r.top, r.width, r.height],
+        inView: inView(r), interactive: true, level: 0, landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag: sh.localName });
+      els.push(sh);
+    }
   }
 
   function element(el, tag, role, level, isHeading, rect, ctx, control) {
@@ -437,7 +538,11 @@
       if (!node.name) nodes.splice(idx, 1);
       return;
     }
-    if (level === 2 && !node.name) { nodes.splice(idx, 1); return; }
+    if (level === 2 && !node.name) {
+      const listened = el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el);
+      if (!listened || rect.width > 600 || rect.width * rect.height > 60000) { nodes.splice(idx, 1); return; }
+      node.name = hintOf(el);
+    }
     const v = valueOf(target, target.localName, node.role);
     node.value = v === null || v === undefined ? null : clip(String(v), 80);
     node.states = statesOf(target, target.localName, node.role);
@@ -481,9 +586,10 @@
     if (n.interactive && n.inView && covered(els[n.id], n.bbox)) n.states.push('covered');
   }
   g.snap = { version: args.version, els };
+  g.cands = cands;
   // A JSON string: Playwright's structured serializer is ~10x slower on big results.
   return JSON.stringify({
-    url: location.href, title: document.title, nodes, frames, firstVisit,
+    url: location.href, title: document.title, nodes, frames, firstVisit, hostCandidates: cands.length,
     viewport: { width: vw, height: vh, scrollX: sx, scrollY: sy, docWidth: docW, docHeight: docH },
     stats: { visited, dropped, ms: performance.now() - t0 },
   });

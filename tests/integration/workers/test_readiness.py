@@ -1,0 +1,84 @@
+"""/readyz of the API-only (Redis) deployment: 'browser' = a live rq worker on QUEUE_NAME."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from fastapi import FastAPI
+from rq import Queue, Worker
+
+from app.api.health import live_rq_workers
+from app.contracts import QUEUE_NAME
+from app.settings import Settings
+from workers.embedded import build_app
+
+pytestmark = pytest.mark.services
+
+
+@contextlib.asynccontextmanager
+async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://api.test") as client:
+            yield client
+
+
+async def readyz(client: httpx.AsyncClient) -> tuple[int, dict[str, Any]]:
+    resp = await client.get("/readyz")
+    return resp.status_code, resp.json()["checks"]
+
+
+async def test_readyz_needs_a_live_rq_worker(migrated_pg_url: str, redis_url: str) -> None:
+    settings = Settings(database_url=migrated_pg_url, redis_url=redis_url)
+    connection = redis.Redis.from_url(redis_url)
+    queue = Queue(QUEUE_NAME, connection=connection)
+    # a real rq registration (what `webagent worker` does on start), without a work loop
+    worker = Worker([queue], connection=connection, name="readiness-probe-worker")
+    other = Worker([Queue("some-other-queue", connection=connection)], connection=connection)
+    try:
+        async with running(build_app(settings)) as client:
+            other.register_birth()  # a worker on another queue does not make us ready
+            status, checks = await readyz(client)
+            assert status == 503
+            assert checks["browser"]["ok"] is False
+            assert checks["database"]["ok"] and checks["redis"]["ok"]
+
+            worker.register_birth()
+            status, checks = await readyz(client)
+            assert status == 200, checks
+            assert checks["browser"]["ok"] is True
+
+            worker.register_death()
+            status, checks = await readyz(client)
+            assert status == 503 and checks["browser"]["ok"] is False
+    finally:
+        for w in (worker, other):
+            with contextlib.suppress(redis.RedisError):
+                w.register_death()
+        connection.close()
+
+
+def test_registration_without_a_live_key_is_not_counted(redis_url: str) -> None:
+    """A SIGKILLed worker stays in rq's registry; its own key expiring marks it gone."""
+    connection = redis.Redis.from_url(redis_url)
+    queue = Queue(QUEUE_NAME, connection=connection)
+    alive = Worker([queue], connection=connection, name="readiness-alive")
+    killed = Worker([queue], connection=connection, name="readiness-killed")
+    try:
+        assert live_rq_workers(queue) == 0
+        alive.register_birth()
+        killed.register_birth()
+        assert Worker.count(queue=queue) == live_rq_workers(queue) == 2
+        connection.delete(killed.key)  # what its TTL does when no heartbeat renews it
+        assert Worker.count(queue=queue) == 2
+        assert live_rq_workers(queue) == 1
+    finally:
+        for w in (alive, killed):
+            with contextlib.suppress(redis.RedisError):
+                w.register_death()
+        connection.close()

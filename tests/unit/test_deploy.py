@@ -1,0 +1,218 @@
+"""deploy/ (Kubernetes, Grafana, Prometheus) agrees with Settings, the CLI, rq and the metrics."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+import yaml
+from prometheus_client import REGISTRY
+from rq import Queue
+
+from app import metrics
+from app.api.health import router as health_router
+from app.contracts import QUEUE_NAME
+from app.settings import Settings
+from tests.unit.test_packaging import assert_real_command
+from workers.cli import _register_all, cli
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = ROOT / "deploy" / "k8s" / "base"
+DASHBOARD = ROOT / "deploy" / "grafana" / "webagent.json"
+RULES = ROOT / "deploy" / "prometheus" / "rules.yml"
+METRIC_NAME = re.compile(r"\bwebagent_[a-z0-9_]+")
+
+
+def default(field: str) -> Any:
+    return Settings.model_fields[field].default
+
+
+@pytest.fixture(scope="module")
+def root_command() -> Any:
+    _register_all()
+    return typer.main.get_command(cli)
+
+
+@pytest.fixture(scope="module")
+def manifests() -> list[dict[str, Any]]:
+    """Every document of the kustomize base, as `kubectl apply -k` would read them."""
+    kustomization = yaml.safe_load((BASE / "kustomization.yaml").read_text())
+    listed = kustomization["resources"]
+    on_disk = sorted(p.name for p in BASE.glob("*.yaml") if p.name != "kustomization.yaml")
+    assert sorted(listed) == on_disk, "every manifest is listed in kustomization.yaml"
+    docs = []
+    for name in listed:
+        docs += [d for d in yaml.safe_load_all((BASE / name).read_text()) if d]
+    return docs
+
+
+def find(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
+    (doc,) = [d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name]
+    return doc
+
+
+def containers(docs: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for doc in docs:
+        if doc["kind"] in ("Deployment", "Job"):
+            for container in doc["spec"]["template"]["spec"]["containers"]:
+                yield doc["metadata"]["name"], container
+
+
+def env_of(container: dict[str, Any], docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Container env with its ConfigMap envFrom merged in (explicit env wins, as in k8s)."""
+    env: dict[str, Any] = {}
+    for source in container.get("envFrom", []):
+        env.update(find(docs, "ConfigMap", source["configMapRef"]["name"])["data"])
+    for item in container.get("env", []):
+        env[item["name"]] = item.get("value", item.get("valueFrom"))
+    return env
+
+
+def option(argv: list[str], name: str) -> str:
+    return argv[argv.index(name) + 1]
+
+
+def known_metric_names() -> set[str]:
+    """Series names app.metrics exposes: family names plus their exposition suffixes."""
+    assert metrics.TASKS_FINISHED is not None  # registered on import
+    names: set[str] = set()
+    for family in REGISTRY.collect():
+        if not family.name.startswith("webagent_"):
+            continue
+        suffixes = {"counter": ["_total"], "histogram": ["_bucket", "_sum", "_count"]}
+        names.update(family.name + s for s in suffixes.get(family.type, [""]))
+    return names
+
+
+def test_env_names_are_settings_fields(manifests: list[dict[str, Any]]) -> None:
+    configmap = find(manifests, "ConfigMap", "webagent-config")
+    names = set(configmap["data"])
+    for _, container in containers(manifests):
+        names |= {e["name"] for e in container.get("env", [])}
+    webagent = {n for n in names if n.startswith("WEBAGENT_")}
+    assert webagent >= {"WEBAGENT_DATABASE_URL", "WEBAGENT_REDIS_URL", "WEBAGENT_LLM_API_KEY"}
+    for name in webagent:
+        assert name.removeprefix("WEBAGENT_").lower() in Settings.model_fields, name
+    for value in configmap["data"].values():
+        assert isinstance(value, str)  # ConfigMap data must be strings
+
+
+def test_secrets_come_from_the_secret(manifests: list[dict[str, Any]]) -> None:
+    configmap = find(manifests, "ConfigMap", "webagent-config")["data"]
+    for secret in ("WEBAGENT_DATABASE_URL", "WEBAGENT_REDIS_URL", "WEBAGENT_LLM_API_KEY"):
+        assert secret not in configmap
+    for workload, container in containers(manifests):
+        for item in container.get("env", []):
+            if item["name"] in ("WEBAGENT_DATABASE_URL", "WEBAGENT_REDIS_URL"):
+                ref = item["valueFrom"]["secretKeyRef"]
+                assert ref["name"] == "webagent-secrets", workload
+
+
+def test_commands_are_cli_commands(manifests: list[dict[str, Any]], root_command: Any) -> None:
+    commands = {
+        workload: assert_real_command(root_command, container["command"])
+        for workload, container in containers(manifests)
+    }
+    assert commands == {
+        "webagent-api": "serve",
+        "webagent-worker": "worker",
+        "webagent-migrate": "migrate",
+    }
+
+
+def test_api_ports_probes_and_service(manifests: list[dict[str, Any]]) -> None:
+    api = find(manifests, "Deployment", "webagent-api")
+    (container,) = api["spec"]["template"]["spec"]["containers"]
+    env = env_of(container, manifests)
+    port = default("port")
+    assert env["WEBAGENT_HOST"] == "0.0.0.0"
+    assert int(env["WEBAGENT_PORT"]) == int(option(container["command"], "--port")) == port
+    assert [p["containerPort"] for p in container["ports"]] == [port]
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    routes = {getattr(r, "path", None) for r in health_router.routes}
+    assert {"/healthz", "/readyz", "/metrics"} <= routes
+    annotations = api["spec"]["template"]["metadata"]["annotations"]
+    assert int(annotations["prometheus.io/port"]) == port
+
+    service = find(manifests, "Service", "webagent-api")
+    assert (
+        service["spec"]["selector"].items() <= api["spec"]["template"]["metadata"]["labels"].items()
+    )
+    (svc_port,) = service["spec"]["ports"]
+    assert svc_port["targetPort"] == container["ports"][0]["name"]
+
+
+def test_worker_metrics_ports_and_grace(manifests: list[dict[str, Any]]) -> None:
+    worker = find(manifests, "Deployment", "webagent-worker")
+    pod = worker["spec"]["template"]
+    (container,) = pod["spec"]["containers"]
+    env = env_of(container, manifests)
+    base = int(env["WEBAGENT_WORKER_METRICS_PORT"])
+    assert base == default("worker_metrics_port")
+    assert env["WEBAGENT_HOST"] == "0.0.0.0"  # the metrics endpoint binds WEBAGENT_HOST
+    concurrency = int(option(container["command"], "--concurrency"))
+    assert [p["containerPort"] for p in container["ports"]] == [
+        base + i for i in range(concurrency)
+    ]
+    assert int(pod["metadata"]["annotations"]["prometheus.io/port"]) == base
+    grace = float(option(container["command"], "--grace"))
+    assert pod["spec"]["terminationGracePeriodSeconds"] > grace  # SIGKILL only after --grace
+    assert grace >= default("default_timeout_s")  # a default task may finish on scale-down
+
+
+def test_keda_scales_the_worker_on_rqs_queue_key(manifests: list[dict[str, Any]]) -> None:
+    scaled = find(manifests, "ScaledObject", "webagent-worker")
+    worker = find(manifests, "Deployment", "webagent-worker")
+    assert scaled["spec"]["scaleTargetRef"]["name"] == worker["metadata"]["name"]
+    assert scaled["spec"]["minReplicaCount"] >= 1  # running tasks are not in the list
+    (trigger,) = scaled["spec"]["triggers"]
+    assert trigger["type"] == "redis"
+    # rq keeps waiting job ids in the list `rq:queue:<name>`
+    assert trigger["metadata"]["listName"] == Queue.redis_queue_namespace_prefix + QUEUE_NAME
+    assert int(trigger["metadata"]["listLength"]) >= 1
+
+
+def test_dashboard_metrics_exist_and_cover_the_service() -> None:
+    dashboard = json.loads(DASHBOARD.read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    used = {m for e in exprs for m in METRIC_NAME.findall(e)}
+    unknown = used - known_metric_names()
+    assert not unknown, f"dashboard uses metrics app.metrics does not expose: {unknown}"
+    assert used >= {
+        "webagent_tasks_finished_total",
+        "webagent_task_duration_seconds_bucket",
+        "webagent_queue_depth",
+        "webagent_queue_wait_seconds_bucket",
+        "webagent_step_duration_seconds_bucket",
+        "webagent_llm_requests_total",
+        "webagent_llm_tokens_total",
+        "webagent_llm_latency_seconds_bucket",
+        "webagent_browsers",
+        "webagent_sse_connections",
+    }
+    ids = [p["id"] for p in dashboard["panels"]]
+    assert len(ids) == len(set(ids))
+
+
+def test_alert_rules_reference_real_metrics() -> None:
+    rules = yaml.safe_load(RULES.read_text())
+    alerts = {r["alert"]: r for g in rules["groups"] for r in g["rules"]}
+    assert set(alerts) >= {
+        "WebagentQueueBacklog",
+        "WebagentWorkersLost",
+        "WebagentLLMErrorRatio",
+        "WebagentNoBrowsers",
+    }
+    known = known_metric_names()
+    for name, rule in alerts.items():
+        used = set(METRIC_NAME.findall(rule["expr"]))
+        assert used and used <= known, (name, used - known)
+        assert rule["labels"]["severity"] in ("warning", "critical")
+        assert re.fullmatch(r"\d+[smh]", rule["for"])
+    assert "webagent_tasks_lost_total" in alerts["WebagentWorkersLost"]["expr"]
