@@ -86,7 +86,6 @@ class DbEventSink:
             # which on SQLite would keep the database locked for every other writer
             event = await asyncio.shield(self._write(str(type), payload))
             await publish_quietly(self._bus, event)
-            self._steps.saw(event.type, payload)
 
     async def _write(self, type: str, payload: dict[str, Any]) -> Event:
         async with self._sessions() as s:

@@ -103,8 +103,12 @@ def _not_a_control(node: Any) -> str:
     Fairness fix (perception engineer C): browser-use indexes elements no one can see or
     click, which our snapshot must not show (issue 3 hidden-text rules): zero-sized boxes,
     boxes wholly above/left of the document, subtrees under aria-hidden="true", <hr>
-    separators, and <iframe> elements (a frame's own controls are indexed separately by both
-    tools). Only unreached elements are classified; the counts are reported, not hidden.
+    separators, <iframe> elements (a frame's own controls are indexed separately by both
+    tools), and hits of browser-use's icon-size heuristic (any 10-50 px element with a class
+    attribute, e.g. MiniWoB's `.name`/`.hour-label` text spans) that have no click listener
+    (browser-use's own getEventListeners result), no pointer cursor, no interactive tag, role
+    or attribute. Caveat: browser-use skips listener detection on pages over 10000 elements.
+    Only unreached elements are classified; the counts are reported, not hidden.
     """
     pos = node.absolute_position
     if pos is not None and (pos.width < 1 or pos.height < 1):
@@ -118,7 +122,29 @@ def _not_a_control(node: Any) -> str:
         if (cur.attributes or {}).get("aria-hidden") == "true":
             return "aria-hidden"
         cur = cur.parent_node
-    return ""
+    return "icon-heuristic" if _icon_heuristic_only(node) else ""
+
+
+_CONTROL_TAGS = {"a", "button", "input", "select", "textarea", "details", "summary", "option"}
+_CONTROL_ATTRS = {"onclick", "onmousedown", "onmouseup", "onkeydown", "onkeyup", "tabindex", "role"}
+
+
+def _icon_heuristic_only(node: Any) -> bool:
+    """Indexed only because browser-use guesses 10-50 px boxes with a class are icons."""
+    snap = node.snapshot_node
+    bounds = snap.bounds if snap is not None else None
+    if bounds is None or not (10 <= bounds.width <= 50 and 10 <= bounds.height <= 50):
+        return False
+    attrs = node.attributes or {}
+    return not (
+        node.has_js_click_listener
+        or (snap.cursor_style or "") == "pointer"
+        or node.tag_name in _CONTROL_TAGS
+        or _CONTROL_ATTRS & set(attrs)
+        or "aria-label" in attrs
+        or "data-action" in attrs
+        or (node.ax_node is not None and node.ax_node.role not in (None, "generic", "StaticText"))
+    )
 
 
 async def _timed(call: Callable[[], Awaitable[Any]]) -> tuple[Any, float]:
@@ -333,13 +359,17 @@ def report(results: list[PageResult], meta: dict[str, Any] | None = None) -> str
     ]
     indexed = sum(r.bu_indexed for r in ok)
     reached = sum(r.bu_reached for r in ok)
+    excluded = sum(sum(r.bu_not_controls.values()) for r in ok)
+    raw = indexed + excluded  # every element browser-use indexed, exclusions counted as misses
     full = sum(1 for r in ok if r.bu_reached == r.bu_indexed)
     per_page = [r.tokens["ours"] / max(1, r.tokens["browser_use"]) for r in ok]
     fresh = [r.ours_fresh_repeat_ms for r in ok]
     lines += [
         "",
         f"- browser-use indexed elements reachable by our refs: {reached}/{indexed} "
-        f"({100 * reached / max(1, indexed):.1f}%); pages with all reachable: {full}/{len(ok)}",
+        f"({100 * reached / max(1, indexed):.1f}%) after the exclusions below, "
+        f"{reached}/{raw} ({100 * reached / max(1, raw):.1f}%) of everything it indexed; "
+        f"pages with all reachable: {full}/{len(ok)}",
         "- browser-use elements excluded as no usable control (see _not_a_control): "
         + (
             ", ".join(f"{k} {v}" for k, v in _sum_counts(r.bu_not_controls for r in ok).items())

@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 # Schemes that never reach the network; everything else must pass the URL policy.
 LOCAL_SCHEMES = frozenset({"data", "blob", "about", "chrome-error"})
 BLOCK_ERROR = "blockedbyclient"
+# the spare is prepared this long after an acquisition: opening a context + page at once
+# slows the new task's first page load ~2x (measured: bench/runtime/pool_startup.py)
+SPARE_DELAY_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -158,8 +161,9 @@ class BrowserPool:
         self._launches = 0
         self._spares_used = 0
         self._dead: set[int] = set()
-        # the spare: being prepared or ready, for the current browser only
+        # the spare: waiting SPARE_DELAY_S, being prepared or ready; current browser only
         self._spare: asyncio.Task[Prepared] | None = None
+        self._spare_started = False  # past its delay: taking it means awaiting the rest
 
     async def start(self) -> None:
         """Start Playwright and launch the first browser (so the first task starts warm)."""
@@ -248,7 +252,7 @@ class BrowserPool:
             except BaseException:  # cancelled while opening: give the slot back
                 await self._release()
                 raise
-            self._refill(browser)
+            self._refill(browser, SPARE_DELAY_S)
             return opened
         raise AssertionError("unreachable")
 
@@ -278,6 +282,9 @@ class BrowserPool:
         spare, self._spare = self._spare, None
         if spare is None:
             return None
+        if not spare.done() and not self._spare_started:
+            spare.cancel()  # still waiting out its delay: opening one now is sooner
+            return None
         try:
             opened = await spare
         except PlaywrightError as exc:
@@ -290,13 +297,20 @@ class BrowserPool:
         self._spares_used += 1
         return opened
 
-    def _refill(self, browser: Browser) -> None:
+    def _refill(self, browser: Browser, delay: float = 0.0) -> None:
         """Prepare the next task's context in the background, unless a recycle is due."""
         if self._spare is not None or browser is not self._browser:
             return
         if self._served >= self.settings.browser_recycle_after_tasks:
             return  # the next task gets a new browser; a spare here would be thrown away
-        self._spare = asyncio.create_task(self._prepare(browser), name="browser-pool-spare")
+
+        async def prepare_later() -> Prepared:
+            await asyncio.sleep(delay)
+            self._spare_started = True
+            return await self._prepare(browser)
+
+        self._spare_started = False
+        self._spare = asyncio.create_task(prepare_later(), name="browser-pool-spare")
         self._spare.add_done_callback(_retrieve)
 
     async def _discard_spare(self) -> None:

@@ -198,6 +198,7 @@ EXTRA_HIDDEN = [
     "SECRET-UNTILFOUND",
     "SECRET-SVG-TRANSPARENT",
     "SECRET-SVG-DISPLAY",
+    "SECRET-OVERFLOW-HIDDEN",
 ]
 
 EXTRA_CONTROLS = {
@@ -206,6 +207,7 @@ EXTRA_CONTROLS = {
     "Alpha item": "alpha",  # items of a list whose one listener delegates (no jQuery)
     "Gamma item": "gamma",
     "Cell two": "cell-two",  # jQuery(document).on('click', '.cell', ...) targets
+    "Scrolled button": "scrolled",  # scrolled out of its overflow:auto box: kept, not clipped
 }
 
 

@@ -96,6 +96,8 @@
     return r.right + sx <= 0 || r.bottom + sy <= 0 || r.left + sx >= docW || r.top + sy >= docH;
   }
   const inView = (r) => r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
+  // in the viewport and inside every scroll container's visible area (ctx.view)
+  const seen = (r, view) => inView(r) && (!view || !emptyBox(intersect(view, [r.left, r.top, r.right, r.bottom])));
 
   // jQuery delegated handlers ($(document).on('click', '.x', fn)) live on an ancestor; the
   // selectors are public through jQuery._data, so their current targets count as listened.
@@ -274,14 +276,14 @@
   // accumulates into a block line flushed at block boundaries.
   const collectors = [];
   let block = null;
-  function newBlock(ctx) { return { text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item }; }
+  function newBlock(ctx) { return { text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view }; }
   function flush() {
     if (!block) return;
     const text = squash(block.text);
     if (text) {
       const b = block.box;
       nodes.push({ id: -1, role: 'text', name: clip(text, MAX_TEXT), value: null, states: [], bbox: [b[0], b[1], b[2] - b[0], b[3] - b[1]],
-        inView: b[2] > 0 && b[3] > 0 && b[0] < vw && b[1] < vh, interactive: false, level: 0, landmark: block.landmark,
+        inView: seen({ left: b[0], top: b[1], right: b[2], bottom: b[3] }, block.view), interactive: false, level: 0, landmark: block.landmark,
         heading, list: block.list, item: block.item, tag: '' });
     }
     block = null;
@@ -390,7 +392,7 @@
     hostCandidate(el, tag, st);
     let c = ctx;
     const set = (k, v) => { if (c === ctx) c = Object.assign({}, ctx); c[k] = v; };
-    if (st.position === 'fixed' && ctx.clip) set('clip', null);
+    if (st.position === 'fixed' && (ctx.clip || ctx.view)) { set('clip', null); set('view', null); }
     const hiddenVis = st.visibility !== 'visible';
     if (hiddenVis !== ctx.visHidden) set('visHidden', hiddenVis);
     if (st.color !== ctx.colorStr) {
@@ -415,16 +417,24 @@
     let control = null;
     if (!level && tag === 'label' && el.control && !isEmitted(el.control)) { control = el.control; level = 1; }
     const isHeading = role === 'heading' && !ctx.inInteractive;
-    const overflowClip = /hidden|clip/.test(st.overflowX) || /hidden|clip/.test(st.overflowY);
+    // overflow hidden/clip hides what lies outside on that axis; auto/scroll only scrolls it
+    // out of view (still reachable: kept, but not in view)
+    const clipX = /hidden|clip/.test(st.overflowX), clipY = /hidden|clip/.test(st.overflowY);
+    const overflowClip = clipX || clipY;
+    // <html>/<body> overflow applies to the viewport (propagation), which inView covers
+    const scroller = overflowClip || (tag !== 'body' && tag !== 'html' && (st.overflowX !== 'visible' || st.overflowY !== 'visible'));
     let rect = null;
-    if (level || isHeading || overflowClip || tag === 'iframe' || tag === 'frame') {
+    if (level || isHeading || scroller || tag === 'iframe' || tag === 'frame') {
       rect = el.getBoundingClientRect();
       if (display === 'contents' && el.firstElementChild) rect = el.firstElementChild.getBoundingClientRect();
+      const B = 1e9;
       if (overflowClip) {
-        const box = intersect(c.clip, [rect.left, rect.top, rect.right, rect.bottom]);
+        const own = [clipX ? rect.left : -B, clipY ? rect.top : -B, clipX ? rect.right : B, clipY ? rect.bottom : B];
+        const box = intersect(c.clip, own);
         if (emptyBox(box)) return drop('clipped', el.textContent);
         set('clip', box);
       }
+      if (scroller && tag !== 'body' && tag !== 'html') set('view', intersect(c.view, [rect.left, rect.top, rect.right, rect.bottom]));
     }
     const lm = landmarkOf(el, tag, role);
     if (lm) { flush(); set('landmark', ctx.landmark ? ctx.landmark + ' > ' + lm : lm); }
@@ -501,7 +511,7 @@
       const inside = texts.filter(([, b]) => { const x = b.left + b.width / 2, y = b.top + b.height / 2; return x >= r.left && x <= r.right && y >= r.top && y <= r.bottom; });
       const name = clip(squash(sh.getAttribute('aria-label') || inside.map(([t]) => t).join(' ') || hintOf(sh) || sh.localName), 100);
       nodes.push({ id: els.length, role: roleOf(sh, sh.localName) || 'generic', name, value: null, states: [], bbox: [r.left, r.top, r.width, r.height],
-        inView: inView(r), interactive: true, level: 0, landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag: sh.localName });
+        inView: seen(r, ctx.view), interactive: true, level: 0, landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag: sh.localName });
       els.push(sh);
     }
   }
@@ -514,7 +524,7 @@
     collectors.push(collector);
     const idx = nodes.length;
     const node = { id: -1, role: isHeading ? 'heading' : role || 'generic', name: '', value: null, states: [],
-      bbox: [rect.left, rect.top, rect.width, rect.height], inView: inView(rect), interactive: !isHeading, level: 0,
+      bbox: [rect.left, rect.top, rect.width, rect.height], inView: seen(rect, ctx.view), interactive: !isHeading, level: 0,
       landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag };
     nodes.push(node);
     if (tag !== 'input' && tag !== 'textarea' && tag !== 'select') {
@@ -578,7 +588,7 @@
     return pts.some(([x, y]) => x >= 0 && y >= 0 && x < vw && y < vh);
   }
 
-  const ctx0 = { clip: null, visHidden: false, colorStr: '', color: null, bg: [255, 255, 255, 1], transparent: false, cursor: 'auto',
+  const ctx0 = { clip: null, view: null, visHidden: false, colorStr: '', color: null, bg: [255, 255, 255, 1], transparent: false, cursor: 'auto',
     landmark: '', list: null, item: null, inInteractive: false };
   if (document.body) walk(document.body, ctx0);
   flush();
