@@ -49,7 +49,8 @@ from bench.support import (  # noqa: E402
 )
 from tests.support.llm_server import ScriptedLLMServer, tool_reply  # noqa: E402
 
-BENCH_QUEUE = "webagent-bench-idle"  # nobody consumes it: submit latency only
+BENCH_QUEUE = "webagent-bench-idle"
+TASK_HOLD_S = 1.0  # real tasks last seconds; back-to-back empty contexts are not a workload  # nobody consumes it: submit latency only
 
 
 class _Body(BaseModel):
@@ -225,8 +226,10 @@ async def _contexts(n: int) -> tuple[list[float], list[float]]:
     try:
         for _ in range(n):
             t0 = time.perf_counter()
-            async with pool.context() as _page:
+            async with pool.context() as page:
                 warm.append((time.perf_counter() - t0) * 1000)
+                await page.set_content("<p>task</p>")
+                await asyncio.sleep(TASK_HOLD_S)  # a task's lifetime: the spare gets prepared
     finally:
         await pool.close()
     return warm, cold

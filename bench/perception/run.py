@@ -107,7 +107,9 @@ def _not_a_control(node: Any) -> str:
     tools), and hits of browser-use's icon-size heuristic (any 10-50 px element with a class
     attribute, e.g. MiniWoB's `.name`/`.hour-label` text spans) that have no click listener
     (browser-use's own getEventListeners result), no pointer cursor, no interactive tag, role
-    or attribute. Caveat: browser-use skips listener detection on pages over 10000 elements.
+    or attribute, and static table rows/cells (<tr>/<td>/<th>, ARIA row/cell are not widgets)
+    with no listener, pointer cursor or tabindex. Caveat: browser-use skips listener
+    detection on pages over 10000 elements.
     Only unreached elements are classified; the counts are reported, not hidden.
     """
     pos = node.absolute_position
@@ -122,7 +124,20 @@ def _not_a_control(node: Any) -> str:
         if (cur.attributes or {}).get("aria-hidden") == "true":
             return "aria-hidden"
         cur = cur.parent_node
-    return "icon-heuristic" if _icon_heuristic_only(node) else ""
+    if _icon_heuristic_only(node):
+        return "icon-heuristic"
+    return "table-cell" if _static_cell(node) else ""
+
+
+def _static_cell(node: Any) -> bool:
+    attrs = node.attributes or {}
+    snap = node.snapshot_node
+    return (
+        node.tag_name in ("tr", "td", "th")
+        and not node.has_js_click_listener
+        and not (snap is not None and (snap.cursor_style or "") == "pointer")
+        and not _CONTROL_ATTRS & set(attrs)
+    )
 
 
 _CONTROL_TAGS = {"a", "button", "input", "select", "textarea", "details", "summary", "option"}

@@ -149,8 +149,9 @@ class Prepared:
 class BrowserPool:
     """Warm browser + per-task contexts, all on the event loop that called start()."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, spare_delay_s: float = SPARE_DELAY_S) -> None:
         self.settings = settings
+        self.spare_delay_s = spare_delay_s
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._browser_pid: int | None = None
@@ -252,7 +253,7 @@ class BrowserPool:
             except BaseException:  # cancelled while opening: give the slot back
                 await self._release()
                 raise
-            self._refill(browser, SPARE_DELAY_S)
+            self._refill(browser, self.spare_delay_s)
             return opened
         raise AssertionError("unreachable")
 
@@ -305,11 +306,12 @@ class BrowserPool:
             return  # the next task gets a new browser; a spare here would be thrown away
 
         async def prepare_later() -> Prepared:
-            await asyncio.sleep(delay)
-            self._spare_started = True
+            if delay > 0:
+                await asyncio.sleep(delay)
+                self._spare_started = True
             return await self._prepare(browser)
 
-        self._spare_started = False
+        self._spare_started = delay <= 0  # e.g. right after a (re)launch: take it, await it
         self._spare = asyncio.create_task(prepare_later(), name="browser-pool-spare")
         self._spare.add_done_callback(_retrieve)
 

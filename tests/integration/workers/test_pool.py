@@ -190,6 +190,7 @@ async def test_spare_is_discarded_on_recycle(chromium_path: str) -> None:
     browsers = []
     try:
         for _ in range(3):
+            await pool.spare_ready()  # tasks last longer than the spare's delay
             async with pool.context() as page:
                 browsers.append(page.context.browser)
                 await page.set_content("<p>x</p>")
@@ -200,5 +201,26 @@ async def test_spare_is_discarded_on_recycle(chromium_path: str) -> None:
         assert new is pool._browser and not old.is_connected()
         assert pool.stats().spares_used == 3
         assert pool.stats().launches == 2
+    finally:
+        await pool.close()
+
+
+async def test_back_to_back_acquisition_does_not_wait_for_a_delayed_spare(
+    chromium_path: str,
+) -> None:
+    """A spare still waiting out its delay is dropped: the task opens a context at once."""
+    pool = BrowserPool(_settings(chromium_path), spare_delay_s=3600)
+    await pool.start()
+    try:
+        assert await pool.spare_ready()  # prepared at launch, without delay
+        async with pool.context() as page:
+            await page.set_content("<p>one</p>")
+        async with asyncio.timeout(60):  # never waits out the hour-long delay
+            async with pool.context() as page:
+                assert page.url == "about:blank"
+                await page.set_content("<p id=x>two</p>")
+                assert await page.inner_text("#x") == "two"
+        assert pool.stats().spares_used == 1
+        assert pool._spare is not None and not pool._spare.done()  # the next one waits
     finally:
         await pool.close()

@@ -118,3 +118,17 @@ def test_parse_ref() -> None:
     with pytest.raises(RefError) as err:
         parse_ref("12")
     assert err.value.code == "bad_ref"
+
+
+def test_far_sections_stay_one_summary_line_even_with_budget_left() -> None:
+    near = [node(1, "link", "Near link", landmark="main", heading="A")]
+    far = [
+        node(i, "link", f"Far link {i}", in_viewport=False, bbox=(0.0, 3000.0 + i, 100.0, 20.0))
+        for i in range(2, 6)
+    ]
+    text = compact.render(near + far, 3, VP, max_tokens=10_000)
+    assert '[3:1] link "Near link"' in text
+    assert "Far link 2" not in text.split("trimmed")[0]
+    assert text.splitlines()[-1].startswith("[refs 2-5 trimmed:")
+    full = compact.render(near + far, 3, VP, max_tokens=None)
+    assert '[3:5] link "Far link 5"' in full

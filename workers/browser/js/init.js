@@ -1,10 +1,11 @@
 // Installed with add_init_script before any page script runs (every frame):
 // remembers closed shadow roots and elements that get pointer listeners, so the
 // snapshot walker can see what page JS hides from it (issue: Perception; seed 001 A.1.3).
+// `checked`/`cands`: possible declarative closed-root hosts, see snapshot.js hostCandidate.
 (() => {
   const KEY = '__webagent';
   if (window[KEY]) return;
-  const g = { closed: new WeakMap(), listeners: new WeakSet(), frameIds: new WeakMap(), snap: null, scanned: false };
+  const g = { closed: new WeakMap(), listeners: new WeakSet(), frameIds: new WeakMap(), snap: null, checked: new WeakSet(), cands: [] };
   Object.defineProperty(window, KEY, { value: g, configurable: false, enumerable: false, writable: false });
   const attach = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function (init) {

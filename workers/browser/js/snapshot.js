@@ -8,7 +8,7 @@
   const KEY = '__webagent';
   if (!window[KEY]) {
     Object.defineProperty(window, KEY, {
-      value: { closed: new WeakMap(), listeners: new WeakSet(), frameIds: new WeakMap(), snap: null, scanned: false, checked: new WeakSet(), cands: [] },
+      value: { closed: new WeakMap(), listeners: new WeakSet(), frameIds: new WeakMap(), snap: null, checked: new WeakSet(), cands: [] },
       configurable: false, enumerable: false, writable: false,
     });
   }
@@ -16,8 +16,6 @@
   if (!g.checked) { g.checked = new WeakSet(); g.cands = []; }
   const cands = [];
   const delegated = delegatedTargets();
-  const firstVisit = !g.scanned;
-  g.scanned = true;
   const MAX_TEXT = args.maxText || 2000;
   const SAMPLES = 5;
   const vw = window.innerWidth, vh = window.innerHeight;
@@ -177,10 +175,12 @@
     if (tag === 'a' && el.hasAttribute('href')) return 1;
     if (['button', 'select', 'textarea', 'summary'].includes(tag)) return 1;
     if (tag === 'input' && el.type !== 'hidden') return 1;
-    if (el.getAttribute('contenteditable') !== null && el.isContentEditable) return 1;
-    for (const a of LISTENER_ATTRS) if (el.hasAttribute(a)) return 1;
-    const ti = el.getAttribute('tabindex');
-    if (ti !== null && +ti >= 0 && tag !== 'body' && tag !== 'html') return 1;
+    if (el.hasAttributes()) {  // most nodes have none: skip eight attribute look-ups
+      if (el.getAttribute('contenteditable') !== null && el.isContentEditable) return 1;
+      for (const a of LISTENER_ATTRS) if (el.hasAttribute(a)) return 1;
+      const ti = el.getAttribute('tabindex');
+      if (ti !== null && +ti >= 0 && tag !== 'body' && tag !== 'html') return 1;
+    }
     if (tag === 'html' || tag === 'body') return 0;
     if (el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el)) return 2;
     if (st.cursor === 'pointer' && parentCursor !== 'pointer') return 2;
@@ -599,7 +599,7 @@
   g.cands = cands;
   // A JSON string: Playwright's structured serializer is ~10x slower on big results.
   return JSON.stringify({
-    url: location.href, title: document.title, nodes, frames, firstVisit, hostCandidates: cands.length,
+    url: location.href, title: document.title, nodes, frames, hostCandidates: cands.length,
     viewport: { width: vw, height: vh, scrollX: sx, scrollY: sy, docWidth: docW, docHeight: docH },
     stats: { visited, dropped, ms: performance.now() - t0 },
   });
