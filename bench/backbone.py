@@ -49,8 +49,8 @@ from bench.support import (  # noqa: E402
 )
 from tests.support.llm_server import ScriptedLLMServer, tool_reply  # noqa: E402
 
-BENCH_QUEUE = "webagent-bench-idle"
-TASK_HOLD_S = 1.0  # real tasks last seconds; back-to-back empty contexts are not a workload  # nobody consumes it: submit latency only
+BENCH_QUEUE = "webagent-bench-idle"  # nobody consumes it: submit latency only
+TASK_HOLD_S = 1.0  # real tasks last seconds; back-to-back empty contexts are not a workload
 
 
 class _Body(BaseModel):
