@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from app import metrics
-from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus, Usage
+from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
 from app.db.types import as_utc
 from workers import runtime
@@ -119,16 +119,11 @@ def failed_outcome(status: TaskStatus, error: ErrorCode, reason: str) -> AgentOu
 async def _finish(
     rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink, outcome: AgentOutcome, duration: float
 ) -> None:
-    usage = Usage(
-        steps=outcome.steps,
-        llm_calls=outcome.llm_calls,
-        input_tokens=outcome.input_tokens,
-        output_tokens=outcome.output_tokens,
-    )
+    # the sink metered every step and LLM call, also those of a run cut off mid-step
+    usage = sink.meter.usage
     detail = None if outcome.success else (outcome.reason or None)
     async with rt.sessions() as s:
-        if usage.llm_calls or usage.steps:  # a crash outcome knows no usage: keep the row's
-            await repositories.update_usage(s, task_id=spec.task_id, **usage.model_dump())
+        await repositories.update_usage(s, task_id=spec.task_id, **usage.model_dump())
         finished = await repositories.finish_task(
             s,
             task_id=spec.task_id,

@@ -16,7 +16,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from app import metrics
-from app.contracts import Event, EventType
+from app.contracts import Event, EventType, Usage
 from app.db import repositories
 from app.db.types import utcnow
 from app.events import EventBus
@@ -60,6 +60,26 @@ class StepTimer:
             self._mark, self._actions = now, 0
 
 
+class UsageMeter:
+    """Running usage read off the events, so the task row shows it while the task runs
+    and a run stopped mid-step (hard timeout) still reports what it consumed."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    def saw(self, type: str, data: Mapping[str, Any]) -> bool:
+        """Count the event; True when the usage changed."""
+        if type == EventType.step_started and isinstance(data.get("step"), int):
+            self.usage.steps = max(self.usage.steps, data["step"])
+            return True
+        if type == EventType.llm_call:
+            self.usage.llm_calls += 1
+            self.usage.input_tokens += int(data.get("input_tokens") or 0)
+            self.usage.output_tokens += int(data.get("output_tokens") or 0)
+            return True
+        return False
+
+
 class DbEventSink:
     """EventSink for one task: assigns seq, writes + commits the row, then publishes."""
 
@@ -73,6 +93,7 @@ class DbEventSink:
         self._next_seq: int | None = None
         self._lock = asyncio.Lock()  # seq order == commit order == publish order
         self._steps = StepTimer()
+        self.meter = UsageMeter()
 
     @property
     def last_seq(self) -> int:
@@ -84,10 +105,11 @@ class DbEventSink:
             self._steps.saw(str(type), payload)  # before the commit: a reader sees it recorded
             # shielded: a cancel (task timeout) must not abandon a half-done transaction,
             # which on SQLite would keep the database locked for every other writer
-            event = await asyncio.shield(self._write(str(type), payload))
+            usage_changed = self.meter.saw(str(type), payload)
+            event = await asyncio.shield(self._write(str(type), payload, usage_changed))
             await publish_quietly(self._bus, event)
 
-    async def _write(self, type: str, payload: dict[str, Any]) -> Event:
+    async def _write(self, type: str, payload: dict[str, Any], usage_changed: bool) -> Event:
         async with self._sessions() as s:
             if self._next_seq is None:
                 self._next_seq = await repositories.next_event_seq(s, task_id=self.task_id)
@@ -95,6 +117,9 @@ class DbEventSink:
             row = await repositories.append_event(
                 s, task_id=self.task_id, seq=seq, type=type, data=payload, ts=utcnow()
             )
+            if usage_changed:  # same transaction: the row never disagrees with its events
+                usage = self.meter.usage.model_dump()
+                await repositories.update_usage(s, task_id=self.task_id, **usage)
             await s.commit()
         self._next_seq = seq + 1
         return Event(

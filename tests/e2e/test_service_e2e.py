@@ -204,6 +204,8 @@ def test_timeout_on_endless_site(service: Service, e2e_site: TestSite) -> None:
     assert task["error"] == "timeout" and task["result"]["success"] is False
     started, finished = task["started_at"], task["finished_at"]
     assert started is not None and finished is not None
+    # what the run consumed before the deadline is kept, not reset to zero
+    assert task["usage"]["steps"] >= 1 and task["usage"]["llm_calls"] >= 1, task["usage"]
 
 
 def test_metrics_count_submissions_finishes_llm_calls_and_steps(
