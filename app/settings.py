@@ -53,6 +53,14 @@ class Settings(BaseSettings):
     viewport_height: int = 800
     snapshot_max_tokens: int = 1500  # size cap of the compact page view (seed 003 §6.1)
     vision_enabled: bool = False  # opt-in observe(mode="vision") with [Vn] boxes (seed 000 §4.3)
+    # what the Worker is shown of the page each step (PageSession.observe modes):
+    #   compact  - trimmed accessibility-style lines within snapshot_max_tokens (seed 003 §6.1)
+    #   pagemem  - section outline with the viewport's sections in full (seed 001 §2.2)
+    #   som      - compact lines; the refs double as Set-of-Mark labels (seed 002)
+    #   vision   - compact + [Vn] boxes from the vision model; needs vision_enabled
+    #   pipeline - divide-and-conquer summary + relevant controls (seed 001 §2.4, App. A.3);
+    #              extra "summarizer" LLM calls each changed page, counted in the task usage
+    observation_mode: Literal["compact", "pagemem", "som", "vision", "pipeline"] = "compact"
 
     # worker liveness
     worker_metrics_port: int = 9101

@@ -331,9 +331,10 @@ def bench_events(pg: str, rd: str, n: int, interval: float) -> dict[str, Any]:
 def _row(name: str, figures: dict[str, Any], peer_name: str) -> str:
     ours, peer = figures["ours"], figures["peer"]
     ratio = ours["p50"] / peer["p50"] if peer["p50"] else float("nan")
+    shown = f"{ratio:.3g}" if ratio >= 1 else f"{ratio:.3g} ({1 / ratio:.0f}x faster)"
     return (
         f"| {name} | {ours['p50']} | {ours['p99']} | {peer_name} | {peer['p50']} | "
-        f"{peer['p99']} | {ratio:.2f} |"
+        f"{peer['p99']} | {shown} |"
     )
 
 

@@ -21,11 +21,13 @@ from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
 from app.db.types import as_utc
 from workers import runtime
-from workers.agent.errors import AgentError
+from workers.agent.errors import AgentError, ConfigurationError
 from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentOutcome, AgentTask
+from workers.browser import views
 from workers.browser.pool import is_browser_fault
 from workers.browser.session import PageSession
+from workers.metered_llm import MeteredLLM
 from workers.runtime import WorkerRuntime
 from workers.sink import DbEventSink
 
@@ -74,18 +76,30 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
 
 
 async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> AgentOutcome:
+    mode = rt.settings.observation_mode
     agent_task = AgentTask(
         instruction=spec.instruction,
         start_url=spec.start_url,
         max_steps=spec.max_steps,
         deadline=time.monotonic() + spec.timeout_s,
         allowed_domains=spec.allowed_domains,
+        observation_mode=mode,
     )
     try:
+        problem = views.configuration_problem(mode, rt.settings)
+        if problem is not None:  # before a browser context is taken from the pool
+            raise ConfigurationError(problem)
         async with asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S):
             async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
-                browser = await PageSession.open(page, rt.settings)
-                return await run_agent(agent_task, browser, rt.llm, sink)
+                # perception's own LLM calls (summarizer, vision) become llm.call events
+                perception = MeteredLLM(rt.llm, sink)
+                browser = await PageSession.open(
+                    page, rt.settings, llm=perception, goal=spec.instruction
+                )
+                try:
+                    return await run_agent(agent_task, browser, rt.llm, sink)
+                finally:
+                    await browser.close()  # no background vision look outlives the task
     except TimeoutError:
         return failed_outcome(TaskStatus.timed_out, ErrorCode.timeout, "task timeout reached")
     except Exception as exc:  # the job boundary: any failure becomes a failed task

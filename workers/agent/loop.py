@@ -161,7 +161,7 @@ class WorkerLoop:
         return batch.ending
 
     async def _observe(self, step: int) -> Observation:
-        observation = await self.browser.observe()
+        observation = await self.browser.observe(self.task.observation_mode)
         await self.sink.emit(EventType.observation, observation_event(step, observation))
         await self.sink.save_screenshot(step, await self.browser.screenshot())
         return observation

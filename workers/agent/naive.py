@@ -1,11 +1,14 @@
 """The baseline the benchmarks compare against: a single Worker that keeps everything.
 
-Same tools, same execution and the same loop as `run_agent`; only the history differs: every
-page snapshot the model ever saw stays in the conversation verbatim (the linear token growth
-seed 003 §6 and seed 000 §5.1 describe), with no compression and no eviction.
+Same tools, same execution and the same loop as `run_agent`; what differs is what the model
+reads: the whole page every step (observation mode "full", no trimming) and every page it
+ever saw kept in the conversation verbatim (the linear token growth seed 003 §6 and seed 000
+§5.1 describe), with no compression and no eviction.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from workers.agent.history import (
     Message,
@@ -41,6 +44,11 @@ class FullHistory:
         return [*self._messages, current]
 
 
+FULL_OBSERVATION = "full"
+
+
 async def run_naive(task: AgentTask, browser: Browser, llm: LLM, sink: EventSink) -> AgentOutcome:
-    """Run a task keeping the full history (the comparison baseline)."""
+    """Run the comparison baseline: whole-page observations ("full", whatever
+    `task.observation_mode` says) and the full history."""
+    task = replace(task, observation_mode=FULL_OBSERVATION)
     return await run_worker_loop(task, browser, llm, sink, FullHistory(task))

@@ -116,6 +116,7 @@ class AgentTask:
     max_steps: int
     deadline: float
     allowed_domains: tuple[str, ...] = ()
+    observation_mode: str = "compact"  # passed to Browser.observe() every step
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import Any
 
 from app.contracts import ErrorCode, EventType, TaskStatus
 from app.settings import Settings
+from workers.agent.errors import ConfigurationError
 from workers.agent.protocols import (
     LLM,
     Action,
@@ -30,10 +31,12 @@ from workers.agent.protocols import (
 )
 from workers.bench.report import BenchReport, EpisodeResult, Outcome, RunConfig, build_report
 from workers.bench.server import MiniWobServer
+from workers.browser import views
 from workers.browser.miniwob_page import EpisodeState, MiniWobPage, MiniWobPageError
 from workers.browser.pool import BrowserPool
 from workers.browser.session import PageSession
 from workers.llm_client import OpenAILLM
+from workers.metered_llm import MeteredLLM
 
 AgentRunner = Callable[[AgentTask, Browser, LLM, "BenchSink"], Awaitable[AgentOutcome]]
 AGENTS = ("webagent", "naive")
@@ -181,6 +184,7 @@ class BenchOptions:
     max_steps: int = 10
     timeout_s: float = 900.0
     events_path: str | None = None
+    observation_mode: str = "compact"  # the naive agent always observes "full"
 
 
 @dataclass
@@ -199,21 +203,27 @@ async def _drive(
 ) -> tuple[str, EpisodeState | None, AgentOutcome]:
     """Open, seed, start and run one episode; returns (utterance, state, outcome)."""
     async with env.pool.context() as page:
-        session = await PageSession.open(page, env.settings)  # init script before the page loads
-        mw = MiniWobPage(page)
-        await mw.open(env.server.task_url(task))
-        start = await mw.start(seed, keep_timer=env.options.keep_timer)
-        browser = EpisodeBrowser(session, mw, sink)
-        agent_task = AgentTask(
-            instruction=start.utterance,
-            start_url=None,  # the page is open and the episode started; a reload would reset it
-            max_steps=env.options.max_steps,
-            deadline=time.monotonic() + env.options.timeout_s,
-            allowed_domains=("127.0.0.1",),
-        )
-        outcome = await env.runner(agent_task, browser, env.llm, sink)
-        state = await browser.check()  # some tasks end the episode a moment after the action
-        return start.utterance, state, outcome
+        # init script before the page loads; perception's LLM calls are metered by the sink
+        session = await PageSession.open(page, env.settings, llm=MeteredLLM(env.llm, sink))
+        try:
+            mw = MiniWobPage(page)
+            await mw.open(env.server.task_url(task))
+            start = await mw.start(seed, keep_timer=env.options.keep_timer)
+            session.goal = start.utterance  # what observation mode "pipeline" works for
+            browser = EpisodeBrowser(session, mw, sink)
+            agent_task = AgentTask(
+                instruction=start.utterance,
+                start_url=None,  # the page is open and the episode started; reload would reset
+                max_steps=env.options.max_steps,
+                deadline=time.monotonic() + env.options.timeout_s,
+                allowed_domains=("127.0.0.1",),
+                observation_mode=env.options.observation_mode,
+            )
+            outcome = await env.runner(agent_task, browser, env.llm, sink)
+            state = await browser.check()  # some tasks end the episode a moment after the action
+            return start.utterance, state, outcome
+        finally:
+            await session.close()
 
 
 async def run_episode(env: _Env, task: str, episode: int) -> EpisodeResult:
@@ -237,9 +247,10 @@ async def run_episode(env: _Env, task: str, episode: int) -> EpisodeResult:
         reward=state.reward if state else 0.0,
         reward_reason=state.reason if state else None,
         steps=outcome.steps if outcome else sink.steps,
-        llm_calls=outcome.llm_calls if outcome else sink.llm_calls,
-        input_tokens=outcome.input_tokens if outcome else sink.input_tokens,
-        output_tokens=outcome.output_tokens if outcome else sink.output_tokens,
+        # the sink saw every llm.call event: the Worker's and perception's (pipeline, vision)
+        llm_calls=sink.llm_calls,
+        input_tokens=sink.input_tokens,
+        output_tokens=sink.output_tokens,
         wall_s=round(wall, 3),
         agent_status=outcome.status if outcome else "error",
         agent_error=outcome.error if outcome else None,
@@ -286,6 +297,9 @@ async def run_benchmark(
 ) -> BenchReport:
     """Run every (task, episode) pair, `concurrency` at a time, and aggregate the results."""
     settings = bench_settings(settings, options.concurrency)
+    problem = views.configuration_problem(options.observation_mode, settings)
+    if problem is not None:
+        raise ConfigurationError(problem)
     config = _run_config(options, settings)
     runner = agent_runner(options.agent)
     pool = BrowserPool(settings)

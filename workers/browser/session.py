@@ -4,7 +4,8 @@ observe() is change-gated (seed 000 §4.5): a cheap fingerprint first; an unchan
 the last observation back (same version, refs still valid), a changed one a new snapshot
 version. Actions name elements by `v:n` refs of the current version only (seed 003 §5.1.1);
 a stale ref fails safely with a fresh snapshot and the element's new refs (seed 003 §5.4).
-An open modal is shown alone (seed 001 A.4); mode "vision" appends [Vn] boxes (seed 000 §4.3).
+An open modal is shown alone (seed 001 A.4); mode "vision" appends [Vn] boxes (seed 000 §4.3);
+mode "pipeline" is the seed 001 §2.4 summary for the task goal; "full" is the untrimmed page.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from workers.agent.protocols import LLM, Action, Observation, ToolResult
 from workers.browser import actions, frames, views
 from workers.browser import fingerprint as gate
 from workers.browser.fingerprint import Fingerprint, FingerprintError, ObservationCache
+from workers.browser.observe_pipeline import ObservePipeline
 from workers.browser.refs import RefError, RefTable, RefTarget, parse_ref, resolve
 from workers.browser.snapshot import Snapshot, capture
 from workers.browser.vision_observer import VisionObserver
@@ -41,8 +43,10 @@ class PageSession:
         *,
         max_tokens: int | None = None,
         llm: LLM | None = None,
+        goal: str | None = None,
     ) -> None:
         self.page = page
+        self.goal = goal  # the task instruction: what mode "pipeline" summarises the page for
         self.settings = settings
         self.max_tokens = max_tokens if max_tokens is not None else settings.snapshot_max_tokens
         self.version = 0
@@ -53,13 +57,15 @@ class PageSession:
         self._cache: ObservationCache[Observation] = ObservationCache()
         self._snap_fp: Fingerprint | None = None  # page fingerprint taken just before `last`
         self._vision = VisionObserver(llm, settings) if llm and settings.vision_enabled else None
+        self._pipeline = ObservePipeline(llm) if llm else None  # per task: caches summaries
         self._vision_on = False  # the model asked for vision: prefetch after mutating actions
         page.on("framenavigated", self._on_navigated)
 
     @classmethod
     async def open(cls, page: Page, settings: Settings, **kw: Any) -> PageSession:
         """Install the init script (closed shadow roots, click listeners) before browsing.
-        Pass `llm=` (role "vision") with settings.vision_enabled for observe(mode="vision")."""
+        Pass `llm=` (role "vision") with settings.vision_enabled for observe(mode="vision"),
+        `llm=` (role "summarizer") and `goal=` for observe(mode="pipeline")."""
         await frames.install(page)
         return cls(page, settings, **kw)
 
@@ -130,6 +136,10 @@ class PageSession:
             raise ConfigurationError(
                 "observe(mode='vision') needs settings.vision_enabled and an injected vision LLM"
             )
+        if mode == "pipeline" and (self._pipeline is None or self.goal is None):
+            raise ConfigurationError(
+                "observe(mode='pipeline') needs an injected summarizer LLM and the task goal"
+            )
         started = time.perf_counter()
         settled = (
             await self._vision.settle(self.page.url) if mode == "vision" and self._vision else None
@@ -150,6 +160,8 @@ class PageSession:
             vision=self._vision,
             fp=fp,
             settled=settled,
+            pipeline=self._pipeline,
+            goal=self.goal or "",
         )
         stats = {**snap.stats, **extra, "reused": False, "observe_ms": _ms(started)}
         obs = Observation(

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from app.settings import Settings, get_settings
+from workers.agent.errors import ConfigurationError
 from workers.bench.miniwob import BenchOptions, run_benchmark
 from workers.bench.report import EpisodeResult, Outcome, print_report
 from workers.bench.server import MiniWobNotInstalled, available_tasks
@@ -22,6 +23,16 @@ bench_app = typer.Typer(help="Benchmarks that run the real agent.", no_args_is_h
 class AgentKind(StrEnum):
     webagent = "webagent"
     naive = "naive"
+
+
+class ObservationMode(StrEnum):
+    """Settings.observation_mode values (see app/settings.py for what each shows)."""
+
+    compact = "compact"
+    pagemem = "pagemem"
+    som = "som"
+    vision = "vision"  # needs WEBAGENT_VISION_ENABLED=true
+    pipeline = "pipeline"
 
 
 def register(app: typer.Typer) -> None:
@@ -62,6 +73,12 @@ def miniwob(
     keep_timer: bool = typer.Option(
         False, "--keep-timer", help="Keep MiniWoB's EPISODE_MAX_TIME (lifted by default)."
     ),
+    observation_mode: ObservationMode | None = typer.Option(
+        None,
+        "--observation-mode",
+        help="Page view of the webagent loop (default: WEBAGENT_OBSERVATION_MODE or compact); "
+        "the naive agent always sees the whole page.",
+    ),
 ) -> None:
     """Run MiniWoB++ episodes; print a per-task table and optionally write JSON."""
     settings = _settings(llm_base_url, model, llm_timeout)
@@ -85,14 +102,21 @@ def miniwob(
         max_steps=max_steps,
         timeout_s=timeout,
         events_path=str(events) if events else None,
+        observation_mode=observation_mode.value if observation_mode else settings.observation_mode,
     )
     timer = "kept" if keep_timer else "lifted"
+    seen = "full" if agent is AgentKind.naive else options.observation_mode
     err.print(
         f"MiniWoB++: {len(chosen)} tasks x {episodes} episodes, agent={agent.value}, "
-        f"model={settings.llm_model} at {settings.llm_base_url}, episode timer {timer}"
+        f"observation={seen}, model={settings.llm_model} at {settings.llm_base_url}, "
+        f"episode timer {timer}"
     )
     progress = _progress(err, len(chosen) * episodes)
-    report = asyncio.run(run_benchmark(options, settings, on_episode=progress))
+    try:
+        report = asyncio.run(run_benchmark(options, settings, on_episode=progress))
+    except ConfigurationError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from exc
     print_report(report, console)
     if out is not None:
         report.write_json(out)

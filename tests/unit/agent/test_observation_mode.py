@@ -1,0 +1,53 @@
+"""The loop observes in the task's mode; the naive baseline always observes the whole page."""
+
+from __future__ import annotations
+
+import time
+
+from tests.unit.agent.doubles import FakeBrowser, FakeLLM, RecordingSink, reply
+from workers.agent.loop import run_agent
+from workers.agent.naive import run_naive
+from workers.agent.protocols import AgentTask, Observation
+
+HOME, LIST = "http://site.test/", "http://site.test/list"
+PAGES = {HOME: [("link", "List", LIST)], LIST: [("button", "Buy", None)]}
+
+
+class ModeRecordingBrowser(FakeBrowser):
+    """FakeBrowser that remembers the mode of every observe() call."""
+
+    def __init__(self) -> None:
+        super().__init__(PAGES)
+        self.modes: list[str] = []
+
+    async def observe(self, mode: str = "compact") -> Observation:
+        self.modes.append(mode)
+        return await super().observe(mode)
+
+
+def script() -> FakeLLM:
+    return FakeLLM(
+        [reply(("click", {"ref": "1:1"})), reply(("done", {"answer": "ok", "success": True}))]
+    )
+
+
+def task(**kw: str) -> AgentTask:
+    return AgentTask("buy it", HOME, 5, time.monotonic() + 60, **kw)
+
+
+async def test_default_mode_is_compact() -> None:
+    browser = ModeRecordingBrowser()
+    outcome = await run_agent(task(), browser, script(), RecordingSink())
+    assert outcome.success and browser.modes == ["compact", "compact"]
+
+
+async def test_loop_passes_the_task_mode_every_step() -> None:
+    browser = ModeRecordingBrowser()
+    outcome = await run_agent(task(observation_mode="pipeline"), browser, script(), RecordingSink())
+    assert outcome.success and browser.modes == ["pipeline", "pipeline"]
+
+
+async def test_naive_observes_the_whole_page_whatever_the_task_says() -> None:
+    browser = ModeRecordingBrowser()
+    outcome = await run_naive(task(observation_mode="pagemem"), browser, script(), RecordingSink())
+    assert outcome.success and browser.modes == ["full", "full"]

@@ -1,0 +1,49 @@
+"""MeteredLLM: perception's LLM calls become llm.call events the sink's meter counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.contracts import EventType
+from tests.unit.agent.doubles import FakeLLM, RecordingSink
+from workers.agent.errors import LLMUnavailable
+from workers.agent.protocols import LLMReply
+from workers.metered_llm import MeteredLLM
+from workers.sink import UsageMeter
+
+
+async def test_each_call_is_emitted_with_its_figures_and_counted() -> None:
+    answer = LLMReply('{"sections": ["s1"]}', (), 321, 12, "small-model", 0.4567, "stop")
+    inner, sink = FakeLLM([answer, answer]), RecordingSink()
+    llm = MeteredLLM(inner, sink)
+    got = await llm.chat("summarizer", [{"role": "user", "content": "pick sections"}])
+    await llm.chat("vision", [{"role": "user", "content": "boxes"}])
+
+    assert got is answer and inner.roles == ["summarizer", "vision"]
+    calls = sink.of_type(EventType.llm_call)
+    assert calls[0] == {
+        "step": None,
+        "role": "summarizer",
+        "model": "small-model",
+        "input_tokens": 321,
+        "output_tokens": 12,
+        "latency_s": 0.457,
+        "finish_reason": "stop",
+    }
+    assert calls[1]["role"] == "vision"
+    meter = UsageMeter()
+    for type, data in sink.events:
+        meter.saw(type, data)
+    assert (meter.usage.llm_calls, meter.usage.input_tokens, meter.usage.output_tokens) == (
+        2,
+        642,
+        24,
+    )
+
+
+async def test_a_failed_call_emits_nothing_and_propagates() -> None:
+    sink = RecordingSink()
+    llm = MeteredLLM(FakeLLM([LLMUnavailable("down")]), sink)
+    with pytest.raises(LLMUnavailable):
+        await llm.chat("summarizer", [{"role": "user", "content": "x"}])
+    assert sink.events == []
