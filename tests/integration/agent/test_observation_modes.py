@@ -65,7 +65,9 @@ async def test_pagemem_mode_finds_the_cheapest_product(
     llm_server.set_policy(cheapest_product_policy)
     llm, sink = OpenAILLM(settings_for(llm_server)), RecordingSink()
     session = await PageSession.open(page, Settings())
-    outcome = await run_agent(agent_task(CHEAPEST, test_site.url("/"), "pagemem"), session, llm, sink)
+    outcome = await run_agent(
+        agent_task(CHEAPEST, test_site.url("/"), "pagemem"), session, llm, sink
+    )
     await llm.close()
 
     best = cheapest()
