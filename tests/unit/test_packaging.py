@@ -146,7 +146,8 @@ def test_compose_ports_agree_with_settings(compose: dict[str, Any]) -> None:
     api = compose["services"]["api"]
     port = int(_option(api["command"], "--port"))
     assert port == default("port")
-    assert api["ports"] == [f"{port}:{port}"]
+    # published on the host's loopback only: the security default is "bind 127.0.0.1"
+    assert api["ports"] == [f"127.0.0.1:{port}:{port}"]
     assert f"127.0.0.1:{port}/healthz" in " ".join(api["healthcheck"]["test"])
 
     worker = compose["services"]["worker"]

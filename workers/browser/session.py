@@ -163,7 +163,7 @@ class PageSession:
             pipeline=self._pipeline,
             goal=self.goal or "",
         )
-        stats = {**snap.stats, **extra, "reused": False, "observe_ms": _ms(started)}
+        stats = {**snap.stats, **extra, "mode": mode, "reused": False, "observe_ms": _ms(started)}
         obs = Observation(
             url=snap.url,
             title=snap.title,

@@ -95,7 +95,9 @@ async def test_pipeline_mode_summarizes_for_the_goal_and_counts_the_calls(
     assert outcome.answer == f"{best.name} at {best.price}"
     assert llm_server.rejected == []
     summarizer = [r for r in llm_server.requests if is_summarizer_request(r)]
-    assert summarizer and all(CHEAPEST in str(r["messages"]) for r in summarizer)
+    # section selection, extraction and page summary are asked for the task's goal
+    for_goal = [r for r in summarizer if "You summarise sections" not in str(r["messages"])]
+    assert for_goal and all(f"Task: {CHEAPEST}" in str(r["messages"]) for r in for_goal)
     # every request the server answered is one llm.call event: Worker and summarizer alike
     calls = sink.of_type("llm.call")
     assert len(calls) == len(llm_server.requests)

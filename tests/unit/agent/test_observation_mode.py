@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
-from tests.unit.agent.doubles import FakeBrowser, FakeLLM, RecordingSink, reply
+from tests.unit.agent.doubles import FakeBrowser, FakeLLM, Page, RecordingSink, reply
 from workers.agent.loop import run_agent
 from workers.agent.naive import run_naive
 from workers.agent.protocols import AgentTask, Observation
 
 HOME, LIST = "http://site.test/", "http://site.test/list"
-PAGES = {HOME: [("link", "List", LIST)], LIST: [("button", "Buy", None)]}
+PAGES: dict[str, Page] = {HOME: [("link", "List", LIST)], LIST: [("button", "Buy", None)]}
 
 
 class ModeRecordingBrowser(FakeBrowser):
@@ -31,8 +32,9 @@ def script() -> FakeLLM:
     )
 
 
-def task(**kw: str) -> AgentTask:
-    return AgentTask("buy it", HOME, 5, time.monotonic() + 60, **kw)
+def task(mode: str | None = None) -> AgentTask:
+    base = AgentTask("buy it", HOME, 5, time.monotonic() + 60)
+    return base if mode is None else replace(base, observation_mode=mode)
 
 
 async def test_default_mode_is_compact() -> None:
@@ -43,11 +45,11 @@ async def test_default_mode_is_compact() -> None:
 
 async def test_loop_passes_the_task_mode_every_step() -> None:
     browser = ModeRecordingBrowser()
-    outcome = await run_agent(task(observation_mode="pipeline"), browser, script(), RecordingSink())
+    outcome = await run_agent(task("pipeline"), browser, script(), RecordingSink())
     assert outcome.success and browser.modes == ["pipeline", "pipeline"]
 
 
 async def test_naive_observes_the_whole_page_whatever_the_task_says() -> None:
     browser = ModeRecordingBrowser()
-    outcome = await run_naive(task(observation_mode="pagemem"), browser, script(), RecordingSink())
+    outcome = await run_naive(task("pagemem"), browser, script(), RecordingSink())
     assert outcome.success and browser.modes == ["full", "full"]

@@ -1,0 +1,1 @@
+"""webagent HTTP service and the parts shared with workers (settings, contracts, storage)."""

@@ -1,0 +1,142 @@
+"""Request and response bodies of the public HTTP API (the OpenAPI schema at /docs)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.contracts import TaskResult, Usage
+
+MAX_METADATA_BYTES = 16 * 1024
+MAX_ALLOWED_DOMAINS = 100
+
+
+class TaskCreate(BaseModel):
+    """POST /v1/tasks. Upper limits of max_steps/timeout_s come from settings (route)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instruction: str = Field(min_length=1, max_length=4000)
+    start_url: str | None = Field(default=None, max_length=2048)
+    max_steps: int | None = Field(default=None, ge=1)
+    timeout_s: float | None = Field(default=None, gt=0)
+    allowed_domains: list[str] = Field(default_factory=list, max_length=MAX_ALLOWED_DOMAINS)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("instruction")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("instruction must not be blank")
+        return value
+
+    @field_validator("allowed_domains")
+    @classmethod
+    def _clean_domains(cls, value: list[str]) -> list[str]:
+        cleaned = [d.strip().lower().rstrip(".") for d in value]
+        if any(not d or len(d) > 255 or "/" in d or " " in d for d in cleaned):
+            raise ValueError("allowed_domains entries must be bare host names")
+        return cleaned
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata_size(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            size = len(json.dumps(value, separators=(",", ":")).encode())
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"metadata must be JSON-serialisable: {exc}") from exc
+        if size > MAX_METADATA_BYTES:
+            raise ValueError(f"metadata is {size} bytes; the limit is {MAX_METADATA_BYTES}")
+        return value
+
+
+class TaskOut(BaseModel):
+    id: str
+    status: str
+    instruction: str
+    start_url: str | None
+    domain: str | None
+    max_steps: int
+    timeout_s: float
+    allowed_domains: list[str]
+    metadata: dict[str, Any]
+    result: TaskResult
+    error: str | None
+    error_detail: str | None
+    usage: Usage
+    cancel_requested: bool
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class TaskPage(BaseModel):
+    items: list[TaskOut]
+    next_cursor: str | None
+
+
+class EventOut(BaseModel):
+    id: str
+    task_id: str
+    seq: int
+    ts: datetime
+    type: str
+    data: dict[str, Any]
+
+
+class StepOut(BaseModel):
+    """One agent step assembled from its step.started / action.executed / observation events."""
+
+    step: int
+    started_at: datetime | None
+    events: list[EventOut]
+    action: dict[str, Any] | None
+    observation: dict[str, Any] | None
+    screenshot_url: str | None
+
+
+class StepList(BaseModel):
+    task_id: str
+    steps: list[StepOut]
+
+
+class CheckOut(BaseModel):
+    ok: bool
+    detail: str | None = None
+
+
+class Readiness(BaseModel):
+    status: str
+    checks: dict[str, CheckOut]
+
+
+def task_out(task: Any) -> TaskOut:
+    """ORM Task row → response body."""
+    success = task.success
+    return TaskOut(
+        id=task.id,
+        status=str(task.status),
+        instruction=task.instruction,
+        start_url=task.start_url,
+        domain=task.domain,
+        max_steps=task.max_steps,
+        timeout_s=task.timeout_s,
+        allowed_domains=list(task.allowed_domains or []),
+        metadata=dict(task.meta or {}),
+        result=TaskResult(answer=task.answer, success=bool(success)),
+        error=task.error,
+        error_detail=task.error_detail,
+        usage=Usage(
+            steps=task.steps or 0,
+            llm_calls=task.llm_calls or 0,
+            input_tokens=task.input_tokens or 0,
+            output_tokens=task.output_tokens or 0,
+        ),
+        cancel_requested=bool(task.cancel_requested),
+        created_at=task.created_at,
+        started_at=task.started_at,
+        finished_at=task.finished_at,
+    )

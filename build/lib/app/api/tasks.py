@@ -1,0 +1,264 @@
+"""Task routes: submit (insert, commit, enqueue), read, list, cancel, steps, screenshots."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, HTTPException, Query, Response, status
+from fastapi.exceptions import RequestValidationError
+from redis.exceptions import RedisError
+
+from app import metrics
+from app.api.deps import BusDep, DispatcherDep, SessionDep, SettingsDep, TenantDep
+from app.api.schemas import StepList, TaskCreate, TaskOut, TaskPage, task_out
+from app.api.steps import build_steps
+from app.contracts import ErrorCode, Event, EventType, TaskStatus, Usage
+from app.db import repositories
+from app.db.errors import IdempotencyConflict, InvalidCursor
+from app.dispatch import DispatchError
+from app.events import EventBus, event_from_row
+from app.settings import Settings
+from app.urlpolicy import check_url_async
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
+
+SCREENSHOT = "screenshot"
+
+
+def _invalid(field: str, message: str, value: Any, kind: str = "value_error") -> None:
+    """Raise a 422 in FastAPI's own error format, located at body.<field>."""
+    raise RequestValidationError(
+        [{"type": kind, "loc": ("body", field), "msg": message, "input": value}]
+    )
+
+
+async def _validate_limits(body: TaskCreate, settings: Settings) -> None:
+    """Checks that depend on settings, not expressible as static schema bounds."""
+    if body.max_steps is not None and body.max_steps > settings.max_steps_limit:
+        _invalid(
+            "max_steps",
+            f"Input should be less than or equal to {settings.max_steps_limit}",
+            body.max_steps,
+            "less_than_equal",
+        )
+    if body.timeout_s is not None and body.timeout_s > settings.max_timeout_s:
+        _invalid(
+            "timeout_s",
+            f"Input should be less than or equal to {settings.max_timeout_s}",
+            body.timeout_s,
+            "less_than_equal",
+        )
+    if body.start_url is not None:
+        reason = await check_url_async(
+            body.start_url,
+            allow_private=settings.allow_private_networks,
+            allowed_domains=body.allowed_domains,
+        )
+        if reason:
+            _invalid("start_url", f"start_url is not allowed: {reason}", body.start_url)
+
+
+def request_hash(body: TaskCreate) -> str:
+    """Stable digest of the request as sent, so a replayed Idempotency-Key can be compared."""
+    canonical = json.dumps(body.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+async def _fail_unqueued(session: Any, task_id: str, reason: str) -> None:
+    """A row no queue knows about would stay queued forever: fail it visibly instead."""
+    log.error("enqueue failed for task %s: %s", task_id, reason)
+    await repositories.finish_task(
+        session,
+        task_id=task_id,
+        status=TaskStatus.failed,
+        success=False,
+        error=ErrorCode.internal,
+        error_detail=f"could not enqueue: {reason}",
+    )
+    await session.commit()
+    metrics.task_finished(TaskStatus.failed.value, None)
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=TaskOut,
+    responses={409: {"description": "Idempotency-Key reused with a different body"}},
+)
+async def submit_task(
+    body: TaskCreate,
+    response: Response,
+    session: SessionDep,
+    settings: SettingsDep,
+    dispatcher: DispatcherDep,
+    tenant: TenantDep,
+    idempotency_key: Annotated[str | None, Header(max_length=255)] = None,
+) -> TaskOut:
+    """Persist the task, then enqueue it: a worker can only ever see committed rows."""
+    await _validate_limits(body, settings)
+    try:
+        task, created = await repositories.create_task(
+            session,
+            tenant_id=tenant,
+            instruction=body.instruction,
+            start_url=body.start_url,
+            max_steps=body.max_steps or settings.default_max_steps,
+            timeout_s=body.timeout_s or settings.default_timeout_s,
+            allowed_domains=body.allowed_domains,
+            metadata=body.metadata,
+            idempotency_key=idempotency_key,
+            request_hash=request_hash(body),
+        )
+        await session.commit()
+    except IdempotencyConflict as exc:
+        await session.rollback()
+        raise HTTPException(status.HTTP_409_CONFLICT, detail=str(exc)) from exc
+    if created:
+        try:
+            await dispatcher.enqueue(task.id, timeout_s=task.timeout_s)
+        except DispatchError as exc:
+            await _fail_unqueued(session, task.id, str(exc))
+            raise HTTPException(
+                status.HTTP_503_SERVICE_UNAVAILABLE,
+                detail=f"queue unavailable; task {task.id} was marked failed",
+            ) from exc
+        metrics.task_submitted()
+    response.headers["Location"] = f"/v1/tasks/{task.id}"
+    return task_out(task)
+
+
+@router.get("", response_model=TaskPage)
+async def list_tasks(
+    session: SessionDep,
+    tenant: TenantDep,
+    status_: Annotated[TaskStatus | None, Query(alias="status")] = None,
+    domain: Annotated[str | None, Query(max_length=255)] = None,
+    since: datetime | None = None,
+    cursor: Annotated[str | None, Query(max_length=512)] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> TaskPage:
+    """Newest first; pass `next_cursor` back as `cursor` for the next page."""
+    try:
+        rows, next_cursor = await repositories.list_tasks(
+            session,
+            tenant_id=tenant,
+            status=status_.value if status_ else None,
+            domain=domain.lower() if domain else None,
+            since=since,
+            cursor=cursor,
+            limit=limit,
+        )
+    except InvalidCursor as exc:
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, detail=str(exc)) from exc
+    return TaskPage(items=[task_out(t) for t in rows], next_cursor=next_cursor)
+
+
+async def load_task(session: Any, task_id: str, tenant: str) -> Any:
+    """The tenant's task or 404 (another tenant's task is indistinguishable from none)."""
+    task = await repositories.get_task(session, task_id=task_id, tenant_id=tenant)
+    if task is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"task {task_id} not found")
+    return task
+
+
+@router.get("/{task_id}", response_model=TaskOut, responses={404: {}})
+async def get_task(task_id: str, session: SessionDep, tenant: TenantDep) -> TaskOut:
+    return task_out(await load_task(session, task_id, tenant))
+
+
+async def _record_queued_cancel(session: Any, task_id: str) -> Event:
+    """The task.finished row of a task cancelled before any worker ran it (same shape as the
+    worker's), so its event stream ends like every other terminal task's."""
+    data: dict[str, Any] = {
+        "status": TaskStatus.cancelled.value,
+        "answer": None,
+        "success": False,
+        "error": None,
+        "error_detail": None,
+        "usage": Usage().model_dump(),
+    }
+    seq = await repositories.next_event_seq(session, task_id=task_id)
+    row = await repositories.append_event(
+        session, task_id=task_id, seq=seq, type=EventType.task_finished.value, data=data
+    )
+    return event_from_row(row)
+
+
+@router.post(
+    "/{task_id}/cancel",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=TaskOut,
+    responses={404: {}, 409: {"description": "task already finished"}},
+)
+async def cancel_task(task_id: str, session: SessionDep, tenant: TenantDep, bus: BusDep) -> TaskOut:
+    """Queued tasks are cancelled at once; running ones are flagged and the worker stops."""
+    task = await load_task(session, task_id, tenant)
+    if TaskStatus(task.status).terminal:
+        raise HTTPException(status.HTTP_409_CONFLICT, detail=f"task is already {task.status}")
+    was_queued = task.status == TaskStatus.queued
+    task = await repositories.request_cancel(session, task_id=task_id, tenant_id=tenant)
+    if task is None:
+        await session.rollback()
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"task {task_id} not found")
+    finished: Event | None = None
+    if task.status == TaskStatus.cancelled and was_queued:
+        # no worker will ever run it, so nobody else records its end: do it in this transaction
+        finished = await _record_queued_cancel(session, task_id)
+    await session.commit()
+    if finished is not None:
+        metrics.task_finished(TaskStatus.cancelled.value, None)
+        await _publish(bus, finished)
+    elif TaskStatus(task.status).terminal and task.status != TaskStatus.cancelled:
+        raise HTTPException(status.HTTP_409_CONFLICT, detail=f"task is already {task.status}")
+    return task_out(task)
+
+
+async def _publish(bus: EventBus, event: Event) -> None:
+    """Live viewers get it now; a failed publish only delays them (SSE re-reads the DB)."""
+    try:
+        await bus.publish(event)
+    except (RedisError, OSError) as exc:
+        log.warning("live publish of %s seq %d failed: %s", event.task_id, event.seq, exc)
+
+
+@router.get("/{task_id}/steps", response_model=StepList, responses={404: {}})
+async def list_steps(task_id: str, session: SessionDep, tenant: TenantDep) -> StepList:
+    await load_task(session, task_id, tenant)
+    events: list[Any] = []
+    after = 0
+    while True:
+        page: Sequence[Any] = await repositories.list_events(
+            session, task_id=task_id, after_seq=after, limit=1000
+        )
+        events.extend(page)
+        if len(page) < 1000:
+            break
+        after = page[-1].seq
+    artifacts = await repositories.list_artifacts(session, task_id=task_id, kind=SCREENSHOT)
+    shots = {a.step for a in artifacts}
+    return StepList(task_id=task_id, steps=build_steps(task_id, events, shots))
+
+
+@router.get(
+    "/{task_id}/screenshots/{step}",
+    response_class=Response,
+    responses={200: {"content": {"image/jpeg": {}}}, 404: {}},
+)
+async def get_screenshot(
+    task_id: str, step: int, session: SessionDep, tenant: TenantDep
+) -> Response:
+    await load_task(session, task_id, tenant)
+    artifact = await repositories.get_artifact(session, task_id=task_id, kind=SCREENSHOT, step=step)
+    if artifact is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"no screenshot for step {step}")
+    return Response(
+        content=artifact.data,
+        media_type=artifact.content_type or "image/jpeg",
+        headers={"Cache-Control": "private, max-age=86400"},
+    )

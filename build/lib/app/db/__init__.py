@@ -1,0 +1,34 @@
+"""Persistence: models, engine/session construction, repositories and migrations."""
+
+from __future__ import annotations
+
+from app.db.errors import IdempotencyConflict, InvalidCursor, UnsupportedBackend
+from app.db.models import (
+    ApiKey,
+    Artifact,
+    Base,
+    DeadEnd,
+    DomainLearning,
+    Fact,
+    Ledger,
+    Task,
+    TaskEvent,
+)
+from app.db.session import create_engine, session_factory
+
+__all__ = [
+    "ApiKey",
+    "Artifact",
+    "Base",
+    "DeadEnd",
+    "DomainLearning",
+    "Fact",
+    "IdempotencyConflict",
+    "InvalidCursor",
+    "Ledger",
+    "Task",
+    "TaskEvent",
+    "UnsupportedBackend",
+    "create_engine",
+    "session_factory",
+]

@@ -1,0 +1,206 @@
+"""ORM rows for runs, step events, artifacts, memory and API keys.
+
+Plain declarative classes (no behaviour): repositories own the queries. Column
+types are chosen so one Alembic tree serves Postgres and SQLite alike.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
+from sqlalchemy import (
+    text as sql_text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from app.contracts import DEFAULT_TENANT, TaskStatus
+from app.db.types import UTCDateTime, utcnow
+
+# Deterministic constraint names so migrations can address them on both backends.
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def new_id() -> str:
+    """Row ids are uuid4 hex: unguessable, sortable-free, 32 chars."""
+    return uuid.uuid4().hex
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UTCDateTime(),
+        dict[str, Any]: JSON(),
+    }
+
+
+def _zero() -> Any:
+    return sql_text("0")
+
+
+class Task(Base):
+    """One submitted run: its request, lifecycle timestamps, outcome and usage."""
+
+    __tablename__ = "tasks"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "idempotency_key"),
+        Index("ix_tasks_tenant_id_created_at_id", "tenant_id", "created_at", "id"),
+        Index("ix_tasks_status_heartbeat_at", "status", "heartbeat_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(64), default=DEFAULT_TENANT)
+    status: Mapped[str] = mapped_column(String(32), default=TaskStatus.queued.value)
+    instruction: Mapped[str] = mapped_column(Text)
+    start_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    domain: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    max_steps: Mapped[int] = mapped_column(Integer)
+    timeout_s: Mapped[float] = mapped_column(Float)
+    allowed_domains: Mapped[list[str]] = mapped_column(JSON, default=list)
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
+    idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    request_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    answer: Mapped[str | None] = mapped_column(Text, nullable=True)
+    success: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    error: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    error_detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    steps: Mapped[int] = mapped_column(Integer, default=0, server_default=_zero())
+    llm_calls: Mapped[int] = mapped_column(Integer, default=0, server_default=_zero())
+    input_tokens: Mapped[int] = mapped_column(Integer, default=0, server_default=_zero())
+    output_tokens: Mapped[int] = mapped_column(Integer, default=0, server_default=_zero())
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    worker_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    queued_at: Mapped[datetime | None] = mapped_column(nullable=True, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class TaskEvent(Base):
+    """A durable step event; (task_id, seq) is unique and `seq` is the SSE id."""
+
+    __tablename__ = "task_events"
+    __table_args__ = (UniqueConstraint("task_id", "seq"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    ts: Mapped[datetime] = mapped_column(default=utcnow)
+    type: Mapped[str] = mapped_column(String(64))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class Artifact(Base):
+    """Binary evidence of a step (screenshots); one per (task, kind, step)."""
+
+    __tablename__ = "artifacts"
+    __table_args__ = (UniqueConstraint("task_id", "kind", "step"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(32))
+    step: Mapped[int] = mapped_column(Integer)
+    content_type: Mapped[str] = mapped_column(String(128))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Ledger(Base):
+    """The latest structured ledger snapshot of a run (seed 000 §5.2)."""
+
+    __tablename__ = "ledgers"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), unique=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class Fact(Base):
+    """A fact the agent recorded; outlives its task so later runs on a domain reuse it."""
+
+    __tablename__ = "facts"
+    __table_args__ = (Index("ix_facts_tenant_id_domain", "tenant_id", "domain"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str | None] = mapped_column(
+        ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    domain: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    category: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
+    confidence: Mapped[float] = mapped_column(Float)
+    source_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class DeadEnd(Base):
+    """A URL that led nowhere, with its cause tag; steers later runs away from it."""
+
+    __tablename__ = "dead_ends"
+    __table_args__ = (Index("ix_dead_ends_tenant_id_domain", "tenant_id", "domain"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str | None] = mapped_column(
+        ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    domain: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    url: Mapped[str] = mapped_column(Text)
+    cause: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class DomainLearning(Base):
+    """Per-domain key/value learnings (seed 000); `hits` counts confirmations."""
+
+    __tablename__ = "domain_learnings"
+    __table_args__ = (UniqueConstraint("tenant_id", "domain", "key"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    domain: Mapped[str] = mapped_column(String(255))
+    key: Mapped[str] = mapped_column(String(255))
+    value: Mapped[Any] = mapped_column(JSON)
+    hits: Mapped[int] = mapped_column(Integer, default=1, server_default=sql_text("1"))
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class ApiKey(Base):
+    """An API key; only the sha256 of the secret is stored, plus a display prefix."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(64), index=True)
+    name: Mapped[str] = mapped_column(String(255))
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(nullable=True)

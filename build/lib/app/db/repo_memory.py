@@ -1,0 +1,149 @@
+"""Cross-run memory: facts, dead ends and per-domain learnings (seed 000 §5.2).
+
+Domains are stored lower-cased. Functions flush but never commit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.dialect import dialect_insert
+from app.db.models import DeadEnd, DomainLearning, Fact, new_id
+from app.db.types import utcnow
+
+
+def _norm(domain: str | None) -> str | None:
+    return domain.rstrip(".").lower() if domain else None
+
+
+async def add_fact(
+    s: AsyncSession,
+    *,
+    task_id: str | None,
+    tenant_id: str,
+    domain: str | None,
+    category: str,
+    text: str,
+    confidence: float,
+    source_step: int | None = None,
+) -> Fact:
+    fact = Fact(
+        id=new_id(),
+        task_id=task_id,
+        tenant_id=tenant_id,
+        domain=_norm(domain),
+        category=category,
+        text=text,
+        confidence=float(confidence),
+        source_step=source_step,
+        created_at=utcnow(),
+    )
+    s.add(fact)
+    await s.flush()
+    return fact
+
+
+async def add_dead_end(
+    s: AsyncSession,
+    *,
+    task_id: str | None,
+    tenant_id: str,
+    domain: str | None,
+    url: str,
+    cause: str,
+) -> DeadEnd:
+    dead_end = DeadEnd(
+        id=new_id(),
+        task_id=task_id,
+        tenant_id=tenant_id,
+        domain=_norm(domain),
+        url=url,
+        cause=cause,
+        created_at=utcnow(),
+    )
+    s.add(dead_end)
+    await s.flush()
+    return dead_end
+
+
+async def list_facts(
+    s: AsyncSession,
+    *,
+    tenant_id: str,
+    task_id: str | None = None,
+    domain: str | None = None,
+    limit: int = 500,
+) -> list[Fact]:
+    """Oldest first, filtered by task and/or domain within the tenant."""
+    stmt = select(Fact).where(Fact.tenant_id == tenant_id)
+    if task_id is not None:
+        stmt = stmt.where(Fact.task_id == task_id)
+    if domain:
+        stmt = stmt.where(Fact.domain == _norm(domain))
+    stmt = stmt.order_by(Fact.created_at, Fact.id).limit(limit)
+    return list((await s.execute(stmt)).scalars())
+
+
+async def list_dead_ends(
+    s: AsyncSession,
+    *,
+    tenant_id: str,
+    task_id: str | None = None,
+    domain: str | None = None,
+    limit: int = 500,
+) -> list[DeadEnd]:
+    """Oldest first, filtered by task and/or domain within the tenant."""
+    stmt = select(DeadEnd).where(DeadEnd.tenant_id == tenant_id)
+    if task_id is not None:
+        stmt = stmt.where(DeadEnd.task_id == task_id)
+    if domain:
+        stmt = stmt.where(DeadEnd.domain == _norm(domain))
+    stmt = stmt.order_by(DeadEnd.created_at, DeadEnd.id).limit(limit)
+    return list((await s.execute(stmt)).scalars())
+
+
+async def get_domain_learnings(s: AsyncSession, *, tenant_id: str, domain: str) -> dict[str, Any]:
+    """All learnings for a domain as {key: value}."""
+    stmt = select(DomainLearning.key, DomainLearning.value).where(
+        DomainLearning.tenant_id == tenant_id, DomainLearning.domain == _norm(domain)
+    )
+    return {key: value for key, value in (await s.execute(stmt)).all()}
+
+
+async def list_domain_learnings(
+    s: AsyncSession, *, tenant_id: str, domain: str | None = None
+) -> list[DomainLearning]:
+    """Learning rows (with hits and updated_at), most confirmed first."""
+    stmt = select(DomainLearning).where(DomainLearning.tenant_id == tenant_id)
+    if domain:
+        stmt = stmt.where(DomainLearning.domain == _norm(domain))
+    stmt = stmt.order_by(DomainLearning.hits.desc(), DomainLearning.key)
+    return list((await s.execute(stmt)).scalars())
+
+
+async def put_domain_learning(
+    s: AsyncSession, *, tenant_id: str, domain: str, key: str, value: Any
+) -> None:
+    """Upsert a learning: a new key starts at hits=1, a repeat replaces value and adds a hit."""
+    table = DomainLearning.__table__
+    stmt = dialect_insert(s, table).values(  # type: ignore[arg-type]
+        id=new_id(),
+        tenant_id=tenant_id,
+        domain=_norm(domain),
+        key=key,
+        value=value,
+        hits=1,
+        updated_at=utcnow(),
+    )
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["tenant_id", "domain", "key"],
+        set_={
+            "value": stmt.excluded.value,
+            "hits": table.c.hits + 1,
+            "updated_at": stmt.excluded.updated_at,
+        },
+    )
+    await s.execute(stmt)

@@ -1,0 +1,97 @@
+"""The query API: keyword-only functions taking an AsyncSession first.
+
+Every function flushes (or executes) but never commits; the caller owns the
+transaction and commits. Re-exports the per-concept modules so callers import
+from one place: `from app.db import repositories as repo`.
+"""
+
+from __future__ import annotations
+
+from app.db.cursor import decode_cursor, encode_cursor
+from app.db.errors import IdempotencyConflict, InvalidCursor, UnsupportedBackend
+from app.db.repo_events import (
+    append_event,
+    event_to_contract,
+    get_artifact,
+    get_ledger,
+    list_artifacts,
+    list_events,
+    next_event_seq,
+    save_artifact,
+    save_ledger,
+)
+from app.db.repo_keys import (
+    create_api_key,
+    find_api_key,
+    hash_api_key,
+    list_api_keys,
+    revoke_api_key,
+)
+from app.db.repo_memory import (
+    add_dead_end,
+    add_fact,
+    get_domain_learnings,
+    list_dead_ends,
+    list_domain_learnings,
+    list_facts,
+    put_domain_learning,
+)
+from app.db.repo_tasks import (
+    count_by_status,
+    create_task,
+    domain_of,
+    finish_task,
+    get_task,
+    heartbeat,
+    is_cancel_requested,
+    list_tasks,
+    mark_running,
+    reap_lost_tasks,
+    request_cancel,
+    set_awaiting_approval,
+    task_to_spec,
+    update_usage,
+)
+
+__all__ = [
+    "IdempotencyConflict",
+    "InvalidCursor",
+    "UnsupportedBackend",
+    "add_dead_end",
+    "add_fact",
+    "append_event",
+    "count_by_status",
+    "create_api_key",
+    "create_task",
+    "decode_cursor",
+    "domain_of",
+    "encode_cursor",
+    "event_to_contract",
+    "find_api_key",
+    "finish_task",
+    "get_artifact",
+    "get_domain_learnings",
+    "get_ledger",
+    "get_task",
+    "hash_api_key",
+    "heartbeat",
+    "is_cancel_requested",
+    "list_api_keys",
+    "list_artifacts",
+    "list_dead_ends",
+    "list_domain_learnings",
+    "list_events",
+    "list_facts",
+    "list_tasks",
+    "mark_running",
+    "next_event_seq",
+    "put_domain_learning",
+    "reap_lost_tasks",
+    "request_cancel",
+    "revoke_api_key",
+    "save_artifact",
+    "save_ledger",
+    "set_awaiting_approval",
+    "task_to_spec",
+    "update_usage",
+]

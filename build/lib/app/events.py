@@ -1,0 +1,303 @@
+"""Live event bus (Redis Streams | in-memory) and the DB-replay-then-tail stream behind SSE.
+
+Workers write each event to the DB first, then publish; the bus is only the low-latency
+path, so a lost live event is recovered from the DB (gap backfill, idle polling).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections import deque
+from collections.abc import AsyncGenerator, Callable
+from types import TracebackType
+from typing import Any, Protocol
+
+import redis.asyncio as aioredis
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.contracts import Event, EventType, TaskStatus, stream_key
+from app.db import repositories
+
+SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]: `async with f() as s`
+
+
+class Subscription:
+    """Live tail of one task's events, registered on enter: nothing published later is missed."""
+
+    async def start(self) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    async def next(self, timeout: float) -> Event | None:
+        """Next live event, or None after `timeout` seconds without one (cancel-safe)."""
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Subscription:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> Event:
+        while True:
+            event = await self.next(timeout=30.0)
+            if event is not None:
+                return event
+
+
+class EventBus(Protocol):
+    async def publish(self, event: Event) -> None:
+        """Deliver to live subscribers; callable from any thread's event loop."""
+
+    def subscribe(self, task_id: str) -> Subscription:
+        """Live tail; use `async with bus.subscribe(id) as sub` to register before reading."""
+
+
+class _MemorySubscription(Subscription):
+    def __init__(self, bus: MemoryEventBus, task_id: str, maxsize: int) -> None:
+        self._bus = bus
+        self.task_id = task_id
+        self.queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=maxsize)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.dropped = 0
+
+    async def start(self) -> None:
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+            self._bus._add(self)
+
+    async def close(self) -> None:
+        self._bus._remove(self)
+
+    def offer(self, event: Event) -> None:
+        """Runs on the subscriber's loop; a full queue drops (the reader backfills from the DB)."""
+        try:
+            self.queue.put_nowait(event)
+        except asyncio.QueueFull:
+            self.dropped += 1
+
+    async def next(self, timeout: float) -> Event | None:
+        await self.start()
+        try:
+            return await asyncio.wait_for(self.queue.get(), timeout)
+        except TimeoutError:
+            return None
+
+
+class MemoryEventBus:
+    """In-process bus for the embedded deployment: per-subscriber queue, thread-safe fan-out."""
+
+    def __init__(self, queue_size: int = 1000) -> None:
+        self._lock = threading.Lock()
+        self._subs: dict[str, set[_MemorySubscription]] = {}
+        self._queue_size = queue_size
+
+    def subscribe(self, task_id: str) -> Subscription:
+        return _MemorySubscription(self, task_id, self._queue_size)
+
+    async def publish(self, event: Event) -> None:
+        self.publish_threadsafe(event)
+
+    def publish_threadsafe(self, event: Event) -> None:
+        """Fan out without awaiting: usable from sync code on any thread."""
+        with self._lock:
+            subs = list(self._subs.get(event.task_id, ()))
+        for sub in subs:
+            assert sub.loop is not None
+            try:
+                sub.loop.call_soon_threadsafe(sub.offer, event)
+            except RuntimeError:  # subscriber's loop is closed
+                self._remove(sub)
+
+    def subscriber_count(self, task_id: str) -> int:
+        with self._lock:
+            return len(self._subs.get(task_id, ()))
+
+    def _add(self, sub: _MemorySubscription) -> None:
+        with self._lock:
+            self._subs.setdefault(sub.task_id, set()).add(sub)
+
+    def _remove(self, sub: _MemorySubscription) -> None:
+        with self._lock:
+            subs = self._subs.get(sub.task_id)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self._subs[sub.task_id]
+
+
+def encode_event(event: Event) -> str:
+    return event.model_dump_json()
+
+
+def decode_event(raw: str | bytes) -> Event:
+    return Event.model_validate_json(raw)
+
+
+class _RedisSubscription(Subscription):
+    def __init__(self, bus: RedisEventBus, task_id: str) -> None:
+        self._bus = bus
+        self._key = stream_key(task_id)
+        self._last_id: str | None = None
+        self._buffer: deque[Event] = deque()
+
+    async def start(self) -> None:
+        """Pin the stream position now: XREAD from here never misses a later XADD."""
+        if self._last_id is None:
+            newest: Any = await self._bus.client().xrevrange(self._key, "+", "-", count=1)
+            self._last_id = _text(newest[0][0]) if newest else "0-0"
+
+    async def close(self) -> None:
+        self._buffer.clear()
+
+    async def next(self, timeout: float) -> Event | None:
+        await self.start()
+        if not self._buffer:
+            block_ms = max(1, int(timeout * 1000))
+            streams: dict[Any, Any] = {self._key: self._last_id}
+            reply: Any = await self._bus.client().xread(streams, count=100, block=block_ms)
+            for _stream, entries in reply or ():
+                for entry_id, fields in entries:
+                    self._last_id = _text(entry_id)
+                    raw = fields.get(b"event", fields.get("event"))
+                    if raw is not None:
+                        self._buffer.append(decode_event(raw))
+        return self._buffer.popleft() if self._buffer else None
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class RedisEventBus:
+    """Redis Streams bus: XADD MAXLEN ~ per task stream, XREAD BLOCK to tail (never pub/sub)."""
+
+    def __init__(self, redis_url: str, maxlen: int = 10000, *, ttl_s: int = 86400) -> None:
+        self.redis_url = redis_url
+        self.maxlen = maxlen
+        self.ttl_s = ttl_s
+        # one client per event loop: redis.asyncio connections are bound to the loop that made them
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+
+    def client(self) -> aioredis.Redis:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            client = self._clients.get(loop)
+            if client is None:
+                client = aioredis.Redis.from_url(self.redis_url)
+                self._clients[loop] = client
+            return client
+
+    async def publish(self, event: Event) -> None:
+        key = stream_key(event.task_id)
+        async with self.client().pipeline(transaction=False) as pipe:
+            pipe.xadd(key, {"event": encode_event(event)}, maxlen=self.maxlen, approximate=True)
+            pipe.expire(key, self.ttl_s)
+            await pipe.execute()
+
+    def subscribe(self, task_id: str) -> Subscription:
+        return _RedisSubscription(self, task_id)
+
+    async def aclose(self) -> None:
+        """Close the client owned by the running loop."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            client = self._clients.pop(loop, None)
+        if client is not None:
+            await client.aclose()
+
+
+def event_from_row(row: Any) -> Event:
+    """Persisted TaskEvent row → contract Event."""
+    return repositories.event_to_contract(row)
+
+
+async def _fetch_after(
+    session_factory: SessionFactory, task_id: str, after_seq: int, limit: int
+) -> tuple[list[Event], bool]:
+    """One page of persisted events after `after_seq`, and whether the task was terminal.
+
+    The status is read before the events, so "terminal" implies the page already holds
+    every event written before the terminal status was committed.
+    """
+    async with session_factory() as s:
+        session: AsyncSession = s
+        task = await repositories.get_task(session, task_id=task_id)
+        rows = await repositories.list_events(
+            session, task_id=task_id, after_seq=after_seq, limit=limit
+        )
+    terminal = task is None or TaskStatus(task.status).terminal
+    return [event_from_row(r) for r in rows], terminal
+
+
+class _Cursor:
+    """Stream position shared by the replay helpers."""
+
+    def __init__(self, after_seq: int) -> None:
+        self.last = after_seq
+        self.finished = False
+        self.terminal = False
+
+
+async def _drain(
+    session_factory: SessionFactory, task_id: str, cur: _Cursor, page_size: int
+) -> AsyncGenerator[Event, None]:
+    """Yield every persisted event after cur.last; sets cur.terminal/cur.finished."""
+    while True:
+        events, terminal = await _fetch_after(session_factory, task_id, cur.last, page_size)
+        for event in events:
+            yield event
+            cur.last = event.seq
+            if event.type == EventType.task_finished:
+                cur.finished = True
+                return
+        if len(events) < page_size:
+            cur.terminal = terminal
+            return
+
+
+async def stream_events(
+    task_id: str,
+    after_seq: int,
+    *,
+    session_factory: SessionFactory,
+    bus: EventBus,
+    poll_s: float = 5.0,
+    page_size: int = 500,
+) -> AsyncGenerator[Event, None]:
+    """Replay from the DB after `after_seq`, then tail live with no gap and no duplicate.
+
+    Subscribes before the first DB query; live events at or below the last sent seq are
+    skipped, a jump ahead is backfilled from the DB, and an idle `poll_s` re-drains the DB
+    so a lost publish cannot stall the stream. Ends after task.finished, or when the task
+    is terminal and everything persisted has been sent.
+    """
+    cur = _Cursor(after_seq)
+    async with bus.subscribe(task_id) as live:
+        async for old in _drain(session_factory, task_id, cur, page_size):
+            yield old
+        while not (cur.finished or cur.terminal):
+            event = await live.next(timeout=poll_s)
+            if event is not None and event.seq <= cur.last:
+                continue
+            if event is None or event.seq > cur.last + 1:
+                async for old in _drain(session_factory, task_id, cur, page_size):
+                    yield old
+                if event is None or event.seq <= cur.last or cur.finished:
+                    continue
+            yield event
+            cur.last = event.seq
+            cur.finished = event.type == EventType.task_finished

@@ -1,0 +1,102 @@
+"""create_app(): the HTTP service. Lifespan opens the DB engine, Redis, bus and dispatcher.
+
+Production (redis_url set) builds rq + Redis Streams itself; the embedded deployment's
+composition root injects an in-process dispatcher and the bus shared with its workers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+
+import redis.asyncio as aioredis
+from fastapi import FastAPI
+
+from app.api import events as events_api
+from app.api import health, tasks
+from app.db.session import create_engine, session_factory
+from app.dispatch import Dispatcher, RqDispatcher
+from app.events import EventBus, MemoryEventBus, RedisEventBus
+from app.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+LifespanExtra = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+
+
+class ConfigurationError(RuntimeError):
+    """The service cannot start with this combination of settings and injected parts."""
+
+
+async def _open_redis(settings: Settings, stack: AsyncExitStack) -> aioredis.Redis | None:
+    if not settings.redis_url:
+        return None
+    client = aioredis.Redis.from_url(settings.redis_url)
+    stack.push_async_callback(client.aclose)
+    return client
+
+
+def _build_bus(settings: Settings, stack: AsyncExitStack) -> EventBus:
+    if settings.redis_url:
+        bus = RedisEventBus(settings.redis_url, settings.event_stream_maxlen)
+        stack.push_async_callback(bus.aclose)
+        return bus
+    return MemoryEventBus()
+
+
+def _build_dispatcher(settings: Settings, stack: AsyncExitStack) -> Dispatcher:
+    if not settings.redis_url:
+        raise ConfigurationError(
+            "embedded mode (no WEBAGENT_REDIS_URL) needs an injected dispatcher: start the "
+            "service with `webagent serve`, or pass create_app(dispatcher=InProcessDispatcher(...))"
+        )
+    dispatcher = RqDispatcher(settings.redis_url)
+    stack.callback(dispatcher.close)
+    return dispatcher
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    dispatcher: Dispatcher | None = None,
+    bus: EventBus | None = None,
+    lifespan_extra: LifespanExtra | None = None,
+) -> FastAPI:
+    """The ASGI app. `lifespan_extra` runs inside the lifespan after storage is open and may
+    set app.state.dispatcher / app.state.readiness_checks (e.g. the embedded runtime)."""
+    cfg = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            engine = create_engine(cfg.effective_database_url)
+            stack.push_async_callback(engine.dispose)
+            app.state.engine = engine
+            app.state.session_factory = session_factory(engine)
+            app.state.redis = await _open_redis(cfg, stack)
+            app.state.bus = bus if bus is not None else _build_bus(cfg, stack)
+            app.state.dispatcher = dispatcher
+            if lifespan_extra is not None:
+                await stack.enter_async_context(lifespan_extra(app))
+            if app.state.dispatcher is None:
+                app.state.dispatcher = _build_dispatcher(cfg, stack)
+            log.info(
+                "webagent API ready (%s, %s)",
+                "embedded" if cfg.embedded else "redis",
+                engine.dialect.name,
+            )
+            yield
+
+    app = FastAPI(
+        title="webagent",
+        version="0.1.0",
+        summary="Self-hosted web agent as a service",
+        lifespan=lifespan,
+    )
+    app.state.settings = cfg
+    app.state.readiness_checks = {}
+    app.include_router(tasks.router)
+    app.include_router(events_api.router)
+    app.include_router(health.router)
+    return app

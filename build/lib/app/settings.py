@@ -1,0 +1,101 @@
+"""The one place that reads the environment: every knob is a `WEBAGENT_*` variable."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Role = Literal["orchestrator", "planner", "worker", "vision", "vision_fallback", "summarizer"]
+
+
+class Settings(BaseSettings):
+    """Service configuration. Empty DATABASE_URL/REDIS_URL select the embedded deployment."""
+
+    model_config = SettingsConfigDict(env_prefix="WEBAGENT_", env_file=".env", extra="ignore")
+
+    # storage and queue: unset means embedded (SQLite file + in-process dispatcher + memory bus)
+    database_url: str = ""
+    redis_url: str = ""
+    data_dir: str = ".webagent"
+
+    # HTTP API
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_keys_required: bool = False
+
+    # LLM endpoint (any OpenAI-compatible server) and per-role model overrides
+    llm_base_url: str = "https://api.openai.com/v1"
+    llm_api_key: SecretStr = SecretStr("not-set")
+    llm_model: str = "gpt-4o-mini"
+    llm_model_orchestrator: str = ""
+    llm_model_planner: str = ""
+    llm_model_worker: str = ""
+    llm_model_vision: str = ""
+    llm_model_summarizer: str = ""
+    # larger vision model for pages the small one classifies as complex (seed 000 §4.3);
+    # empty: no escalation. Not a fallback to llm_model like the others.
+    llm_model_vision_fallback: str = ""
+    llm_timeout_s: float = 180.0
+    llm_max_retries: int = 2
+
+    # browser
+    chromium_path: str = "/usr/bin/chromium"
+    allow_private_networks: bool = False
+    # warm browser workers per host: in-process task threads of embedded `webagent serve`
+    # (sharing one Chromium) and the default `webagent worker --concurrency` (one each)
+    browser_pool_size: int = Field(default=2, ge=1)
+    browser_recycle_after_tasks: int = 50
+    browser_memory_cap_mb: int = 1500
+    viewport_width: int = 1280
+    viewport_height: int = 800
+    snapshot_max_tokens: int = 1500  # size cap of the compact page view (seed 003 §6.1)
+    vision_enabled: bool = False  # opt-in observe(mode="vision") with [Vn] boxes (seed 000 §4.3)
+    # what the Worker is shown of the page each step (PageSession.observe modes):
+    #   compact  - trimmed accessibility-style lines within snapshot_max_tokens (seed 003 §6.1)
+    #   pagemem  - section outline with the viewport's sections in full (seed 001 §2.2)
+    #   som      - compact lines; the refs double as Set-of-Mark labels (seed 002)
+    #   vision   - compact + [Vn] boxes from the vision model; needs vision_enabled
+    #   pipeline - divide-and-conquer summary + relevant controls (seed 001 §2.4, App. A.3);
+    #              extra "summarizer" LLM calls each changed page, counted in the task usage
+    observation_mode: Literal["compact", "pagemem", "som", "vision", "pipeline"] = "compact"
+
+    # worker liveness
+    worker_metrics_port: int = 9101
+    heartbeat_interval_s: float = 5.0
+    heartbeat_timeout_s: float = 30.0
+    reaper_interval_s: float = 10.0
+
+    # default task limits
+    default_max_steps: int = Field(default=30, ge=1, le=500)
+    default_timeout_s: float = Field(default=600.0, gt=0, le=86400)
+    max_steps_limit: int = 500
+    max_timeout_s: float = 86400.0
+
+    # live events
+    event_stream_maxlen: int = 10000
+    sse_ping_s: float = 15.0
+    sse_db_poll_s: float = 5.0  # SSE re-reads the DB when the live bus is quiet this long
+
+    def model_for(self, role: Role) -> str:
+        """Per-role model override, falling back to the shared model."""
+        override: str = getattr(self, f"llm_model_{role}")
+        return override or self.llm_model
+
+    @property
+    def embedded(self) -> bool:
+        """True when no Redis is configured: the API process runs the workers itself."""
+        return not self.redis_url
+
+    @property
+    def effective_database_url(self) -> str:
+        """SQLite file under data_dir unless a database URL is configured."""
+        return self.database_url or f"sqlite+aiosqlite:///{self.data_dir}/webagent.db"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Process-wide settings, read once; tests build `Settings(...)` directly instead."""
+    return Settings()

@@ -1,0 +1,1 @@
+"""webagent worker runtime: rq jobs, pooled browsers and the agent."""

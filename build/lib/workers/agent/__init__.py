@@ -1,0 +1,1 @@
+"""The agent: depends only on the small protocols in `protocols.py`."""

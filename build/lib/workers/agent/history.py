@@ -1,0 +1,200 @@
+"""Message building for the Worker: cache-friendly order and compressed history.
+
+Seed 003 §7.2: static system prompt, then the task, then the history, then the current page
+LAST. Seed 003 §6.1/§6.3: only the latest page is shown in full; earlier steps collapse to
+one line each (action, result, url) and only the previous step's tool results stay verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from workers.agent import prompts
+from workers.agent.errors import recovery_signal
+from workers.agent.protocols import Action, AgentTask, Observation, ToolCall, ToolResult
+from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY, redacted_args
+
+Message = dict[str, Any]
+OPEN_TAG, CLOSE_TAG = "<page_content", "</page_content"
+LINE_ARG_CHARS = 40
+NOTE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class ExecutedCall:
+    """One tool call of a step: what the model sent, what it parsed to, what happened."""
+
+    call: ToolCall
+    action: Action | None  # None when the call did not validate
+    result: ToolResult
+    repeated: bool = False  # the identical action already failed earlier in this run
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    step: int
+    url: str
+    content: str | None
+    calls: tuple[ExecutedCall, ...]
+
+    @property
+    def nudged(self) -> bool:
+        """The model answered without a tool call, so the next prompt carries a nudge."""
+        return not self.calls
+
+
+class History(Protocol):
+    """How past steps are shown to the model: the seam the memory/eviction work plugs into."""
+
+    def record(self, record: StepRecord, seen: Observation) -> None: ...
+
+    def messages(self, observation: Observation, step: int) -> list[Message]: ...
+
+
+def sanitize_page_text(text: str) -> str:
+    """Page text must not be able to close the untrusted block and speak as the user."""
+    return text.replace(CLOSE_TAG, "<\u200b/page_content").replace(OPEN_TAG, "<\u200bpage_content")
+
+
+def result_payload(executed: ExecutedCall) -> str:
+    """ToolResult as compact JSON (seed 000 App. A) plus the seed 002 recovery signal."""
+    result = executed.result
+    payload: dict[str, Any] = {"success": result.success}
+    for key in ("reason", "error", "tried", "alternatives", "page_changed"):
+        value = getattr(result, key)
+        if value:
+            payload[key] = list(value) if isinstance(value, tuple) else value
+    if result.data:
+        payload["data"] = dict(result.data)
+    if not result.success:
+        hint = recovery_signal("repeated_failure" if executed.repeated else result.error)
+        if hint:
+            payload["hint"] = hint
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _call_arguments(call: ToolCall) -> str:
+    if PARSE_ERROR_KEY in call.arguments:
+        return str(call.arguments.get(RAW_ARGUMENTS_KEY, ""))
+    return json.dumps(dict(call.arguments), ensure_ascii=False, default=str)
+
+
+def assistant_message(record: StepRecord) -> Message:
+    """The model's own turn, replayed so the tool messages that follow are well-formed."""
+    message: Message = {"role": "assistant", "content": record.content or ""}
+    if record.calls:
+        message["tool_calls"] = [
+            {
+                "id": ex.call.id,
+                "type": "function",
+                "function": {"name": ex.call.name, "arguments": _call_arguments(ex.call)},
+            }
+            for ex in record.calls
+        ]
+    return message
+
+
+def tool_messages(record: StepRecord) -> list[Message]:
+    return [
+        {"role": "tool", "tool_call_id": ex.call.id, "content": result_payload(ex)}
+        for ex in record.calls
+    ]
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= LINE_ARG_CHARS else text[: LINE_ARG_CHARS - 1] + "…"
+
+
+def _call_line(executed: ExecutedCall) -> str:
+    if executed.action is not None:
+        args: Mapping[str, Any] = redacted_args(executed.action)
+        name = executed.action.name
+    else:
+        args, name = {}, executed.call.name
+    rendered = ",".join(f"{k}={_short(v)}" for k, v in args.items())
+    result = executed.result
+    if result.success:
+        outcome = "ok, page changed" if result.page_changed else "ok"
+    else:
+        outcome = f"failed {result.error or ''}".strip()
+    return f"{name}({rendered}) -> {outcome}"
+
+
+def step_line(record: StepRecord) -> str:
+    """One line per past step (seed 003 §6.3 compressed log)."""
+    actions = "; ".join(_call_line(ex) for ex in record.calls) or "(no tool call)"
+    line = f"step {record.step}: {actions} @ {record.url}"
+    note = " ".join((record.content or "").split())
+    if note:
+        line += f" | note: {note[:NOTE_CHARS]}"
+    return line
+
+
+def observation_message(
+    observation: Observation, step: int, max_steps: int, notes: str = ""
+) -> Message:
+    text = prompts.render(
+        "observation.md",
+        step=step,
+        max_steps=max_steps,
+        version=observation.version,
+        url=observation.url,
+        title=observation.title,
+        text=sanitize_page_text(observation.text),
+        notes=notes,
+    )
+    return {"role": "user", "content": text}
+
+
+def observation_notes(last: StepRecord | None, step: int, max_steps: int) -> str:
+    """Signals attached to the page: the no-tool-call nudge and a closing-budget warning."""
+    notes = []
+    if last is not None and last.nudged:
+        notes.append(prompts.load("nudge.md").strip())
+    left = max_steps - step
+    if left <= 2:
+        notes.append(f"Only {left} step(s) left after this one: call done soon.")
+    return "\n".join(notes)
+
+
+def preamble(task: AgentTask, system_prompt: str = "worker_system.md") -> list[Message]:
+    """The stable prefix: identical on every call of a run, so providers can cache it."""
+    task_text = prompts.render(
+        "task.md",
+        instruction=task.instruction,
+        start_url=task.start_url or "(none)",
+        max_steps=task.max_steps,
+    )
+    return [
+        {"role": "system", "content": prompts.load(system_prompt).strip()},
+        {"role": "user", "content": task_text},
+    ]
+
+
+class CompressedHistory:
+    """Seed 003 §6: latest page in full, previous step verbatim, older steps one line each."""
+
+    def __init__(self, task: AgentTask) -> None:
+        self._task = task
+        self._preamble = preamble(task)
+        self._records: list[StepRecord] = []
+
+    def record(self, record: StepRecord, seen: Observation) -> None:
+        self._records.append(record)
+
+    def messages(self, observation: Observation, step: int) -> list[Message]:
+        messages = list(self._preamble)
+        older, last = self._records[:-1], (self._records[-1] if self._records else None)
+        if older:
+            lines = "\n".join(step_line(r) for r in older)
+            messages.append({"role": "user", "content": prompts.render("history.md", lines=lines)})
+        if last is not None:
+            messages.append(assistant_message(last))
+            messages.extend(tool_messages(last))
+        notes = observation_notes(last, step, self._task.max_steps)
+        messages.append(observation_message(observation, step, self._task.max_steps, notes))
+        return messages

@@ -1,0 +1,134 @@
+"""The agent's view of the outside world: a browser, an LLM and an event sink.
+
+The agent imports nothing else from the runtime; `workers/jobs.py` wires real parts in,
+tests and benchmarks wire their own. Values crossing these seams are frozen dataclasses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Action:
+    """One tool call the Worker asked for, e.g. Action("click", {"ref": "3:12"})."""
+
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """Uniform tool outcome (seed 000, App. A): what happened and what to try next."""
+
+    success: bool
+    reason: str = ""
+    tried: tuple[str, ...] = ()
+    alternatives: tuple[str, ...] = ()
+    error: str | None = None
+    page_changed: bool = False
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the model is shown of the page, plus figures for events and benchmarks."""
+
+    url: str
+    title: str
+    text: str
+    version: int
+    refs: int = 0
+    interactive: int = 0
+    fingerprint: str = ""
+    tokens: int = 0
+    stats: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Browser(Protocol):
+    """A live page the agent can observe and act on (one isolated context per task)."""
+
+    @property
+    def url(self) -> str: ...
+
+    async def goto(self, url: str) -> ToolResult: ...
+
+    async def observe(self, mode: str = "compact") -> Observation: ...
+
+    async def execute(self, action: Action) -> ToolResult: ...
+
+    async def screenshot(self) -> bytes:
+        """JPEG of the viewport."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class LLMReply:
+    content: str | None
+    tool_calls: tuple[ToolCall, ...]
+    input_tokens: int
+    output_tokens: int
+    model: str
+    latency_s: float
+    finish_reason: str | None = None
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """Chat completion for one role (orchestrator, planner, worker, vision, summarizer)."""
+
+    async def chat(
+        self,
+        role: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | None = None,
+    ) -> LLMReply: ...
+
+
+@runtime_checkable
+class EventSink(Protocol):
+    """Where the agent reports progress; the only way events leave a worker."""
+
+    async def emit(self, type: str, data: Mapping[str, Any]) -> None: ...
+
+    async def save_screenshot(self, step: int, jpeg: bytes) -> None: ...
+
+    async def cancel_requested(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class AgentTask:
+    """What the loop needs to know about a task; `deadline` is a time.monotonic() value."""
+
+    instruction: str
+    start_url: str | None
+    max_steps: int
+    deadline: float
+    allowed_domains: tuple[str, ...] = ()
+    observation_mode: str = "compact"  # passed to Browser.observe() every step
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    """How a run ended. `error` uses app.contracts.ErrorCode values when not successful."""
+
+    answer: str | None
+    success: bool
+    status: str  # a TaskStatus value: succeeded | failed | cancelled | timed_out
+    steps: int
+    llm_calls: int
+    input_tokens: int
+    output_tokens: int
+    error: str | None = None
+    reason: str = ""

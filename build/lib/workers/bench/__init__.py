@@ -1,0 +1,1 @@
+"""Benchmarks that run the real agent: the MiniWoB++ harness behind `webagent bench miniwob`."""

@@ -1,0 +1,1 @@
+"""Everything that touches Playwright lives here (enforced by import-linter)."""

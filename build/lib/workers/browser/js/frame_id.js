@@ -1,0 +1,2 @@
+// Slot number snapshot.js gave this <iframe> element.
+el => window.__webagent ? window.__webagent.frameIds.get(el) : undefined

@@ -1,0 +1,606 @@
+// One-pass page walker run in every frame (page.evaluate / frame.evaluate).
+// Emits visible text blocks, headings and interactive elements in composed-tree
+// order (open + closed shadow roots, slots), drops text a person cannot see, and keeps
+// element handles in window.__webagent.snap so refs can be resolved for actions.
+// Spec: seed 003 §4.2/§5.1 (refs), seed 002 (interactive selectors), seed 001 A.1.3.
+(args) => {
+  const t0 = performance.now();
+  const KEY = '__webagent';
+  if (!window[KEY]) {
+    Object.defineProperty(window, KEY, {
+      value: { closed: new WeakMap(), listeners: new WeakSet(), frameIds: new WeakMap(), snap: null, checked: new WeakSet(), cands: [] },
+      configurable: false, enumerable: false, writable: false,
+    });
+  }
+  const g = window[KEY];
+  if (!g.checked) { g.checked = new WeakSet(); g.cands = []; }
+  const cands = [];
+  const delegated = delegatedTargets();
+  const MAX_TEXT = args.maxText || 2000;
+  const SAMPLES = 5;
+  const vw = window.innerWidth, vh = window.innerHeight;
+  const sx = window.scrollX, sy = window.scrollY;
+  const de = document.documentElement;
+  const body = document.body;
+  const docW = Math.max(de ? de.scrollWidth : 0, body ? body.scrollWidth : 0, vw);
+  const docH = Math.max(de ? de.scrollHeight : 0, body ? body.scrollHeight : 0, vh);
+  const els = [];
+  const nodes = [];
+  const frames = [];
+  const dropped = { count: 0, reasons: {}, samples: [] };
+  let visited = 0;
+  let heading = '';
+  let listSeq = 0;
+  const range = document.createRange();
+
+  const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base', 'param', 'source', 'track', 'datalist']);
+  const ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'listbox', 'treeitem', 'gridcell']);
+  const LISTENER_ATTRS = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup', 'ondblclick'];
+  const NAME_FROM_CONTENT = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem', 'gridcell', 'heading', 'generic', 'summary']);
+  const LANDMARK_TAGS = { nav: 'navigation', main: 'main', header: 'header', footer: 'footer', aside: 'complementary', form: 'form', dialog: 'dialog', search: 'search' };
+  const LANDMARK_ROLES = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'form', 'dialog', 'alertdialog', 'search', 'region']);
+  const INLINE = new Set(['inline', 'inline-block', 'inline-flex', 'inline-grid', 'contents', 'ruby', 'inline-table']);
+
+  const squash = (s) => s.replace(/\s+/g, ' ').trim();
+  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+
+  function drop(reason, text) {
+    dropped.count += 1;
+    dropped.reasons[reason] = (dropped.reasons[reason] || 0) + 1;
+    if (text && dropped.samples.length < SAMPLES * 4) {
+      const t = clip(squash(text), 60);
+      if (t) dropped.samples.push([reason, t]);
+    }
+  }
+
+  function parseColor(c) {
+    const m = /^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/.exec(c);
+    if (!m) return null;
+    return [+m[1], +m[2], +m[3], m[4] === undefined ? 1 : +m[4]];
+  }
+  function blend(top, under) {
+    const a = top[3];
+    return [top[0] * a + under[0] * (1 - a), top[1] * a + under[1] * (1 - a), top[2] * a + under[2] * (1 - a), 1];
+  }
+  function luminance(c) {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  }
+  function contrast(a, b) {
+    const la = luminance(a), lb = luminance(b);
+    return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+  }
+  function zeroClipPath(cp) {
+    if (!cp || cp === 'none') return false;
+    if (/^inset\(\s*50%/.test(cp) || /^inset\(\s*100%/.test(cp)) return true;
+    if (/^circle\(\s*0(px|%)?[\s)]/.test(cp)) return true;
+    return /^polygon\(\s*0(px)?\s+0(px)?\s*(,\s*0(px)?\s+0(px)?\s*)*\)$/.test(cp);
+  }
+  function zeroClip(st) {
+    if (st.clip === 'auto' || !st.clip || (st.position !== 'absolute' && st.position !== 'fixed')) return false;
+    const m = /rect\(([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px\)/.exec(st.clip);
+    return !!m && (+m[3] - +m[1] <= 1 || +m[2] - +m[4] <= 1);
+  }
+  function intersect(a, b) {
+    if (!a) return b;
+    const l = Math.max(a[0], b[0]), t = Math.max(a[1], b[1]);
+    const r = Math.min(a[2], b[2]), btm = Math.min(a[3], b[3]);
+    return [l, t, Math.max(l, r), Math.max(t, btm)];
+  }
+  const emptyBox = (b) => b[2] - b[0] < 1 || b[3] - b[1] < 1;
+  function offDocument(r) {
+    return r.right + sx <= 0 || r.bottom + sy <= 0 || r.left + sx >= docW || r.top + sy >= docH;
+  }
+  const inView = (r) => r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
+  // in the viewport and inside every scroll container's visible area (ctx.view)
+  const seen = (r, view) => inView(r) && (!view || !emptyBox(intersect(view, [r.left, r.top, r.right, r.bottom])));
+
+  // jQuery delegated handlers ($(document).on('click', '.x', fn)) live on an ancestor; the
+  // selectors are public through jQuery._data, so their current targets count as listened.
+  function delegatedTargets() {
+    const out = new Set();
+    const jq = window.jQuery;
+    if (!jq || typeof jq._data !== 'function') return out;
+    for (const root of [document, document.documentElement, document.body]) {
+      let events = null;
+      try { events = root && jq._data(root, 'events'); } catch (e) { events = null; }
+      if (!events) continue;
+      for (const type of ['click', 'mousedown', 'mouseup', 'pointerdown', 'dblclick']) {
+        for (const h of events[type] || []) {
+          if (!h || !h.selector) continue;
+          try { for (const el of root.querySelectorAll(h.selector)) if (out.size < 2000) out.add(el); } catch (e) { /* jQuery-only selector */ }
+        }
+      }
+    }
+    return out;
+  }
+  // Empty elements that still take space may be hosts of declarative closed shadow roots
+  // (invisible to page JS); frames.py checks only these over CDP instead of the whole DOM.
+  const NOT_HOST = new Set(['img', 'input', 'textarea', 'select', 'button', 'iframe', 'frame', 'video', 'audio', 'canvas', 'svg',
+    'br', 'hr', 'embed', 'object', 'a', 'i', 'td', 'th', 'li', 'tr', 'picture', 'progress', 'meter', 'wbr', 'area', 'map']);
+  function hostCandidate(el, tag, st) {
+    if (el.firstElementChild || NOT_HOST.has(tag) || g.checked.has(el) || g.closed.get(el) || el.shadowRoot || cands.length >= 64) return;
+    if (/\S/.test(el.textContent) || st.backgroundImage !== 'none') return;
+    const r = el.getBoundingClientRect();
+    if (r.width >= 8 && r.height >= 8) { g.checked.add(el); cands.push(el); }
+  }
+  // Nameless listener-backed controls (icon spans, calendar cells): a hint from id/class.
+  // A listener on a list container (no jQuery: e.target.closest('li')) acts for its items:
+  // same-tag children with text become the controls instead of the container.
+  function delegatesToItems(el) {
+    if (!(g.listeners.has(el) || el.onclick) || el.children.length < 2) return false;
+    const kid = el.firstElementChild.localName;
+    for (const k of el.children) if (k.localName !== kid || !/\S/.test(k.textContent)) return false;
+    for (const k of el.children) delegated.add(k);
+    return true;
+  }
+  function hintOf(el) {
+    const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter((c) => c && c.length < 30).slice(0, 2).join(' ') : '';
+    const id = el.id && el.id.length < 30 ? '#' + el.id : '';
+    return squash(cls + ' ' + id);
+  }
+
+  function roleOf(el, tag) {
+    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (explicit && explicit !== 'presentation' && explicit !== 'none') return explicit;
+    switch (tag) {
+      case 'a': return el.hasAttribute('href') ? 'link' : '';
+      case 'button': return 'button';
+      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'textarea': return 'textbox';
+      case 'summary': return 'button';
+      case 'option': return 'option';
+      case 'input': {
+        const t = (el.type || 'text').toLowerCase();
+        if (t === 'hidden') return '';
+        if (['button', 'submit', 'reset', 'image', 'file', 'color'].includes(t)) return 'button';
+        if (t === 'checkbox') return el.getAttribute('switch') !== null ? 'switch' : 'checkbox';
+        if (t === 'radio') return 'radio';
+        if (t === 'range') return 'slider';
+        if (t === 'number') return 'spinbutton';
+        if (t === 'search') return 'searchbox';
+        if (['date', 'time', 'datetime-local', 'month', 'week'].includes(t)) return t;
+        return 'textbox';
+      }
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      default: return el.isContentEditable && el.getAttribute('contenteditable') !== null ? 'textbox' : '';
+    }
+  }
+
+  // 0 = not interactive, 1 = strong signal (tag/role/attr), 2 = weak (cursor/listener only)
+  function interactiveLevel(el, tag, role, st, parentCursor) {
+    if (role && ROLES.has(role)) return 1;
+    if (tag === 'a' && el.hasAttribute('href')) return 1;
+    if (['button', 'select', 'textarea', 'summary'].includes(tag)) return 1;
+    if (tag === 'input' && el.type !== 'hidden') return 1;
+    if (el.hasAttributes()) {  // most nodes have none: skip eight attribute look-ups
+      if (el.getAttribute('contenteditable') !== null && el.isContentEditable) return 1;
+      for (const a of LISTENER_ATTRS) if (el.hasAttribute(a)) return 1;
+      const ti = el.getAttribute('tabindex');
+      if (ti !== null && +ti >= 0 && tag !== 'body' && tag !== 'html') return 1;
+    }
+    if (tag === 'html' || tag === 'body') return 0;
+    if (el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el)) return 2;
+    if (st.cursor === 'pointer' && parentCursor !== 'pointer') return 2;
+    return 0;
+  }
+
+  function idText(id, root) {
+    const t = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+    return t ? squash(t.textContent || '') : '';
+  }
+  function labelText(label) {
+    let out = '';
+    const walk = (n) => {
+      for (const c of n.childNodes) {
+        if (c.nodeType === 3) out += c.data;
+        else if (c.nodeType === 1 && !['input', 'select', 'textarea', 'button', 'script', 'style'].includes(c.localName)) walk(c);
+      }
+    };
+    walk(label);
+    return squash(out);
+  }
+  function nameOf(el, tag, role, content) {
+    const root = el.getRootNode();
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      const t = squash(lb.split(/\s+/).map((id) => idText(id, root)).join(' '));
+      if (t) return t;
+    }
+    const al = squash(el.getAttribute('aria-label') || '');
+    if (al) return al;
+    if (tag === 'input' || tag === 'select' || tag === 'textarea') {
+      const type = (el.type || '').toLowerCase();
+      if (['button', 'submit', 'reset'].includes(type)) return el.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
+      if (type === 'image') return el.alt || el.title || 'Submit';
+      if (el.labels && el.labels.length) {
+        const t = squash(Array.from(el.labels).map(labelText).join(' '));
+        if (t) return t;
+      }
+    }
+    if (tag === 'img') return squash(el.alt || el.title || '');
+    if (content && (NAME_FROM_CONTENT.has(role) || !role)) return content;
+    const extra = el.title || el.placeholder || el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '';
+    return squash(extra);
+  }
+  function valueOf(el, tag, role) {
+    if (tag === 'select') {
+      return Array.from(el.selectedOptions || []).map((o) => squash(o.label || o.text)).join(', ');
+    }
+    if (tag === 'input') {
+      const t = (el.type || 'text').toLowerCase();
+      if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(t)) {
+        return t === 'file' && el.files && el.files.length ? Array.from(el.files).map((f) => f.name).join(', ') : null;
+      }
+      if (t === 'password') return el.value ? '•'.repeat(Math.min(el.value.length, 8)) : null;
+      return el.value ? el.value : null;
+    }
+    if (tag === 'textarea') return el.value ? el.value : null;
+    if (role === 'slider' || role === 'spinbutton') return el.getAttribute('aria-valuenow');
+    if (role === 'textbox' || role === 'combobox' || role === 'searchbox') {
+      return el.isContentEditable ? squash(el.innerText || '') || null : el.getAttribute('aria-valuetext');
+    }
+    return null;
+  }
+  function deepActive() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    const closed = a && g.closed.get(a);
+    if (closed && closed.activeElement) a = closed.activeElement;
+    return a;
+  }
+  const active = deepActive();
+  function statesOf(el, tag, role) {
+    const s = [];
+    const aria = (n) => el.getAttribute(n);
+    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      if (el.indeterminate) s.push('mixed'); else if (el.checked) s.push('checked');
+    } else if (aria('aria-checked') === 'true') s.push('checked');
+    else if (aria('aria-checked') === 'mixed') s.push('mixed');
+    if (aria('aria-pressed') === 'true') s.push('pressed');
+    const ex = aria('aria-expanded');
+    if (ex === 'true') s.push('expanded'); else if (ex === 'false') s.push('collapsed');
+    if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') s.push(el.parentElement.open ? 'expanded' : 'collapsed');
+    if (aria('aria-selected') === 'true' || (tag === 'option' && el.selected)) s.push('selected');
+    if (aria('aria-disabled') === 'true' || (typeof el.matches === 'function' && el.matches(':disabled'))) s.push('disabled');
+    if (el.required || aria('aria-required') === 'true') s.push('required');
+    if (aria('aria-invalid') === 'true' || el.matches(':user-invalid')) s.push('invalid');
+    if (el.readOnly && (tag === 'input' || tag === 'textarea')) s.push('readonly');
+    if (el === active) s.push('focused');
+    return s;
+  }
+
+  // Text collectors: text inside an interactive element/heading names it; elsewhere it
+  // accumulates into a block line flushed at block boundaries.
+  const collectors = [];
+  let block = null;
+  function newBlock(ctx) { return { text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view }; }
+  function flush() {
+    if (!block) return;
+    const text = squash(block.text);
+    if (text) {
+      const b = block.box;
+      nodes.push({ id: -1, role: 'text', name: clip(text, MAX_TEXT), value: null, states: [], bbox: [b[0], b[1], b[2] - b[0], b[3] - b[1]],
+        inView: seen({ left: b[0], top: b[1], right: b[2], bottom: b[3] }, block.view), interactive: false, level: 0, landmark: block.landmark,
+        heading, list: block.list, item: block.item, tag: '' });
+    }
+    block = null;
+  }
+  function addText(text, r, ctx) {
+    if (collectors.length) {
+      const c = collectors[collectors.length - 1];
+      c.text += text;
+      return;
+    }
+    if (!block) {
+      if (!r) return;
+      block = newBlock(ctx);
+    }
+    block.text += text;
+    if (!r) return;
+    const b = [r.left, r.top, r.right, r.bottom];
+    block.box = block.box ? [Math.min(block.box[0], b[0]), Math.min(block.box[1], b[1]), Math.max(block.box[2], b[2]), Math.max(block.box[3], b[3])] : b;
+  }
+
+  function textNode(t, ctx) {
+    const raw = t.data;
+    if (!raw || !/\S/.test(raw)) {
+      if (raw && (collectors.length || block)) addText(' ', null, ctx);
+      return;
+    }
+    if (ctx.visHidden) return drop('visibility', raw);
+    if (ctx.transparent) return drop('transparent', raw);
+    if (ctx.bg && ctx.color && contrast(ctx.color, ctx.bg) < 1.1) return drop('contrast', raw);
+    range.selectNodeContents(t);
+    const r = range.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return drop('size', raw);
+    if (offDocument(r)) return drop('offscreen', raw);
+    if (ctx.clip && emptyBox(intersect(ctx.clip, [r.left, r.top, r.right, r.bottom]))) return drop('clipped', raw);
+    addText(raw, r, ctx);
+  }
+
+  function listInfo(el) {
+    const kids = el.children;
+    if (kids.length < 4) return null;
+    const counts = new Map();
+    for (const k of kids) {
+      const sig = k.localName + '.' + (typeof k.className === 'string' ? k.className : '');
+      counts.set(sig, (counts.get(sig) || 0) + 1);
+    }
+    let best = null, n = 0;
+    for (const [sig, c] of counts) if (c > n) { best = sig; n = c; }
+    if (n < 4 || n * 2 < kids.length) return null;
+    return { id: 'L' + (++listSeq), sig: best };
+  }
+
+  function landmarkOf(el, tag, role) {
+    let lm = LANDMARK_ROLES.has(role) ? role : LANDMARK_TAGS[tag] || '';
+    if (!lm && tag === 'section' && (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby'))) lm = 'region';
+    if (!lm) return '';
+    const label = squash(el.getAttribute('aria-label') || '');
+    return label ? lm + ' "' + clip(label, 40) + '"' : lm;
+  }
+
+  function children(el) {
+    const root = el.shadowRoot || g.closed.get(el);
+    if (root) return root.childNodes;
+    if (el.localName === 'slot') {
+      const assigned = el.assignedNodes({ flatten: true });
+      return assigned.length ? assigned : el.childNodes;
+    }
+    return el.childNodes;
+  }
+
+  function walkChildren(el, ctx) {
+    const info = el.nodeType === 1 && !el.shadowRoot && !g.closed.get(el) ? listInfo(el) : null;
+    let item = 0;
+    // a closed <details> shows only its first <summary>; the body is not rendered
+    const closedDetails = el.localName === 'details' && !el.open;
+    let summary = false;
+    for (const c of children(el)) {
+      if (closedDetails) {
+        if (!summary && c.nodeType === 1 && c.localName === 'summary') { summary = true; walk(c, ctx); }
+        else if (c.nodeType === 1 || c.nodeType === 3) drop('details', c.textContent);
+        continue;
+      }
+      if (c.nodeType === 3) textNode(c, ctx);
+      else if (c.nodeType === 1) {
+        if (info && c.localName + '.' + (typeof c.className === 'string' ? c.className : '') === info.sig) {
+          walk(c, Object.assign({}, ctx, { list: info.id, item: ++item }));
+        } else walk(c, ctx);
+      }
+    }
+  }
+
+  const NATIVE = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary']);
+  const STRONG = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[onclick],[tabindex]:not([tabindex="-1"])';
+
+  function walk(el, ctx) {
+    const tag = el.localName;
+    if (SKIP.has(tag)) return;
+    visited += 1;
+    if (el.getAttribute('aria-hidden') === 'true') return drop('aria-hidden', el.textContent);
+    if (el.hasAttribute('inert')) return drop('inert', el.textContent);
+    const st = getComputedStyle(el);
+    const display = st.display;
+    if (display === 'none') return drop('display', el.textContent);
+    if (st.opacity === '0') return drop('opacity', el.textContent);
+    if (st.contentVisibility === 'hidden') return drop('content-visibility', el.textContent);
+    if (zeroClipPath(st.clipPath) || zeroClip(st)) return drop('clipped', el.textContent);
+    hostCandidate(el, tag, st);
+    let c = ctx;
+    const set = (k, v) => { if (c === ctx) c = Object.assign({}, ctx); c[k] = v; };
+    if (st.position === 'fixed' && (ctx.clip || ctx.view)) { set('clip', null); set('view', null); }
+    const hiddenVis = st.visibility !== 'visible';
+    if (hiddenVis !== ctx.visHidden) set('visHidden', hiddenVis);
+    if (st.color !== ctx.colorStr) {
+      const color = parseColor(st.color);
+      set('colorStr', st.color);
+      set('color', color);
+      set('transparent', !!color && color[3] === 0);
+    }
+    if (parseFloat(st.fontSize) < 1) set('transparent', true);
+    if (st.backgroundImage !== 'none') { if (ctx.bg) set('bg', null); }
+    else {
+      const bgc = parseColor(st.backgroundColor);
+      if (bgc && bgc[3] > 0) set('bg', ctx.bg || bgc[3] === 1 ? blend(bgc, ctx.bg || [255, 255, 255, 1]) : null);
+    }
+    if (st.cursor !== ctx.cursor) set('cursor', st.cursor);
+    const role = roleOf(el, tag);
+    let level = interactiveLevel(el, tag, role, st, ctx.cursor);
+    if (level === 2 && (ctx.inInteractive || el.querySelector(STRONG))) level = 0;
+    if (level === 2 && delegatesToItems(el)) level = 0;
+    // attribute-only signals (tabindex/onclick) on containers of real controls: walk as content
+    if (level === 1 && !NATIVE.has(tag) && !ROLES.has(role) && el.querySelector(STRONG)) level = 0;
+    let control = null;
+    if (!level && tag === 'label' && el.control && !isEmitted(el.control)) { control = el.control; level = 1; }
+    const isHeading = role === 'heading' && !ctx.inInteractive;
+    // overflow hidden/clip hides what lies outside on that axis; auto/scroll only scrolls it
+    // out of view (still reachable: kept, but not in view)
+    const clipX = /hidden|clip/.test(st.overflowX), clipY = /hidden|clip/.test(st.overflowY);
+    const overflowClip = clipX || clipY;
+    // <html>/<body> overflow applies to the viewport (propagation), which inView covers
+    const scroller = overflowClip || (tag !== 'body' && tag !== 'html' && (st.overflowX !== 'visible' || st.overflowY !== 'visible'));
+    let rect = null;
+    if (level || isHeading || scroller || tag === 'iframe' || tag === 'frame') {
+      rect = el.getBoundingClientRect();
+      if (display === 'contents' && el.firstElementChild) rect = el.firstElementChild.getBoundingClientRect();
+      const B = 1e9;
+      if (overflowClip) {
+        const own = [clipX ? rect.left : -B, clipY ? rect.top : -B, clipX ? rect.right : B, clipY ? rect.bottom : B];
+        const box = intersect(c.clip, own);
+        if (emptyBox(box)) return drop('clipped', el.textContent);
+        set('clip', box);
+      }
+      if (scroller && tag !== 'body' && tag !== 'html') set('view', intersect(c.view, [rect.left, rect.top, rect.right, rect.bottom]));
+    }
+    const lm = landmarkOf(el, tag, role);
+    if (lm) { flush(); set('landmark', ctx.landmark ? ctx.landmark + ' > ' + lm : lm); }
+    if (tag === 'iframe' || tag === 'frame') return frameNode(el, rect, c);
+    const isBlock = !INLINE.has(display);
+    if (display === 'table-cell') { if (!collectors.length && block && block.text.trim()) block.text += ' | '; }
+    else if (isBlock) flush();
+    if (tag === 'svg' && !level) svgNode(el, c);
+    else if (tag === 'img') mediaText(el, tag, c);
+    else if (tag === 'br') addText(' ', null, c);
+    else if (level || isHeading) element(el, tag, control ? roleOf(control, control.localName) : role, level, isHeading, rect, c, control);
+    else if (tag === 'label' && el.control) {
+      collectors.push({ text: '' });
+      walkChildren(el, c);
+      collectors.pop();
+    } else walkChildren(el, c);
+    if (isBlock && display !== 'table-cell') flush();
+  }
+
+  function isEmitted(control) {
+    const r = control.getBoundingClientRect();
+    const st = getComputedStyle(control);
+    return r.width > 1 && r.height > 1 && st.opacity !== '0' && st.visibility === 'visible';
+  }
+
+  function mediaText(el, tag, ctx) {
+    if (ctx.visHidden) return;
+    let t = '';
+    if (tag === 'img') t = el.alt || '';
+    else {
+      t = el.getAttribute('aria-label') || '';
+      if (!t) { const title = el.querySelector('title'); t = title ? title.textContent : ''; }
+    }
+    t = squash(t);
+    if (!t) return;
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2 || offDocument(r)) return;
+    if (collectors.length) addText(' ' + t + ' ', r, ctx);
+  }
+
+  // SVG: <text> drawn in the picture is page text; shapes with pointer listeners are controls
+  // named by the text drawn over them (seed 002 interactive elements).
+  function svgNode(el, ctx) {
+    if (ctx.visHidden) return drop('visibility', el.textContent);
+    const texts = [];
+    for (const t of el.querySelectorAll('text')) {
+      const raw = squash(t.textContent || '');
+      if (!raw) continue;
+      if (!t.checkVisibility({ opacityProperty: true, visibilityProperty: true })) { drop('svg-hidden', raw); continue; }
+      const ts = getComputedStyle(t);
+      const fill = parseColor(ts.fill);
+      if ((ts.fill === 'none' && ts.stroke === 'none') || (fill && fill[3] === 0) || parseFloat(ts.fontSize) < 1 || ts.fillOpacity === '0') { drop('transparent', raw); continue; }
+      const r = t.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) { drop('size', raw); continue; }
+      if (offDocument(r)) { drop('offscreen', raw); continue; }
+      if (ctx.clip && emptyBox(intersect(ctx.clip, [r.left, r.top, r.right, r.bottom]))) { drop('clipped', raw); continue; }
+      texts.push([raw, r]);
+    }
+    if (!texts.length) { mediaText(el, 'svg', ctx); }
+    if (collectors.length) { for (const [t, r] of texts) addText(' ' + t + ' ', r, ctx); return; }
+    const shapes = [];
+    for (const sh of el.querySelectorAll('*')) {
+      if (sh.localName === 'text' || sh.localName === 'tspan') continue;
+      if (g.listeners.has(sh) || sh.hasAttribute('onclick') || delegated.has(sh)) shapes.push(sh);
+      if (shapes.length >= 200) break;
+    }
+    flush();
+    for (const [t, r] of texts) addText(' ' + t + ' ', r, ctx);
+    flush();
+    for (const sh of shapes) {
+      if (!sh.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+      const r = sh.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1 || offDocument(r)) continue;
+      const inside = texts.filter(([, b]) => { const x = b.left + b.width / 2, y = b.top + b.height / 2; return x >= r.left && x <= r.right && y >= r.top && y <= r.bottom; });
+      const name = clip(squash(sh.getAttribute('aria-label') || inside.map(([t]) => t).join(' ') || hintOf(sh) || sh.localName), 100);
+      nodes.push({ id: els.length, role: roleOf(sh, sh.localName) || 'generic', name, value: null, states: [], bbox: [r.left, r.top, r.width, r.height],
+        inView: seen(r, ctx.view), interactive: true, level: 0, landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag: sh.localName });
+      els.push(sh);
+    }
+  }
+
+  function element(el, tag, role, level, isHeading, rect, ctx, control) {
+    flush();
+    const visible = !ctx.visHidden && rect.width >= 1 && rect.height >= 1 && !offDocument(rect) &&
+      !(ctx.clip && emptyBox(intersect(ctx.clip, [rect.left, rect.top, rect.right, rect.bottom])));
+    const collector = { text: '' };
+    collectors.push(collector);
+    const idx = nodes.length;
+    const node = { id: -1, role: isHeading ? 'heading' : role || 'generic', name: '', value: null, states: [],
+      bbox: [rect.left, rect.top, rect.width, rect.height], inView: seen(rect, ctx.view), interactive: !isHeading, level: 0,
+      landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag };
+    nodes.push(node);
+    if (tag !== 'input' && tag !== 'textarea' && tag !== 'select') {
+      walkChildren(el, ctx.inInteractive || isHeading ? ctx : Object.assign({}, ctx, { inInteractive: true }));
+    }
+    flush();
+    collectors.pop();
+    const content = squash(collector.text);
+    if (!visible) {
+      nodes.splice(idx, 1);
+      drop(ctx.visHidden ? 'visibility' : 'size', content);
+      return;
+    }
+    const target = control || el;
+    node.name = clip(control ? content || nameOf(control, control.localName, role, '') : nameOf(el, tag, node.role, content), isHeading ? 200 : 100);
+    if (isHeading) {
+      const al = el.getAttribute('aria-level');
+      node.level = al ? +al : /^h[1-6]$/.test(tag) ? +tag[1] : 2;
+      heading = clip(node.name, 80);
+      node.heading = heading;
+      if (!node.name) nodes.splice(idx, 1);
+      return;
+    }
+    if (level === 2 && !node.name) {
+      const listened = el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el);
+      if (!listened || rect.width > 600 || rect.width * rect.height > 60000) { nodes.splice(idx, 1); return; }
+      node.name = hintOf(el);
+    }
+    const v = valueOf(target, target.localName, node.role);
+    node.value = v === null || v === undefined ? null : clip(String(v), 80);
+    node.states = statesOf(target, target.localName, node.role);
+    node.id = els.length;
+    els.push(el);
+  }
+
+  function frameNode(el, rect, ctx) {
+    flush();
+    if (ctx.visHidden || rect.width < 2 || rect.height < 2 || offDocument(rect)) return drop('frame-hidden', '');
+    const st = getComputedStyle(el);
+    const k = frames.length;
+    g.frameIds.set(el, k);
+    const left = rect.left + el.clientLeft + parseFloat(st.paddingLeft);
+    const top = rect.top + el.clientTop + parseFloat(st.paddingTop);
+    const clipBox = intersect(ctx.clip, [rect.left, rect.top, rect.right, rect.bottom]);
+    frames.push({ k, offset: [left, top], clip: clipBox });
+    nodes.push({ id: -1, role: 'iframe', frame: k, name: squash(el.title || el.name || ''), value: null, states: [],
+      bbox: [rect.left, rect.top, rect.width, rect.height], inView: inView(rect), interactive: false, level: 0,
+      landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag: 'iframe' });
+  }
+
+  function covered(el, b) {
+    const root = el.getRootNode();
+    const probe = root.elementFromPoint ? root : document;
+    const pts = [[b[0] + b[2] / 2, b[1] + b[3] / 2], [b[0] + Math.min(b[2] / 4, 8), b[1] + b[3] / 2], [b[0] + b[2] - Math.min(b[2] / 4, 8), b[1] + b[3] / 2]];
+    for (const [x, y] of pts) {
+      if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
+      const hit = probe.elementFromPoint(x, y);
+      if (!hit || hit === el || el.contains(hit) || (hit.localName === 'label' && hit.control === el)) return false;
+      if (el.localName === 'label' && el.control === hit) return false;
+    }
+    return pts.some(([x, y]) => x >= 0 && y >= 0 && x < vw && y < vh);
+  }
+
+  const ctx0 = { clip: null, view: null, visHidden: false, colorStr: '', color: null, bg: [255, 255, 255, 1], transparent: false, cursor: 'auto',
+    landmark: '', list: null, item: null, inInteractive: false };
+  if (document.body) walk(document.body, ctx0);
+  flush();
+  for (const n of nodes) {
+    if (n.interactive && n.inView && covered(els[n.id], n.bbox)) n.states.push('covered');
+  }
+  g.snap = { version: args.version, els };
+  g.cands = cands;
+  // A JSON string: Playwright's structured serializer is ~10x slower on big results.
+  return JSON.stringify({
+    url: location.href, title: document.title, nodes, frames, hostCandidates: cands.length,
+    viewport: { width: vw, height: vh, scrollX: sx, scrollY: sy, docWidth: docW, docHeight: docH },
+    stats: { visited, dropped, ms: performance.now() - t0 },
+  });
+}

@@ -1,0 +1,438 @@
+"""PageSession: the Browser protocol over one Playwright page (observe, act, screenshot).
+
+observe() is change-gated (seed 000 §4.5): a cheap fingerprint first; an unchanged page gets
+the last observation back (same version, refs still valid), a changed one a new snapshot
+version. Actions name elements by `v:n` refs of the current version only (seed 003 §5.1.1);
+a stale ref fails safely with a fresh snapshot and the element's new refs (seed 003 §5.4).
+An open modal is shown alone (seed 001 A.4); mode "vision" appends [Vn] boxes (seed 000 §4.3);
+mode "pipeline" is the seed 001 §2.4 summary for the task goal; "full" is the untrimmed page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from playwright.async_api import Error, Frame, Page
+
+from app.settings import Settings
+from workers.agent.errors import ConfigurationError
+from workers.agent.protocols import LLM, Action, Observation, ToolResult
+from workers.browser import actions, frames, views
+from workers.browser import fingerprint as gate
+from workers.browser.fingerprint import Fingerprint, FingerprintError, ObservationCache
+from workers.browser.observe_pipeline import ObservePipeline
+from workers.browser.refs import RefError, RefTable, RefTarget, parse_ref, resolve
+from workers.browser.snapshot import Snapshot, capture
+from workers.browser.vision_observer import VisionObserver
+
+SETTLE_S = 0.3  # let click handlers and transitions run before verifying the effect
+NAV_TIMEOUT_MS = 30000
+
+
+class PageSession:
+    """One task's page; build with `await PageSession.open(page, settings)`."""
+
+    def __init__(
+        self,
+        page: Page,
+        settings: Settings,
+        *,
+        max_tokens: int | None = None,
+        llm: LLM | None = None,
+        goal: str | None = None,
+    ) -> None:
+        self.page = page
+        self.goal = goal  # the task instruction: what mode "pipeline" summarises the page for
+        self.settings = settings
+        self.max_tokens = max_tokens if max_tokens is not None else settings.snapshot_max_tokens
+        self.version = 0
+        self.last: Snapshot | None = None
+        self._recent: dict[int, Snapshot] = {}  # a few past versions, to re-find stale refs
+        self._refs: RefTable | None = None
+        self._navigated = False
+        self._cache: ObservationCache[Observation] = ObservationCache()
+        self._snap_fp: Fingerprint | None = None  # page fingerprint taken just before `last`
+        self._vision = VisionObserver(llm, settings) if llm and settings.vision_enabled else None
+        self._pipeline = ObservePipeline(llm) if llm else None  # per task: caches summaries
+        self._vision_on = False  # the model asked for vision: prefetch after mutating actions
+        page.on("framenavigated", self._on_navigated)
+
+    @classmethod
+    async def open(cls, page: Page, settings: Settings, **kw: Any) -> PageSession:
+        """Install the init script (closed shadow roots, click listeners) before browsing.
+        Pass `llm=` (role "vision") with settings.vision_enabled for observe(mode="vision"),
+        `llm=` (role "summarizer") and `goal=` for observe(mode="pipeline")."""
+        await frames.install(page)
+        return cls(page, settings, **kw)
+
+    async def close(self) -> None:
+        """Stop a pending background vision look (the page itself belongs to the pool)."""
+        if self._vision is not None:
+            await self._vision.close()
+
+    def _on_navigated(self, frame: Frame) -> None:
+        if frame == self.page.main_frame:
+            self._navigated = True
+
+    @property
+    def refs(self) -> RefTable | None:
+        """Ref table of the current snapshot (None before the first or after navigation)."""
+        return self._refs
+
+    @property
+    def url(self) -> str:
+        return self.page.url
+
+    async def goto(self, url: str) -> ToolResult:
+        before = self.page.url
+        try:
+            await self.page.goto(url, wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
+        except Error as exc:
+            return actions.failure("navigation_failed", f"Could not open {url}: {exc.message}")
+        self._refs = None
+        self.invalidate()
+        self._after_mutation()
+        return ToolResult(
+            success=True, reason=f"Opened {self.page.url}", page_changed=before != url
+        )
+
+    async def snapshot(self) -> Snapshot:
+        """New version, new refs; older refs become stale and cached observations go."""
+        self.version += 1
+        self._navigated = False
+        self._cache.invalidate()
+        self._snap_fp = None
+        snap, refs = await capture(self.page, version=self.version, max_tokens=self.max_tokens)
+        self.last, self._refs = snap, refs
+        self._recent = {v: s for v, s in self._recent.items() if v > snap.version - 3}
+        self._recent[snap.version] = snap
+        return snap
+
+    async def _fingerprint(self) -> Fingerprint | None:
+        try:
+            return await gate.capture(self.page)
+        except FingerprintError:
+            return None  # mid-navigation: treat as changed
+
+    def _unchanged(self, fp: Fingerprint | None) -> bool:
+        """Seed 000 §4.5 gate: the current refs still describe the page."""
+        return (
+            fp is not None
+            and self._snap_fp is not None
+            and self._refs is not None
+            and not self._navigated
+            and not gate.changed(self._snap_fp, fp)
+        )
+
+    async def observe(self, mode: str = "compact") -> Observation:
+        """Change-gated observation: reuse while the fingerprint holds, else a new version."""
+        if mode not in views.MODES:
+            raise ValueError(f"unknown observation mode {mode!r} ({'|'.join(views.MODES)})")
+        if mode == "vision" and self._vision is None:
+            raise ConfigurationError(
+                "observe(mode='vision') needs settings.vision_enabled and an injected vision LLM"
+            )
+        if mode == "pipeline" and (self._pipeline is None or self.goal is None):
+            raise ConfigurationError(
+                "observe(mode='pipeline') needs an injected summarizer LLM and the task goal"
+            )
+        started = time.perf_counter()
+        settled = (
+            await self._vision.settle(self.page.url) if mode == "vision" and self._vision else None
+        )
+        fp = await self._fingerprint()
+        unchanged = self._unchanged(fp)
+        cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
+        if cached is not None:
+            stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
+            return replace(cached, stats=stats)
+        snap = self.last if unchanged and self.last is not None else await self.snapshot()
+        self._snap_fp = fp
+        text, extra = await views.render(
+            self.page,
+            mode,
+            snap,
+            max_tokens=self.max_tokens,
+            vision=self._vision,
+            fp=fp,
+            settled=settled,
+            pipeline=self._pipeline,
+            goal=self.goal or "",
+        )
+        stats = {**snap.stats, **extra, "mode": mode, "reused": False, "observe_ms": _ms(started)}
+        obs = Observation(
+            url=snap.url,
+            title=snap.title,
+            text=text,
+            version=snap.version,
+            refs=int(stats["refs"]),
+            interactive=int(stats["interactive"]),
+            fingerprint=fp.key if fp is not None else views.text_key(snap),
+            tokens=(len(text) + 3) // 4,
+            stats=stats,
+        )
+        if fp is not None:
+            self._cache.put(mode, fp, obs)
+        self._vision_on = self._vision_on or mode == "vision"
+        return obs
+
+    async def screenshot(self) -> bytes:
+        return await self.page.screenshot(type="jpeg", quality=70)
+
+    async def execute(self, action: Action) -> ToolResult:
+        handler = _HANDLERS.get(action.name)
+        if handler is None:
+            return actions.failure(
+                "unknown_tool", f"No browser tool named {action.name!r}.", *sorted(_HANDLERS)
+            )
+        try:
+            return await handler(self, dict(action.args))
+        except RefError as exc:
+            return await self._ref_failure(exc, action)
+        except Error as exc:
+            return actions.explain(exc, action.name)
+
+    async def _ref_failure(self, exc: RefError, action: Action) -> ToolResult:
+        """Stale/bad ref: refuse, take a fresh snapshot, point at the element's new refs."""
+        key = _ref_key(action.args.get("ref"))
+        past = self._recent.get(int(key.split(":")[0])) if key else None
+        old = past.node(key) if past else None
+        fresh = await self.snapshot()
+        alternatives: list[str] = []
+        if old is not None:
+            alternatives = [
+                f"{n.ref} {n.role} {n.name!r}"
+                for n in fresh.nodes
+                if n.interactive and n.role == old.role and n.name == old.name
+            ][:3]
+        return ToolResult(
+            success=False,
+            error=exc.code,
+            reason=exc.reason + f" A fresh snapshot (version {fresh.version}) is attached.",
+            alternatives=tuple(alternatives),
+            data={"snapshot": fresh.text, "version": fresh.version},
+        )
+
+    async def _element(self, args: dict[str, Any]) -> tuple[Any, RefTarget]:
+        if self._navigated and self._refs is not None:
+            self._refs = None
+        return await resolve(self._refs, args.get("ref"))
+
+    def invalidate(self) -> None:
+        """Next observe() takes a new snapshot whatever the fingerprint says."""
+        self._cache.invalidate()
+        self._snap_fp = None
+
+    def _after_mutation(self) -> None:
+        """A mutating action ran: start the background vision look (seed 000 §4.5 prefetch)."""
+        if self._vision is not None and self._vision_on:
+            vp = self.page.viewport_size or {
+                "width": self.settings.viewport_width,
+                "height": self.settings.viewport_height,
+            }
+            self._vision.schedule(self.page, (float(vp["width"]), float(vp["height"])))
+
+    async def _verified(
+        self,
+        what: str,
+        frame: Frame | None,
+        act: Callable[[], Awaitable[Any]],
+        ghost: bool,
+        mutating: bool = True,
+    ) -> ToolResult:
+        """Act, then report whether the URL or DOM changed (seed 002 verify-act-verify)."""
+        watched = list({self.page.main_frame, *(() if frame is None else (frame,))})
+        await actions.watch(watched)
+        before = self.page.url
+        self._navigated = False
+        await act()
+        await asyncio.sleep(SETTLE_S)
+        navigated = self._navigated or self.page.url != before
+        changed = navigated or await actions.changes(watched) > 0
+        if navigated:
+            self._refs = None
+        if changed and (mutating or navigated):
+            self.invalidate()  # the fingerprint may miss class/style-only effects
+            self._after_mutation()
+        if ghost and not changed:
+            return actions.failure(
+                "no_effect",
+                f"{what} had no visible effect (DOM and URL unchanged); the element may be "
+                "disabled, decorative or covered.",
+                "try a different element or press_key Enter on the focused element",
+                "observe again and look for a dialog or overlay",
+            )
+        reason = f"{what} done" + (f"; now at {self.page.url}" if navigated else "")
+        return ToolResult(success=True, reason=reason, page_changed=navigated)
+
+    async def _click(self, args: dict[str, Any]) -> ToolResult:
+        el, target = await self._element(args)
+        return await self._verified(
+            f"click {args['ref']}", target.frame, lambda: actions.click(el, args), ghost=True
+        )
+
+    async def _type(self, args: dict[str, Any]) -> ToolResult:
+        el, target = await self._element(args)
+        return await self._verified(
+            f"type into {args['ref']}",
+            target.frame,
+            lambda: actions.type_text(self.page, el, args),
+            ghost=False,
+        )
+
+    async def _select(self, args: dict[str, Any]) -> ToolResult:
+        el, target = await self._element(args)
+        if target.role not in ("combobox", "listbox"):
+            return actions.failure(
+                "not_a_select",
+                f"{args['ref']} is a {target.role}, not a <select>.",
+                "click it to open the list, then click the option",
+            )
+        return await self._verified(
+            f"select in {args['ref']}", target.frame, lambda: actions.select_option(el, args), False
+        )
+
+    async def _hover(self, args: dict[str, Any]) -> ToolResult:
+        el, target = await self._element(args)
+        return await self._verified(
+            f"hover {args['ref']}",
+            target.frame,
+            lambda: el.hover(timeout=actions.ACTION_TIMEOUT_MS),
+            ghost=False,
+            mutating=False,
+        )
+
+    async def _focus(self, args: dict[str, Any]) -> ToolResult:
+        el, target = await self._element(args)
+        return await self._verified(
+            f"focus {args['ref']}", target.frame, el.focus, ghost=False, mutating=False
+        )
+
+    async def _press(self, args: dict[str, Any]) -> ToolResult:
+        key = str(args.get("key", "Enter"))
+        return await self._verified(
+            f"press {key}", None, lambda: self.page.keyboard.press(key), ghost=False
+        )
+
+    async def _scroll(self, args: dict[str, Any]) -> ToolResult:
+        el, frame = None, None
+        if args.get("ref"):
+            el, target = await self._element(args)
+            frame = target.frame
+        return await self._verified(
+            f"scroll {args.get('direction', 'down')}",
+            frame,
+            lambda: actions.scroll(self.page, el, args),
+            ghost=False,
+            mutating=False,
+        )
+
+    async def _navigate(self, args: dict[str, Any]) -> ToolResult:
+        return await self.goto(str(args.get("url", "")))
+
+    async def _back(self, args: dict[str, Any]) -> ToolResult:
+        before = self.page.url
+        response = await self.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
+        if response is None and self.page.url == before:
+            return actions.failure("no_history", "There is no previous page in this tab.")
+        self._refs = None
+        self.invalidate()
+        self._after_mutation()
+        return ToolResult(success=True, reason=f"Back at {self.page.url}", page_changed=True)
+
+    async def _wait(self, args: dict[str, Any]) -> ToolResult:
+        seconds = min(float(args.get("seconds", args.get("time", 1.0))), 10.0)
+        await asyncio.sleep(seconds)
+        return ToolResult(success=True, reason=f"waited {seconds:g}s")
+
+    async def _expand(self, args: dict[str, Any]) -> ToolResult:
+        """snapshot(start, end): trimmed lines of the current snapshot (seed 003 §6.1)."""
+        if self.last is None:
+            self.last = await self.snapshot()
+        start, end = _range(args, self.last.version)
+        text = self.last.expand(start, end, max_tokens=self.max_tokens)
+        return ToolResult(
+            success=True,
+            reason=f"refs {start}-{end} of snapshot {self.last.version}",
+            data={"text": text, "version": self.last.version},
+        )
+
+    async def _bulk(self, args: dict[str, Any]) -> ToolResult:
+        """Several independent actions in one call; stops at the first failure (seed 003 §5.3)."""
+        done: list[str] = []
+        changed = False
+        for step in args.get("actions", []):
+            step = dict(step)
+            name = str(step.pop("type", step.pop("name", "")))
+            result = await self.execute(Action(name, step))
+            changed = changed or result.page_changed
+            if not result.success:
+                return ToolResult(
+                    success=False,
+                    error=result.error,
+                    reason=f"step {len(done) + 1} ({name}) failed: {result.reason}",
+                    tried=tuple(done),
+                    alternatives=result.alternatives,
+                    page_changed=changed,
+                    data=result.data,
+                )
+            done.append(f"{name} {step.get('ref', '')}".strip())
+        return ToolResult(
+            success=True,
+            reason=f"{len(done)} actions done",
+            tried=tuple(done),
+            page_changed=changed,
+        )
+
+
+def _ref_key(ref: object) -> str:
+    try:
+        v, n = parse_ref(ref)
+    except RefError:
+        return ""
+    return f"{v}:{n}"
+
+
+def _range(args: dict[str, Any], version: int) -> tuple[int, int]:
+    """Accepts start/end (refs or indices) or range="120-480"."""
+    raw = args.get("range")
+    if isinstance(raw, str) and "-" in raw:
+        a, b = raw.split("-", 1)
+        return _index(a, version), _index(b, version)
+    start = _index(args.get("start", args.get("startRef", 1)), version)
+    return start, _index(args.get("end", args.get("endRef", start + 200)), version)
+
+
+def _index(value: object, version: int) -> int:
+    text = str(value).strip()
+    if ":" in text:
+        v, n = parse_ref(text)
+        if v != version:
+            raise RefError("stale_ref", f"Range ref {text} is not from snapshot {version}.")
+        return n
+    return int(text)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+_Handler = Callable[[PageSession, dict[str, Any]], Awaitable[ToolResult]]
+_HANDLERS: dict[str, _Handler] = {
+    "click": PageSession._click,
+    "type": PageSession._type,
+    "select_option": PageSession._select,
+    "hover": PageSession._hover,
+    "focus": PageSession._focus,
+    "press_key": PageSession._press,
+    "scroll": PageSession._scroll,
+    "navigate": PageSession._navigate,
+    "go_back": PageSession._back,
+    "wait": PageSession._wait,
+    "snapshot": PageSession._expand,
+    "bulk": PageSession._bulk,
+}

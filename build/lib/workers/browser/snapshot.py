@@ -1,0 +1,167 @@
+"""Page snapshot: the model's text view of a page, built by js/snapshot.js in every frame.
+
+Seed 003 §4.2 (compact accessibility-style lines), §5.1.1 (versioned refs `v:n`), §6.1-6.2
+(size cap with explicit trim markers, see compact.py). The JS walker runs once per frame;
+this module splices child frames into their <iframe> placeholders and numbers the nodes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Page
+
+from workers.browser import compact, frames
+from workers.browser.refs import RefTable, RefTarget
+
+DEFAULT_MAX_TOKENS = 1500
+
+
+@dataclass(frozen=True)
+class Node:
+    """One line of the snapshot: a text block, a heading or an interactive element."""
+
+    ref: str  # "v:n" (snapshot version : index); shown to the model for interactive nodes
+    index: int  # n: document order across frames, starting at 1
+    role: str  # ARIA-like role: button, link, textbox, checkbox, heading, text, ...
+    name: str  # accessible name (text for role "text")
+    value: str | None
+    states: tuple[str, ...]  # checked, expanded, selected, disabled, required, invalid, covered ...
+    bbox: tuple[float, float, float, float]  # x, y, w, h in top-level viewport CSS pixels
+    frame: tuple[int, ...]  # iframe path from the main frame, () for the main frame
+    in_viewport: bool
+    interactive: bool
+    level: int = 0  # heading level, else 0
+    landmark: str = ""  # landmark ancestry, e.g. 'main > form "Checkout"'
+    heading: str = ""  # nearest heading above this node in document order
+    list_id: str | None = None  # group of repeated siblings (same tag+class), frame-qualified
+    item: int | None = None  # 1-based item number inside list_id
+    tag: str = ""
+
+
+@dataclass(frozen=True)
+class Viewport:
+    width: float
+    height: float
+    scroll_x: float
+    scroll_y: float
+    doc_width: float
+    doc_height: float
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What one observation saw; `text` is the trimmed compact view the Worker model gets."""
+
+    version: int
+    url: str
+    title: str
+    nodes: tuple[Node, ...]
+    text: str
+    stats: Mapping[str, Any]
+    viewport: Viewport = field(default_factory=lambda: Viewport(0, 0, 0, 0, 0, 0))
+
+    def node(self, ref: str) -> Node | None:
+        """The node a ref names in this snapshot, or None."""
+        for n in self.nodes:
+            if n.ref == ref:
+                return n
+        return None
+
+    def expand(self, start: int, end: int, *, max_tokens: int = DEFAULT_MAX_TOKENS) -> str:
+        """Lines for refs start..end (the seed 003 §6.1 `snapshot(startRef, endRef)` tool)."""
+        chosen = [n for n in self.nodes if start <= n.index <= end]
+        return compact.render_range(chosen, self.viewport, max_tokens=max_tokens)
+
+
+async def capture(
+    page: Page, *, version: int, max_tokens: int | None = DEFAULT_MAX_TOKENS
+) -> tuple[Snapshot, RefTable]:
+    """Snapshot plus the ref table that resolves its refs back to elements for actions."""
+    t0 = time.perf_counter()
+    raw = await frames.collect(page, version)
+    nodes, targets = _number(raw.nodes, version)
+    vp = raw.main["viewport"]
+    viewport = Viewport(
+        float(vp["width"]),
+        float(vp["height"]),
+        float(vp["scrollX"]),
+        float(vp["scrollY"]),
+        float(vp["docWidth"]),
+        float(vp["docHeight"]),
+    )
+    full = compact.render(nodes, version, viewport, max_tokens=None)
+    text = full if max_tokens is None else compact.render(nodes, version, viewport, max_tokens)
+    stats = _stats(raw, nodes, text, full, time.perf_counter() - t0)
+    snap = Snapshot(
+        version, str(raw.main["url"]), str(raw.main["title"]), nodes, text, stats, viewport
+    )
+    return snap, RefTable(version, targets)
+
+
+async def take_snapshot(
+    page: Page, *, version: int, max_tokens: int | None = DEFAULT_MAX_TOKENS
+) -> Snapshot:
+    """The snapshot alone (benchmarks, pagemem); PageSession uses capture() to keep refs."""
+    snap, _ = await capture(page, version=version, max_tokens=max_tokens)
+    return snap
+
+
+def _number(raw_nodes: Sequence[frames.RawNode], version: int) -> tuple[tuple[Node, ...], dict]:
+    nodes: list[Node] = []
+    targets: dict[int, RefTarget] = {}
+    for i, rn in enumerate(raw_nodes, start=1):
+        d = rn.data
+        path = rn.path
+        list_id = d.get("list")
+        nodes.append(
+            Node(
+                ref=f"{version}:{i}",
+                index=i,
+                role=str(d["role"]),
+                name=str(d.get("name") or ""),
+                value=None if d.get("value") is None else str(d["value"]),
+                states=tuple(d.get("states") or ()),
+                bbox=rn.bbox,
+                frame=path,
+                in_viewport=rn.in_viewport,
+                interactive=bool(d.get("interactive")),
+                level=int(d.get("level") or 0),
+                landmark=str(d.get("landmark") or ""),
+                heading=str(d.get("heading") or ""),
+                list_id=None if list_id is None else "/".join(map(str, (*path, list_id))),
+                item=d.get("item"),
+                tag=str(d.get("tag") or ""),
+            )
+        )
+        if int(d.get("id", -1)) >= 0:
+            targets[i] = RefTarget(frame=rn.frame, local_id=int(d["id"]), role=str(d["role"]))
+    return tuple(nodes), targets
+
+
+def _stats(
+    raw: frames.Collected, nodes: Sequence[Node], text: str, full: str, elapsed: float
+) -> dict[str, Any]:
+    """Figures for events and benchmarks; dropped-text samples never reach the prompt."""
+    interactive = sum(1 for n in nodes if n.interactive)
+    sections = len({(n.frame, n.landmark, n.list_id or n.heading) for n in nodes})
+    return {
+        "nodes": len(nodes),
+        "refs": interactive,
+        "interactive": interactive,
+        "sections": sections,
+        "frames": raw.frame_count,
+        "hidden_dropped": raw.dropped_count,
+        "hidden_reasons": dict(raw.dropped_reasons),
+        "hidden_samples": [list(s) for s in raw.dropped_samples[:10]],
+        "tokens": compact.approx_tokens(text),
+        "tokens_full": compact.approx_tokens(full),
+        "chars": len(text),
+        "trimmed": text != full,
+        "js_ms": round(raw.js_ms, 1),
+        "extraction_ms": round(elapsed * 1000, 1),
+        "closed_shadow_roots": raw.closed_roots,
+    }

@@ -1,0 +1,114 @@
+"""`webagent observe URL`: print exactly the page view the Worker model would get."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import time
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from app.settings import Settings, get_settings
+
+
+class Mode(StrEnum):
+    compact = "compact"
+    pagemem = "pagemem"
+    som = "som"
+    vision = "vision"  # needs an LLM endpoint (WEBAGENT_LLM_*; role "vision")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("observe")(observe)
+
+
+def observe(
+    url: str = typer.Argument(..., help="http(s) URL, file:// URL or a local HTML file"),
+    mode: Mode = typer.Option(Mode.compact, "--mode", help="observation mode"),
+    as_json: bool = typer.Option(False, "--json", help="also print figures as JSON"),
+    screenshot: Path | None = typer.Option(None, "--screenshot", help="write the viewport image"),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", help="override the size cap"),
+) -> None:
+    """Open URL in the worker browser set-up and print the observation text (+ figures)."""
+    settings = get_settings()
+    target = Path(url).resolve().as_uri() if Path(url).exists() else url
+    out = asyncio.run(_observe(settings, target, mode, screenshot, max_tokens))
+    typer.echo(out["text"])
+    if as_json:
+        typer.echo(json.dumps(out["figures"], indent=2, ensure_ascii=False))
+
+
+async def _observe(
+    settings: Settings, url: str, mode: Mode, shot: Path | None, max_tokens: int | None
+) -> dict[str, Any]:
+    # imported here: workers.cli must not import Playwright at start-up (import contract)
+    from playwright.async_api import async_playwright
+
+    from workers.browser.launch import launch_chromium
+    from workers.browser.session import PageSession
+    from workers.llm_client import OpenAILLM
+
+    llm = None
+    if mode is Mode.vision:  # choosing the mode on the command line is the opt-in
+        settings = settings.model_copy(update={"vision_enabled": True})
+        llm = OpenAILLM(settings)
+    async with async_playwright() as pw:
+        browser = await launch_chromium(pw, settings)
+        try:
+            context = await browser.new_context(
+                viewport={"width": settings.viewport_width, "height": settings.viewport_height},
+                service_workers="block",
+                accept_downloads=False,
+            )
+            page = await context.new_page()
+            session = await PageSession.open(page, settings, max_tokens=max_tokens, llm=llm)
+            result = await session.goto(url)
+            if not result.success:
+                raise typer.BadParameter(result.reason)
+            started = time.perf_counter()
+            obs = await session.observe(mode.value)
+            observe_ms = (time.perf_counter() - started) * 1000
+            if shot is not None:
+                await _screenshot(session, mode, shot)
+            await session.close()
+        finally:
+            await browser.close()
+            if llm is not None:
+                await llm.close()
+    stats = dict(obs.stats)
+    figures = {
+        "url": obs.url,
+        "title": obs.title,
+        "mode": mode.value,
+        "version": obs.version,
+        "tokens": obs.tokens,
+        "tokens_untrimmed": stats.get("tokens_full"),
+        "refs": obs.refs,
+        "interactive": obs.interactive,
+        "sections": stats.get("sections"),
+        "frames": stats.get("frames"),
+        "hidden_dropped": stats.get("hidden_dropped"),
+        "hidden_reasons": stats.get("hidden_reasons"),
+        "extraction_ms": stats.get("extraction_ms"),
+        "js_ms": stats.get("js_ms"),
+        "observe_ms": round(observe_ms, 1),
+        "reused": stats.get("reused"),
+        "modal": stats.get("modal"),
+        "vision": stats.get("vision"),
+        "fingerprint": obs.fingerprint,
+    }
+    return {"text": obs.text, "figures": figures}
+
+
+async def _screenshot(session: Any, mode: Mode, path: Path) -> None:
+    png = path.suffix.lower() == ".png"
+    if mode is Mode.som:
+        som = importlib.import_module("workers.browser.som")
+        data = await som.annotate(session.page, session.last, session.refs, jpeg=not png)
+    else:
+        data = await session.page.screenshot(type="png" if png else "jpeg")
+    path.write_bytes(data)

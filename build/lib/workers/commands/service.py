@@ -1,0 +1,168 @@
+"""Service commands: `webagent migrate | serve | worker | run`.
+
+Heavy modules (runtime, browser, supervisor) are imported inside the commands so that
+`webagent --help` and unrelated commands start fast.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+import uvicorn
+
+from app.db.migrate import upgrade
+from app.settings import Settings, get_settings
+from workers.client import ApiError, TaskClient
+
+SERVER_START_TIMEOUT_S = 120.0
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def migrate() -> None:
+    """Create or upgrade the database schema (SQLite file by default)."""
+    settings = get_settings()
+    upgrade(settings.effective_database_url)
+    typer.echo(f"database at head: {_redacted(settings.effective_database_url)}")
+
+
+def serve(
+    host: Annotated[str | None, typer.Option(help="bind address (default WEBAGENT_HOST)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (default WEBAGENT_PORT)")] = None,
+) -> None:
+    """Run the HTTP API; without WEBAGENT_REDIS_URL it also runs the workers in-process."""
+    from workers.embedded import build_app
+
+    settings = get_settings()
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    if settings.embedded:
+        upgrade(settings.effective_database_url)
+    uvicorn.run(build_app(settings), host=host or settings.host, port=port or settings.port)
+
+
+def worker(
+    concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, help="worker processes (default WEBAGENT_BROWSER_POOL_SIZE)"),
+    ] = None,
+    grace: Annotated[
+        float, typer.Option(help="seconds a stopping worker may finish its job")
+    ] = 60.0,
+) -> None:
+    """Run N rq worker processes (warm Chromium each) on the task queue; needs Redis."""
+    settings = get_settings()
+    if not settings.redis_url:
+        typer.echo(
+            "webagent worker needs WEBAGENT_REDIS_URL (embedded mode runs workers in `serve`)"
+        )
+        raise typer.Exit(2)
+    from workers.supervisor import Supervisor
+
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    supervisor = Supervisor(settings, concurrency or settings.browser_pool_size, grace_s=grace)
+    raise typer.Exit(supervisor.run())
+
+
+def run(
+    instruction: Annotated[str, typer.Argument(help="what the agent should do")],
+    url: Annotated[str | None, typer.Option("--url", help="start URL")] = None,
+    server: Annotated[
+        str | None, typer.Option(help="submit to a running server, e.g. http://127.0.0.1:8000")
+    ] = None,
+    max_steps: Annotated[int | None, typer.Option(min=1)] = None,
+    timeout: Annotated[float | None, typer.Option(help="task timeout in seconds")] = None,
+    allowed_domain: Annotated[
+        list[str] | None, typer.Option(help="restrict navigation (repeatable)")
+    ] = None,
+    api_key: Annotated[str | None, typer.Option(help="Bearer API key for --server")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the final task as JSON")] = False,
+) -> None:
+    """Run one task and watch it live; embedded in this process unless --server is given."""
+    body: dict[str, Any] = {"instruction": instruction, "start_url": url}
+    if max_steps is not None:
+        body["max_steps"] = max_steps
+    if timeout is not None:
+        body["timeout_s"] = timeout
+    if allowed_domain:
+        body["allowed_domains"] = allowed_domain
+    if server:
+        task = _submit_and_follow(server, body, api_key=api_key, quiet=as_json)
+    else:
+        with local_server(get_settings()) as base_url:
+            task = _submit_and_follow(base_url, body, api_key=None, quiet=as_json)
+    if as_json:
+        typer.echo(json.dumps(task, indent=2, default=str))
+    raise typer.Exit(0 if task.get("status") == "succeeded" else 1)
+
+
+def _submit_and_follow(
+    base_url: str, body: dict[str, Any], *, api_key: str | None, quiet: bool
+) -> dict[str, Any]:
+    """POST the task, follow its events (live display unless quiet), return the final task."""
+    from workers.progress import ProgressView
+
+    with TaskClient(base_url, api_key=api_key) as client:
+        try:
+            created = client.submit(body)
+        except ApiError as exc:
+            typer.echo(f"task rejected: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        task_id = str(created["id"])
+        if quiet:
+            for _event in client.events(task_id):
+                pass
+            return client.get(task_id)
+        view = ProgressView(task_id, created.get("max_steps"))
+        view.follow(client.events(task_id))
+        task = client.get(task_id)
+        view.summary(task)
+        return task
+
+
+@contextmanager
+def local_server(settings: Settings) -> Iterator[str]:
+    """An embedded server on an ephemeral 127.0.0.1 port in a thread; yields its base URL."""
+    from workers.embedded import build_app
+
+    settings = settings.model_copy(update={"redis_url": ""})  # this process runs the task
+    upgrade(settings.effective_database_url)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(build_app(settings), log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="webagent-local", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the embedded server did not start (see the log above)")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(SERVER_START_TIMEOUT_S)
+        sock.close()
+
+
+def _redacted(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(migrate)
+    app.command()(serve)
+    app.command()(worker)
+    app.command()(run)

@@ -1,0 +1,201 @@
+"""The embedded deployment: the same run_task and runtime, inside `webagent serve`.
+
+Without Redis there is no rq; a thread pool of `concurrency` threads calls the same sync
+`run_task` the rq worker calls, each running its coroutine on one shared WorkerRuntime
+(one warm Chromium, one isolated context per running task).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Any
+
+import redis
+from fastapi import FastAPI
+from rq import Queue
+from sqlalchemy import select
+
+from app.api.health import rq_workers_check
+from app.contracts import QUEUE_NAME, TaskStatus
+from app.db import Task
+from app.dispatch import InProcessDispatcher
+from app.events import EventBus, MemoryEventBus
+from app.main import LifespanExtra, create_app
+from app.reaper import run_reaper
+from app.settings import Settings
+from workers import jobs, runtime
+from workers.runtime import LLMFactory, WorkerRuntime, default_llm, make_worker_id
+
+log = logging.getLogger(__name__)
+
+
+class EmbeddedWorkers:
+    """submit(task_id) → run_task on a pool thread; depth() = submitted but not started."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        bus: EventBus,
+        concurrency: int,
+        *,
+        llm_factory: LLMFactory = default_llm,
+    ) -> None:
+        self.settings = settings
+        self.concurrency = max(1, concurrency)
+        self.runtime = WorkerRuntime(
+            settings, bus, worker_id=make_worker_id("embedded"), llm_factory=llm_factory
+        )
+        self._executor: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._waiting = 0
+        self._futures: set[Future[None]] = set()
+
+    def start(self) -> None:
+        """Launch the warm browser and install the runtime for run_task (blocking)."""
+        self.runtime.start()
+        runtime.install(self.runtime)
+        self._executor = ThreadPoolExecutor(self.concurrency, thread_name_prefix="webagent-job")
+
+    def stop(self, grace_s: float = 10.0) -> None:
+        """Drop queued work, give running tasks `grace_s`, then close the runtime.
+
+        Tasks still running after the grace stay `running` in the DB; the reaper fails them
+        (worker_lost) once their heartbeat is stale, exactly like a crashed worker process.
+        """
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+            with self._lock:
+                running = list(self._futures)
+            wait(running, timeout=grace_s)
+        runtime.install(None)
+        self.runtime.stop()
+
+    @property
+    def ready(self) -> bool:
+        return self._executor is not None and self.runtime.started
+
+    def submit(self, task_id: str) -> None:
+        if self._executor is None:
+            raise RuntimeError("EmbeddedWorkers is not running")
+        with self._lock:
+            self._waiting += 1
+        future = self._executor.submit(self._run, task_id)
+        with self._lock:
+            self._futures.add(future)
+        future.add_done_callback(self._forget)
+
+    def depth(self) -> int:
+        with self._lock:
+            return self._waiting
+
+    def _forget(self, future: Future[None]) -> None:
+        with self._lock:
+            self._futures.discard(future)
+            if future.cancelled():
+                self._waiting -= 1
+
+    def _run(self, task_id: str) -> None:
+        with self._lock:
+            self._waiting -= 1
+        try:
+            jobs.run_task(task_id)
+        except Exception:  # a pool thread must survive any job failure (the job boundary)
+            log.exception("embedded job for task %s failed", task_id)
+
+
+async def resubmit_queued(sessions: Any, submit: Callable[[str], None]) -> int:
+    """The in-process queue dies with the process: hand over tasks still queued in the DB."""
+    async with sessions() as s:
+        stmt = select(Task.id).where(Task.status == TaskStatus.queued.value)
+        ids = list((await s.execute(stmt.order_by(Task.created_at))).scalars())
+    for task_id in ids:
+        submit(task_id)
+    return len(ids)
+
+
+def reaper_lifespan(settings: Settings) -> LifespanExtra:
+    """Run the liveness reaper for as long as the API lives."""
+
+    @contextlib.asynccontextmanager
+    async def extra(app: FastAPI) -> AsyncIterator[None]:
+        reaper = asyncio.create_task(
+            run_reaper(
+                app.state.session_factory,
+                timeout_s=settings.heartbeat_timeout_s,
+                interval_s=settings.reaper_interval_s,
+                bus=app.state.bus,
+            ),
+            name="webagent-reaper",
+        )
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reaper
+
+    return extra
+
+
+def production_lifespan(settings: Settings) -> LifespanExtra:
+    """API-only process: the reaper, and readiness 'browser' = a live rq worker on the queue."""
+    reaper = reaper_lifespan(settings)
+
+    @contextlib.asynccontextmanager
+    async def extra(app: FastAPI) -> AsyncIterator[None]:
+        connection = redis.Redis.from_url(settings.redis_url)
+        app.state.readiness_checks["browser"] = rq_workers_check(
+            Queue(QUEUE_NAME, connection=connection)
+        )
+        try:
+            async with reaper(app):
+                yield
+        finally:
+            connection.close()
+
+    return extra
+
+
+def embedded_lifespan(settings: Settings, workers: EmbeddedWorkers) -> LifespanExtra:
+    """Start the in-process workers (warm browser first), the reaper, and a browser probe."""
+    reaper = reaper_lifespan(settings)
+
+    @contextlib.asynccontextmanager
+    async def extra(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(workers.start)
+
+        async def browser() -> bool:
+            return workers.ready and workers.runtime.pool.ready
+
+        app.state.readiness_checks["browser"] = browser
+        try:
+            async with reaper(app):
+                queued = await resubmit_queued(app.state.session_factory, workers.submit)
+                if queued:
+                    log.info("resubmitted %d queued task(s) from a previous run", queued)
+                yield
+        finally:
+            await asyncio.to_thread(workers.stop)
+
+    return extra
+
+
+def build_app(settings: Settings, *, llm_factory: LLMFactory = default_llm) -> FastAPI:
+    """The service: embedded (workers in-process) without Redis, else API + reaper only."""
+    if not settings.embedded:
+        return create_app(settings, lifespan_extra=production_lifespan(settings))
+    bus = MemoryEventBus()
+    workers = EmbeddedWorkers(settings, bus, settings.browser_pool_size, llm_factory=llm_factory)
+    dispatcher = InProcessDispatcher(workers.submit, workers.depth)
+    return create_app(
+        settings,
+        dispatcher=dispatcher,
+        bus=bus,
+        lifespan_extra=embedded_lifespan(settings, workers),
+    )

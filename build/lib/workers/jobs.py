@@ -1,0 +1,195 @@
+"""`run_task(task_id)`: the job rq (or the embedded pool) runs. Wiring only.
+
+Claim the task, heartbeat while it runs, open a fresh browser context, run the agent,
+persist the outcome and announce it. This is the job boundary: the one place that turns
+any exception into a failed task instead of a crashed worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from app import metrics
+from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
+from app.db import Task, repositories
+from app.db.types import as_utc
+from workers import runtime
+from workers.agent.errors import AgentError, ConfigurationError
+from workers.agent.loop import run_agent
+from workers.agent.protocols import AgentOutcome, AgentTask
+from workers.browser import views
+from workers.browser.pool import is_browser_fault
+from workers.browser.session import PageSession
+from workers.metered_llm import MeteredLLM
+from workers.runtime import WorkerRuntime
+from workers.sink import DbEventSink
+
+log = logging.getLogger(__name__)
+
+CLAIM_TIMEOUT_S = 60.0
+# after timeout_s the agent is stopped hard; this leaves time to persist and announce
+FINISH_GRACE_S = 30.0
+# the agent checks its deadline between steps; past this slack it is cancelled mid-step
+HARD_STOP_SLACK_S = 5.0
+
+
+def run_task(task_id: str) -> None:
+    """Run one queued task to a terminal status on this process's WorkerRuntime."""
+    rt = runtime.current()
+    task = rt.run(lambda: _claim(rt, task_id), CLAIM_TIMEOUT_S)
+    if task is None:
+        log.info("task %s not claimable (cancelled, finished or taken)", task_id)
+        return
+    timeout = float(task.timeout_s) + HARD_STOP_SLACK_S + FINISH_GRACE_S
+    rt.run(lambda: execute(rt, task), timeout)
+
+
+async def _claim(rt: WorkerRuntime, task_id: str) -> Task | None:
+    async with rt.sessions() as s:
+        task = await repositories.mark_running(s, task_id=task_id, worker_id=rt.worker_id)
+        await s.commit()
+    return task
+
+
+async def execute(rt: WorkerRuntime, task: Task) -> None:
+    """Run a claimed task and record how it ended."""
+    spec = repositories.task_to_spec(task)
+    if task.started_at is not None and task.queued_at is not None:
+        wait = as_utc(task.started_at) - as_utc(task.queued_at)
+        metrics.observe_queue_wait(wait.total_seconds())
+    sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id)
+    started = time.monotonic()
+    await sink.emit(
+        EventType.task_started,
+        {"worker_id": rt.worker_id, "instruction": spec.instruction, "start_url": spec.start_url},
+    )
+    async with _heartbeat(rt, spec.task_id):
+        outcome = await _run_agent(rt, spec, sink)
+    await _finish(rt, spec, sink, outcome, time.monotonic() - started)
+
+
+async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> AgentOutcome:
+    mode = rt.settings.observation_mode
+    agent_task = AgentTask(
+        instruction=spec.instruction,
+        start_url=spec.start_url,
+        max_steps=spec.max_steps,
+        deadline=time.monotonic() + spec.timeout_s,
+        allowed_domains=spec.allowed_domains,
+        observation_mode=mode,
+    )
+    try:
+        problem = views.configuration_problem(mode, rt.settings)
+        if problem is not None:  # before a browser context is taken from the pool
+            raise ConfigurationError(problem)
+        async with asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S):
+            async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
+                # perception's own LLM calls (summarizer, vision) become llm.call events
+                perception = MeteredLLM(rt.llm, sink)
+                browser = await PageSession.open(
+                    page, rt.settings, llm=perception, goal=spec.instruction
+                )
+                try:
+                    return await run_agent(agent_task, browser, rt.llm, sink)
+                finally:
+                    await browser.close()  # no background vision look outlives the task
+    except TimeoutError:
+        return failed_outcome(TaskStatus.timed_out, ErrorCode.timeout, "task timeout reached")
+    except Exception as exc:  # the job boundary: any failure becomes a failed task
+        log.exception("task %s failed", spec.task_id)
+        return failed_outcome(TaskStatus.failed, error_code(exc), f"{type(exc).__name__}: {exc}")
+
+
+def error_code(exc: BaseException) -> ErrorCode:
+    """Machine-readable error for an exception that escaped the agent loop."""
+    if isinstance(exc, AgentError):
+        return exc.code
+    if is_browser_fault(exc):
+        return ErrorCode.browser_error
+    return ErrorCode.internal
+
+
+def failed_outcome(status: TaskStatus, error: ErrorCode, reason: str) -> AgentOutcome:
+    return AgentOutcome(
+        answer=None,
+        success=False,
+        status=status.value,
+        steps=0,
+        llm_calls=0,
+        input_tokens=0,
+        output_tokens=0,
+        error=error.value,
+        reason=reason,
+    )
+
+
+async def _finish(
+    rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink, outcome: AgentOutcome, duration: float
+) -> None:
+    # the sink metered every step and LLM call, also those of a run cut off mid-step
+    usage = sink.meter.usage
+    detail = None if outcome.success else (outcome.reason or None)
+    async with rt.sessions() as s:
+        await repositories.update_usage(s, task_id=spec.task_id, **usage.model_dump())
+        finished = await repositories.finish_task(
+            s,
+            task_id=spec.task_id,
+            status=outcome.status,
+            answer=outcome.answer,
+            success=outcome.success,
+            error=outcome.error,
+            error_detail=detail,
+        )
+        await s.commit()
+    if not finished:
+        log.warning("task %s was already terminal (reaped?); not announcing", spec.task_id)
+        return
+    metrics.task_finished(outcome.status, duration)
+    data: dict[str, Any] = {
+        "status": outcome.status,
+        "answer": outcome.answer,
+        "success": outcome.success,
+        "error": outcome.error,
+        "error_detail": detail,
+        "usage": usage.model_dump(),
+        "duration_s": round(duration, 3),
+    }
+    await sink.emit(EventType.task_finished, data)
+
+
+async def _beat_once(rt: WorkerRuntime, task_id: str) -> bool:
+    async with rt.sessions() as s:
+        owned = await repositories.heartbeat(s, task_id=task_id, worker_id=rt.worker_id)
+        await s.commit()
+    return owned
+
+
+@contextlib.asynccontextmanager
+async def _heartbeat(rt: WorkerRuntime, task_id: str) -> AsyncIterator[None]:
+    """Refresh heartbeat_at in the background so the reaper knows this worker is alive."""
+
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(rt.settings.heartbeat_interval_s)
+            try:
+                owned = await asyncio.shield(_beat_once(rt, task_id))  # never cut mid-commit
+            except (SQLAlchemyError, OSError) as exc:  # a DB blip; the next beat may succeed
+                log.warning("heartbeat for %s failed: %s", task_id, exc)
+                continue
+            if not owned:
+                log.warning("task %s is no longer owned by %s", task_id, rt.worker_id)
+
+    beater = asyncio.create_task(beat(), name=f"heartbeat-{task_id}")
+    try:
+        yield
+    finally:
+        beater.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beater

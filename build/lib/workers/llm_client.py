@@ -1,0 +1,143 @@
+"""The LLM protocol over any OpenAI-compatible endpoint, with one model setting per role.
+
+Transport retries (timeouts, 429, 5xx) are the openai client's own exponential backoff
+(`llm_max_retries`); what is left afterwards is mapped to the agent's LLM error types.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import openai
+from openai import AsyncOpenAI
+
+from app import metrics
+from app.settings import Role, Settings
+from workers.agent.errors import (
+    ConfigurationError,
+    LLMError,
+    LLMProtocolError,
+    LLMRejected,
+    LLMUnavailable,
+)
+from workers.agent.protocols import LLMReply, ToolCall
+from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY
+
+RAW_ARGUMENTS_CHARS = 2000
+
+
+def parse_arguments(raw: str | None) -> dict[str, Any]:
+    """Tool-call arguments as a dict; malformed JSON is kept so the loop can feed it back."""
+    text = raw or "{}"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = f"{exc.msg} at char {exc.pos}"
+    else:
+        if isinstance(value, dict):
+            return value
+        problem = "arguments must be a JSON object"
+    return {PARSE_ERROR_KEY: problem, RAW_ARGUMENTS_KEY: text[:RAW_ARGUMENTS_CHARS]}
+
+
+def map_error(exc: openai.OpenAIError) -> LLMError | ConfigurationError:
+    """Group openai exceptions by what the caller should do about them."""
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return ConfigurationError(f"LLM endpoint refused the credentials ({exc.status_code})")
+    if isinstance(exc, openai.NotFoundError):
+        return ConfigurationError(f"LLM model or endpoint not found: {exc.message}")
+    if isinstance(exc, openai.APITimeoutError):
+        return LLMUnavailable("LLM request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return LLMUnavailable(f"LLM endpoint unreachable: {exc.message}")
+    if isinstance(exc, openai.RateLimitError | openai.InternalServerError):
+        return LLMUnavailable(f"LLM endpoint unavailable ({exc.status_code}): {exc.message}")
+    if isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError):
+        return LLMRejected(f"LLM endpoint rejected the request: {exc.message}")
+    if isinstance(exc, openai.APIStatusError):
+        return LLMUnavailable(f"LLM endpoint error ({exc.status_code}): {exc.message}")
+    return LLMProtocolError(f"unusable LLM response: {exc}")
+
+
+def _outcome(error: Exception) -> str:
+    return "timeout" if isinstance(error, LLMUnavailable) and "timed out" in str(error) else "error"
+
+
+class OpenAILLM:
+    """LLM protocol implementation; never logs or echoes the API key."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._client = AsyncOpenAI(
+            base_url=settings.llm_base_url,
+            api_key=settings.llm_api_key.get_secret_value(),
+            timeout=settings.llm_timeout_s,
+            max_retries=settings.llm_max_retries,
+        )
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def chat(
+        self,
+        role: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | None = None,
+    ) -> LLMReply:
+        model = self._settings.model_for(cast(Role, role))
+        kwargs: dict[str, Any] = {"model": model, "messages": [dict(m) for m in messages]}
+        if tools:
+            kwargs["tools"] = [dict(t) for t in tools]
+            if tool_choice:
+                kwargs["tool_choice"] = tool_choice
+        started = time.perf_counter()
+        try:
+            try:
+                response = await self._client.chat.completions.create(**kwargs)
+            except openai.OpenAIError as exc:
+                raise map_error(exc) from exc
+            except ValueError as exc:  # a body that is not JSON / not a completion
+                raise LLMProtocolError(f"unusable LLM response: {exc}") from exc
+            reply = self._reply(response, model, time.perf_counter() - started)
+        except (LLMError, ConfigurationError) as error:
+            metrics.observe_llm_call(role, model, _outcome(error), time.perf_counter() - started)
+            raise
+        broken = any(PARSE_ERROR_KEY in call.arguments for call in reply.tool_calls)
+        metrics.observe_llm_call(
+            role,
+            model,
+            "parse_error" if broken else "ok",
+            reply.latency_s,
+            reply.input_tokens,
+            reply.output_tokens,
+        )
+        return reply
+
+    @staticmethod
+    def _reply(response: Any, model: str, latency: float) -> LLMReply:
+        if not getattr(response, "choices", None):
+            raise LLMProtocolError("LLM response has no choices")
+        choice = response.choices[0]
+        calls = tuple(
+            ToolCall(
+                id=call.id or f"call_{index}",
+                name=call.function.name,
+                arguments=parse_arguments(call.function.arguments),
+            )
+            for index, call in enumerate(choice.message.tool_calls or ())
+            if getattr(call, "function", None) is not None
+        )
+        usage = response.usage
+        return LLMReply(
+            content=choice.message.content,
+            tool_calls=calls,
+            input_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            output_tokens=(usage.completion_tokens or 0) if usage else 0,
+            model=response.model or model,
+            latency_s=latency,
+            finish_reason=choice.finish_reason,
+        )

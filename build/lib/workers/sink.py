@@ -1,0 +1,155 @@
+"""The only way events leave a worker: durable DB row first, then the live bus.
+
+The DB is the source of truth (SSE replays from it), so a publish that fails after the
+commit only delays live viewers until their reader backfills from the DB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from app import metrics
+from app.contracts import Event, EventType, Usage
+from app.db import repositories
+from app.db.types import utcnow
+from app.events import EventBus
+from workers.agent.tools import WORKER_TOOLS
+
+log = logging.getLogger(__name__)
+
+SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
+SCREENSHOT_KIND = "screenshot"
+# label values of webagent_step_duration_seconds: the tool names, never model-chosen text
+STEP_ACTIONS = frozenset(t["function"]["name"] for t in WORKER_TOOLS)
+
+
+def json_safe(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Plain JSON values only (tuples become lists, unknown objects their str())."""
+    safe: dict[str, Any] = json.loads(json.dumps(dict(data), default=str))
+    return safe
+
+
+class StepTimer:
+    """Times agent steps from the event stream, one sample per executed action: from the
+    step's start (observe + LLM + first action) or the previous action's end to this
+    action's end. A step that ran no action (nudged) is one "none" sample to its end."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._step: int | None = None
+        self._mark = 0.0  # step start, then the end of its latest action
+        self._actions = 0
+
+    def saw(self, type: str, data: Mapping[str, Any]) -> None:
+        now = self._clock()
+        if type == EventType.action_executed and data.get("step") == self._step:
+            name = data.get("action")
+            metrics.observe_step(str(name) if name in STEP_ACTIONS else "invalid", now - self._mark)
+            self._mark, self._actions = now, self._actions + 1
+        elif type in (EventType.step_started, EventType.task_finished):
+            if self._step is not None and not self._actions:
+                metrics.observe_step("none", now - self._mark)
+            self._step = data.get("step") if type == EventType.step_started else None
+            self._mark, self._actions = now, 0
+
+
+class UsageMeter:
+    """Running usage read off the events, so the task row shows it while the task runs
+    and a run stopped mid-step (hard timeout) still reports what it consumed."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    def saw(self, type: str, data: Mapping[str, Any]) -> bool:
+        """Count the event; True when the usage changed."""
+        if type == EventType.step_started and isinstance(data.get("step"), int):
+            self.usage.steps = max(self.usage.steps, data["step"])
+            return True
+        if type == EventType.llm_call:
+            self.usage.llm_calls += 1
+            self.usage.input_tokens += int(data.get("input_tokens") or 0)
+            self.usage.output_tokens += int(data.get("output_tokens") or 0)
+            return True
+        return False
+
+
+class DbEventSink:
+    """EventSink for one task: assigns seq, writes + commits the row, then publishes."""
+
+    def __init__(
+        self, session_factory: SessionFactory, bus: EventBus, task_id: str, tenant_id: str
+    ) -> None:
+        self._sessions = session_factory
+        self._bus = bus
+        self.task_id = task_id
+        self.tenant_id = tenant_id
+        self._next_seq: int | None = None
+        self._lock = asyncio.Lock()  # seq order == commit order == publish order
+        self._steps = StepTimer()
+        self.meter = UsageMeter()
+
+    @property
+    def last_seq(self) -> int:
+        return 0 if self._next_seq is None else self._next_seq - 1
+
+    async def emit(self, type: str, data: Mapping[str, Any]) -> None:
+        payload = json_safe(data)
+        async with self._lock:
+            self._steps.saw(str(type), payload)  # before the commit: a reader sees it recorded
+            # shielded: a cancel (task timeout) must not abandon a half-done transaction,
+            # which on SQLite would keep the database locked for every other writer
+            usage_changed = self.meter.saw(str(type), payload)
+            event = await asyncio.shield(self._write(str(type), payload, usage_changed))
+            await publish_quietly(self._bus, event)
+
+    async def _write(self, type: str, payload: dict[str, Any], usage_changed: bool) -> Event:
+        async with self._sessions() as s:
+            if self._next_seq is None:
+                self._next_seq = await repositories.next_event_seq(s, task_id=self.task_id)
+            seq = self._next_seq
+            row = await repositories.append_event(
+                s, task_id=self.task_id, seq=seq, type=type, data=payload, ts=utcnow()
+            )
+            if usage_changed:  # same transaction: the row never disagrees with its events
+                usage = self.meter.usage.model_dump()
+                await repositories.update_usage(s, task_id=self.task_id, **usage)
+            await s.commit()
+        self._next_seq = seq + 1
+        return Event(
+            id=str(row.id), task_id=self.task_id, seq=seq, ts=row.ts, type=type, data=payload
+        )
+
+    async def save_screenshot(self, step: int, jpeg: bytes) -> None:
+        await asyncio.shield(self._save_screenshot(step, jpeg))
+
+    async def _save_screenshot(self, step: int, jpeg: bytes) -> None:
+        async with self._sessions() as s:
+            await repositories.save_artifact(
+                s,
+                task_id=self.task_id,
+                tenant_id=self.tenant_id,
+                kind=SCREENSHOT_KIND,
+                step=step,
+                content_type="image/jpeg",
+                data=jpeg,
+            )
+            await s.commit()
+
+    async def cancel_requested(self) -> bool:
+        async with self._sessions() as s:
+            return bool(await repositories.is_cancel_requested(s, task_id=self.task_id))
+
+
+async def publish_quietly(bus: EventBus, event: Event) -> None:
+    """Publish after the commit; a bus outage is logged, never fatal (the DB has the event)."""
+    try:
+        await bus.publish(event)
+    except (RedisError, OSError) as exc:
+        log.warning("live publish of %s seq %d failed: %s", event.task_id, event.seq, exc)

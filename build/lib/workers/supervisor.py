@@ -1,0 +1,185 @@
+"""`webagent worker --concurrency N`: N worker processes, restarted on crash, stopped cleanly.
+
+Each process keeps one warm Chromium between jobs, so jobs run inside the worker process
+(rq's SimpleWorker: no fork per job). rq's own `worker-pool` cannot give each process its
+index (needed for its metrics port) nor build our runtime before the work loop, so this
+small supervisor does only that: spawn, watch, restart with backoff, forward SIGTERM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+from types import FrameType
+
+import redis
+from prometheus_client import start_http_server
+from rq import Queue, SimpleWorker
+
+from app.contracts import QUEUE_NAME
+from app.db import create_engine, session_factory
+from app.events import RedisEventBus
+from app.reaper import run_reaper
+from app.settings import Settings
+from workers import runtime
+from workers.runtime import WorkerRuntime, make_worker_id
+
+log = logging.getLogger(__name__)
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
+MAX_BACKOFF_S = 30.0
+HEALTHY_AFTER_S = 60.0  # a child that lived this long resets its crash backoff
+
+
+def worker_process_main(index: int, settings: Settings) -> None:
+    """One worker process: metrics endpoint, warm runtime, rq work loop on QUEUE_NAME."""
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    start_http_server(settings.worker_metrics_port + index, addr=settings.host)
+    bus = RedisEventBus(settings.redis_url, settings.event_stream_maxlen)
+    rt = WorkerRuntime(settings, bus, worker_id=make_worker_id(f"w{index}"))
+    rt.start()
+    runtime.install(rt)
+    connection = redis.Redis.from_url(settings.redis_url)
+    try:
+        queue = Queue(QUEUE_NAME, connection=connection)
+        worker = SimpleWorker([queue], connection=connection, name=rt.worker_id)
+        worker.work(with_scheduler=False, logging_level="INFO")
+    finally:
+        runtime.install(None)
+        rt.stop()
+        connection.close()
+
+
+@dataclass
+class _Slot:
+    index: int
+    process: BaseProcess | None = None
+    started_at: float = 0.0
+    failures: int = 0
+    restart_at: float = 0.0
+
+
+class ReaperThread:
+    """The liveness reaper on its own thread and loop (the supervisor itself is sync)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._thread = threading.Thread(target=self._main, name="webagent-reaper", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None:
+            loop.call_soon_threadsafe(task.cancel)
+        self._thread.join(timeout)
+
+    def _main(self) -> None:
+        asyncio.run(self._run())
+
+    async def _run(self) -> None:
+        engine = create_engine(self.settings.effective_database_url)
+        bus = RedisEventBus(self.settings.redis_url, self.settings.event_stream_maxlen)
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()  # type: ignore[assignment]
+        try:
+            await run_reaper(
+                session_factory(engine),
+                timeout_s=self.settings.heartbeat_timeout_s,
+                interval_s=self.settings.reaper_interval_s,
+                bus=bus,
+            )
+        except asyncio.CancelledError:
+            pass
+        finally:
+            await bus.aclose()
+            await engine.dispose()
+
+
+class Supervisor:
+    """Keeps `concurrency` worker processes alive until SIGTERM/SIGINT."""
+
+    def __init__(
+        self, settings: Settings, concurrency: int, *, grace_s: float = 60.0, reaper: bool = True
+    ) -> None:
+        self.settings = settings
+        self.slots = [_Slot(index=i) for i in range(concurrency)]
+        self.grace_s = grace_s
+        self._ctx = multiprocessing.get_context("spawn")  # no forked Playwright/asyncio state
+        self._stop = threading.Event()
+        self._reaper = ReaperThread(settings) if reaper else None
+
+    def request_stop(self, signum: int = signal.SIGTERM, frame: FrameType | None = None) -> None:
+        log.info("supervisor: stop requested (signal %d)", signum)
+        self._stop.set()
+
+    def run(self) -> int:
+        """Block until stopped; returns the process exit code."""
+        signal.signal(signal.SIGTERM, self.request_stop)
+        signal.signal(signal.SIGINT, self.request_stop)
+        if self._reaper is not None:
+            self._reaper.start()
+        for slot in self.slots:
+            self._spawn(slot)
+        while not self._stop.wait(0.5):
+            self._watch()
+        self._shutdown()
+        if self._reaper is not None:
+            self._reaper.stop()
+        return 0
+
+    def _spawn(self, slot: _Slot) -> None:
+        process = self._ctx.Process(
+            target=worker_process_main,
+            args=(slot.index, self.settings),
+            name=f"webagent-worker-{slot.index}",
+        )
+        process.start()
+        slot.process, slot.started_at = process, time.monotonic()
+        log.info("supervisor: worker %d started (pid %s)", slot.index, process.pid)
+
+    def _watch(self) -> None:
+        """Restart dead workers, backing off exponentially while they keep crashing."""
+        now = time.monotonic()
+        for slot in self.slots:
+            process = slot.process
+            if process is not None and process.is_alive():
+                continue
+            if process is not None:
+                lived = now - slot.started_at
+                slot.failures = 0 if lived >= HEALTHY_AFTER_S else slot.failures + 1
+                delay = min(MAX_BACKOFF_S, 2.0 ** (slot.failures - 1)) if slot.failures else 0.0
+                log.warning(
+                    "supervisor: worker %d exited with %s; restarting in %.0fs",
+                    slot.index,
+                    process.exitcode,
+                    delay,
+                )
+                process.close()
+                slot.process, slot.restart_at = None, now + delay
+            if now >= slot.restart_at:
+                self._spawn(slot)
+
+    def _shutdown(self) -> None:
+        """Warm stop (rq finishes the current job), then kill whatever outlives the grace."""
+        alive = [s.process for s in self.slots if s.process is not None and s.process.is_alive()]
+        for process in alive:
+            process.terminate()  # SIGTERM → rq warm shutdown
+        deadline = time.monotonic() + self.grace_s
+        for process in alive:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in alive:
+            if process.is_alive():
+                log.warning("supervisor: worker pid %s ignored SIGTERM; killing", process.pid)
+                process.kill()
+                process.join(5)
+        log.info("supervisor: all workers stopped")
