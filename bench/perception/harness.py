@@ -128,6 +128,10 @@ def hidden_script() -> str:
     return (HERE / "hidden_text.js").read_text("utf-8")
 
 
+def label_via_script() -> str:
+    return (HERE / "label_via.js").read_text("utf-8")
+
+
 def leaks(text: str, snippets: list[str]) -> list[str]:
     """Hidden snippets (their first 40 chars, whitespace-normalised) found in a tool's text."""
     hay = " ".join(text.split()).lower()

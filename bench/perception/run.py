@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import harness
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
 from app.settings import Settings
@@ -76,18 +78,22 @@ def _bu_label(node: Any) -> str:
     return f"<{node.tag_name}> {text!r} {dict(list(node.attributes.items())[:3])}"
 
 
+_MARKS = ("data-agent-id", "data-agent-via")  # via: a <label> whose control has our ref
+
+
 def _reached(node: Any, ours: list[tuple[float, float, float, float]]) -> bool:
     """A browser-use element is reachable when it, an ancestor (3 up) or a descendant carries
-    one of our refs, or its box overlaps one of our interactive boxes (IoU ≥ 0.5 / centre)."""
+    one of our refs (or labels a control that does), or its centre lies in one of our
+    interactive boxes."""
     cur, depth = node, 0
     while cur is not None and depth <= 3:
-        if "data-agent-id" in (cur.attributes or {}):
+        if any(m in (cur.attributes or {}) for m in _MARKS):
             return True
         cur, depth = cur.parent_node, depth + 1
     stack = list(node.children_nodes or [])
     while stack:
         child = stack.pop()
-        if "data-agent-id" in (child.attributes or {}):
+        if any(m in (child.attributes or {}) for m in _MARKS):
             return True
         stack.extend(child.children_nodes or [])
     pos = node.absolute_position
@@ -102,14 +108,16 @@ def _not_a_control(node: Any) -> str:
 
     Fairness fix (perception engineer C): browser-use indexes elements no one can see or
     click, which our snapshot must not show (issue 3 hidden-text rules): zero-sized boxes,
-    boxes wholly above/left of the document, subtrees under aria-hidden="true", <hr>
+    boxes wholly above/left of the document, subtrees under aria-hidden="true", elements
+    that paint nothing (own visibility hidden, own or ancestor opacity 0), <hr>
     separators, <iframe> elements (a frame's own controls are indexed separately by both
     tools), and hits of browser-use's icon-size heuristic (any 10-50 px element with a class
-    attribute, e.g. MiniWoB's `.name`/`.hour-label` text spans) that have no click listener
-    (browser-use's own getEventListeners result), no pointer cursor, no interactive tag, role
-    or attribute, and static table rows/cells (<tr>/<td>/<th>, ARIA row/cell are not widgets)
-    with no listener, pointer cursor or tabindex. Caveat: browser-use skips listener
-    detection on pages over 10000 elements.
+    attribute, e.g. MiniWoB's `.name`/`.hour-label` text spans, 16 px image placeholders)
+    that have no click listener (browser-use's own getEventListeners result), no pointer
+    cursor, no interactive tag or attribute and no ARIA widget role (image, time, heading,
+    generic, none are content roles), and static table rows/cells (<tr>/<td>/<th>, ARIA
+    row/cell are not widgets) with no listener, pointer cursor or tabindex. Caveat:
+    browser-use skips listener detection on pages over 10000 elements.
     Only unreached elements are classified; the counts are reported, not hidden.
     """
     pos = node.absolute_position
@@ -124,9 +132,26 @@ def _not_a_control(node: Any) -> str:
         if (cur.attributes or {}).get("aria-hidden") == "true":
             return "aria-hidden"
         cur = cur.parent_node
+    if _transparent(node):
+        return "transparent"
     if _icon_heuristic_only(node):
         return "icon-heuristic"
     return "table-cell" if _static_cell(node) else ""
+
+
+def _transparent(node: Any) -> bool:
+    """It or an ancestor paints nothing (opacity 0, visibility hidden): browser-use checks
+    only the element's own style, e.g. medium-3's fixed share bar waiting at opacity 0."""
+    cur = node
+    while cur is not None:
+        snap = cur.snapshot_node
+        styles = (snap.computed_styles if snap is not None else None) or {}
+        if styles.get("opacity") in ("0", "0.0") or (
+            cur is node and styles.get("visibility") in ("hidden", "collapse")
+        ):
+            return True
+        cur = cur.parent_node
+    return False
 
 
 def _static_cell(node: Any) -> bool:
@@ -158,8 +183,43 @@ def _icon_heuristic_only(node: Any) -> bool:
         or _CONTROL_ATTRS & set(attrs)
         or "aria-label" in attrs
         or "data-action" in attrs
-        or (node.ax_node is not None and node.ax_node.role not in (None, "generic", "StaticText"))
+        or (node.ax_node is not None and node.ax_node.role in _WIDGET_ROLES)
     )
+
+
+# ARIA widget roles: an AX role outside these (generic, none, image, time, LabelText, heading,
+# StaticText ...) is content, not something to operate (WAI-ARIA 1.2 §5.3.2 widget roles).
+_WIDGET_ROLES = {
+    "button",
+    "link",
+    "checkbox",
+    "radio",
+    "switch",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "combobox",
+    "textbox",
+    "searchbox",
+    "slider",
+    "spinbutton",
+    "listbox",
+    "treeitem",
+    "gridcell",
+    "scrollbar",
+    "menu",
+    "menubar",
+    "tablist",
+    "tree",
+    "grid",
+    "radiogroup",
+    "PopUpButton",
+    "ComboBoxGrouping",
+    "ComboBoxMenuButton",
+    "TextField",
+}
 
 
 async def _timed(call: Callable[[], Awaitable[Any]]) -> tuple[Any, float]:
@@ -223,9 +283,11 @@ class Tools:
         boxes = [(n.bbox[0] + sx, n.bbox[1] + sy, n.bbox[2], n.bbox[3]) for n in interactive]
         await som._tag(refs, interactive)  # channel 2 of Set-of-Mark: data-agent-id = our ref
         try:
+            await _label_via(self.page, "mark")
             selector_map = (await self._bu_state()).dom_state.selector_map
         finally:
             await som.clear(self.page)
+            await _label_via(self.page, "clear")
         res.bu_indexed = len(selector_map)
         for node in selector_map.values():
             if _reached(node, boxes):
@@ -235,6 +297,14 @@ class Tools:
                 res.bu_not_controls[why] = res.bu_not_controls.get(why, 0) + 1
             elif len(res.bu_unreached) < 5:
                 res.bu_unreached.append(_bu_label(node))
+
+
+async def _label_via(page: Page, op: str) -> None:
+    """Mark (or unmark) labels whose control carries our ref, in every frame."""
+    script = harness.label_via_script()
+    for frame in page.frames:
+        with contextlib.suppress(PlaywrightError):
+            await frame.evaluate(script, op)
 
 
 def obs_mode(tool: str) -> str:
@@ -268,12 +338,16 @@ async def measure(tools: Tools, url: str, kind: str, index: int) -> PageResult:
     return res
 
 
-def pages(base: str, limit: int | None, miniwob: int | None) -> list[tuple[str, str]]:
+def pages(
+    base: str, limit: int | None, miniwob: int | None, only: list[str] | None = None
+) -> list[tuple[str, str]]:
     real = sorted(p.name for p in harness.REALPAGES.glob("*.html"))[:limit]
     out = [(f"{base}/probe/probe.html", "probe"), (f"{base}/probe-a/probe.html", "probe")]
     out += [(f"{base}/realpages/{name}", "real") for name in real]
     tasks = sorted(p.name for p in (harness.miniwob_html() / "miniwob").glob("*.html"))
     out += [(f"{base}/miniwob/miniwob/{name}", "miniwob") for name in tasks[:miniwob]]
+    if only:  # --only NAME...: just these pages (file name without .html), for a quick check
+        out = [(u, k) for u, k in out if u.rsplit("/", 1)[-1].removesuffix(".html") in only]
     return out
 
 
@@ -296,7 +370,7 @@ async def run(args: argparse.Namespace) -> list[PageResult]:
                 session = BrowserSession(cdp_url=cdp, is_local=False)  # type: ignore[call-overload]
                 await session.start()
                 tools = Tools(page, session, enc, Settings(chromium_path=args.chromium))
-                for i, (url, kind) in enumerate(pages(base, args.limit, args.miniwob)):
+                for i, (url, kind) in enumerate(pages(base, args.limit, args.miniwob, args.only)):
                     try:
                         res = await measure(tools, url, kind, i)
                     except Exception as exc:  # noqa: BLE001 - one broken page must not end the run
@@ -446,6 +520,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="real pages to run (default all)")
     parser.add_argument("--miniwob", type=int, default=None, help="MiniWoB++ tasks (default all)")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--only", nargs="+", default=None, help="page names (no .html)")
     parser.add_argument("--json", type=Path, default=None, help="write per-page results here")
     args = parser.parse_args()
     load, t0 = os.getloadavg(), time.monotonic()

@@ -208,6 +208,11 @@ EXTRA_CONTROLS = {
     "Gamma item": "gamma",
     "Cell two": "cell-two",  # jQuery(document).on('click', '.cell', ...) targets
     "Scrolled button": "scrolled",  # scrolled out of its overflow:auto box: kept, not clipped
+    # handlers delegated to document (no trace on the element):
+    "More topics": "more",  # an <a> without href
+    "User icon": "user",  # an href-less <a> showing only an <svg>, named by its aria-label
+    "ad-choices": "adchoices",  # nameless pointer-cursor icon box: named by its class
+    "SVG link text": "svglink",  # an <a href> inside <svg>
 }
 
 
@@ -242,3 +247,12 @@ async def test_listener_only_controls_get_working_refs(
     result = await session.execute(Action("click", {"ref": _ref(session, name)}))
     assert result.success, result
     assert await _log(session) == f"[{EXTRA_CONTROLS[name]}]"
+
+
+async def test_named_anchor_is_no_control(session: PageSession, probe_port: int) -> None:
+    """<a name> marks a place in the page; only href-less anchors without it are controls."""
+    await _open_extra(session, probe_port)
+    obs = await session.observe()
+    assert session.last is not None
+    assert "Named anchor text" in obs.text
+    assert not [n for n in session.last.nodes if n.interactive and n.name == "Named anchor text"]

@@ -183,6 +183,9 @@
     }
     if (tag === 'html' || tag === 'body') return 0;
     if (el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el)) return 2;
+    // <a> without href (not a named anchor): a scripted control whose handler usually sits on
+    // a root (React/Vue delegation), e.g. icon menu toggles, share buttons, "More" tabs
+    if (tag === 'a' && !el.hasAttribute('name')) return 2;
     if (st.cursor === 'pointer' && parentCursor !== 'pointer') return 2;
     return 0;
   }
@@ -475,6 +478,7 @@
     if (collectors.length) addText(' ' + t + ' ', r, ctx);
   }
 
+  const svgLink = (sh) => sh.localName === 'a' && (sh.hasAttribute('href') || sh.hasAttribute('xlink:href'));
   // SVG: <text> drawn in the picture is page text; shapes with pointer listeners are controls
   // named by the text drawn over them (seed 002 interactive elements).
   function svgNode(el, ctx) {
@@ -498,7 +502,7 @@
     const shapes = [];
     for (const sh of el.querySelectorAll('*')) {
       if (sh.localName === 'text' || sh.localName === 'tspan') continue;
-      if (g.listeners.has(sh) || sh.hasAttribute('onclick') || delegated.has(sh)) shapes.push(sh);
+      if (g.listeners.has(sh) || sh.hasAttribute('onclick') || delegated.has(sh) || svgLink(sh)) shapes.push(sh);
       if (shapes.length >= 200) break;
     }
     flush();
@@ -510,7 +514,7 @@
       if (r.width < 1 || r.height < 1 || offDocument(r)) continue;
       const inside = texts.filter(([, b]) => { const x = b.left + b.width / 2, y = b.top + b.height / 2; return x >= r.left && x <= r.right && y >= r.top && y <= r.bottom; });
       const name = clip(squash(sh.getAttribute('aria-label') || inside.map(([t]) => t).join(' ') || hintOf(sh) || sh.localName), 100);
-      nodes.push({ id: els.length, role: roleOf(sh, sh.localName) || 'generic', name, value: null, states: [], bbox: [r.left, r.top, r.width, r.height],
+      nodes.push({ id: els.length, role: svgLink(sh) ? 'link' : roleOf(sh, sh.localName) || 'generic', name, value: null, states: [], bbox: [r.left, r.top, r.width, r.height],
         inView: seen(r, ctx.view), interactive: true, level: 0, landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag: sh.localName });
       els.push(sh);
     }
@@ -550,14 +554,23 @@
     }
     if (level === 2 && !node.name) {
       const listened = el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el);
-      if (!listened || rect.width > 600 || rect.width * rect.height > 60000) { nodes.splice(idx, 1); return; }
-      node.name = hintOf(el);
+      if (!(listened || iconControl(el, tag, rect)) || rect.width > 600 || rect.width * rect.height > 60000) { nodes.splice(idx, 1); return; }
+      node.name = hintOf(el) || 'icon';
     }
     const v = valueOf(target, target.localName, node.role);
     node.value = v === null || v === undefined ? null : clip(String(v), 80);
     node.states = statesOf(target, target.localName, node.role);
     node.id = els.length;
     els.push(el);
+  }
+
+  // A nameless icon a person would click: an icon-sized (<= 50 px) href-less <a> or
+  // pointer-cursor box showing a picture (background image, <svg> or <img>).
+  function iconControl(el, tag, rect) {
+    if (rect.width > 50 || rect.height > 50) return false;
+    const st = getComputedStyle(el);
+    if (tag !== 'a' && st.cursor !== 'pointer') return false;
+    return st.backgroundImage !== 'none' || !!el.querySelector('svg,img');
   }
 
   function frameNode(el, rect, ctx) {

@@ -1,1 +1,0 @@
-"""webagent HTTP service and the parts shared with workers (settings, contracts, storage)."""

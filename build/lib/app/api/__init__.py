@@ -1,1 +1,0 @@
-"""HTTP routes: tasks, events (SSE), health. Wiring lives in app.main.create_app."""

@@ -1,1 +1,0 @@
-"""webagent worker runtime: rq jobs, pooled browsers and the agent."""

@@ -1,1 +1,0 @@
-"""The agent: depends only on the small protocols in `protocols.py`."""

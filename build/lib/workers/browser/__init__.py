@@ -1,1 +1,0 @@
-"""Everything that touches Playwright lives here (enforced by import-linter)."""
