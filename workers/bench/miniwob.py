@@ -268,6 +268,7 @@ def _run_config(options: BenchOptions, settings: Settings) -> RunConfig:
         agent=options.agent,
         model=settings.llm_model,
         llm_base_url=settings.llm_base_url,
+        observation_mode="full" if options.agent == "naive" else options.observation_mode,
         suite=options.suite,
         tasks=options.tasks,
         episodes=options.episodes,

@@ -68,6 +68,7 @@ class RunConfig:
     agent: str
     model: str
     llm_base_url: str
+    observation_mode: str  # what the agent observed each step ("full" for the naive baseline)
     suite: str | None
     tasks: tuple[str, ...]
     episodes: int

@@ -20,6 +20,8 @@ class Mode(StrEnum):
     pagemem = "pagemem"
     som = "som"
     vision = "vision"  # needs an LLM endpoint (WEBAGENT_LLM_*; role "vision")
+    pipeline = "pipeline"  # needs an LLM endpoint (role "summarizer") and --goal
+    full = "full"  # the whole page, untrimmed: what the naive baseline sees
 
 
 def register(app: typer.Typer) -> None:
@@ -32,18 +34,26 @@ def observe(
     as_json: bool = typer.Option(False, "--json", help="also print figures as JSON"),
     screenshot: Path | None = typer.Option(None, "--screenshot", help="write the viewport image"),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="override the size cap"),
+    goal: str | None = typer.Option(None, "--goal", help="the task, for --mode pipeline"),
 ) -> None:
     """Open URL in the worker browser set-up and print the observation text (+ figures)."""
     settings = get_settings()
     target = Path(url).resolve().as_uri() if Path(url).exists() else url
-    out = asyncio.run(_observe(settings, target, mode, screenshot, max_tokens))
+    if mode is Mode.pipeline and not goal:
+        raise typer.BadParameter("--mode pipeline needs --goal (the task the page is read for)")
+    out = asyncio.run(_observe(settings, target, mode, screenshot, max_tokens, goal))
     typer.echo(out["text"])
     if as_json:
         typer.echo(json.dumps(out["figures"], indent=2, ensure_ascii=False))
 
 
 async def _observe(
-    settings: Settings, url: str, mode: Mode, shot: Path | None, max_tokens: int | None
+    settings: Settings,
+    url: str,
+    mode: Mode,
+    shot: Path | None,
+    max_tokens: int | None,
+    goal: str | None = None,
 ) -> dict[str, Any]:
     # imported here: workers.cli must not import Playwright at start-up (import contract)
     from playwright.async_api import async_playwright
@@ -55,6 +65,7 @@ async def _observe(
     llm = None
     if mode is Mode.vision:  # choosing the mode on the command line is the opt-in
         settings = settings.model_copy(update={"vision_enabled": True})
+    if mode in (Mode.vision, Mode.pipeline):
         llm = OpenAILLM(settings)
     async with async_playwright() as pw:
         browser = await launch_chromium(pw, settings)
@@ -65,7 +76,9 @@ async def _observe(
                 accept_downloads=False,
             )
             page = await context.new_page()
-            session = await PageSession.open(page, settings, max_tokens=max_tokens, llm=llm)
+            session = await PageSession.open(
+                page, settings, max_tokens=max_tokens, llm=llm, goal=goal
+            )
             result = await session.goto(url)
             if not result.success:
                 raise typer.BadParameter(result.reason)
