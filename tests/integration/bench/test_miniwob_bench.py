@@ -111,3 +111,4 @@ def test_cli_runs_and_writes_json(
     data = json.loads(out.read_text())
     assert data["overall"]["episodes"] == 2 and data["overall"]["success_rate"] == 1.0
     assert data["config"]["model"] == MODEL
+    assert data["config"]["observation_mode"] in ("compact", "full")

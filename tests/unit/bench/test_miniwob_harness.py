@@ -89,7 +89,8 @@ def _result(task: str, episode: int, outcome: Outcome, steps: int) -> EpisodeRes
 
 def _config(tasks: tuple[str, ...]) -> RunConfig:
     return RunConfig(
-        agent="webagent", model="m", llm_base_url="http://x/v1", suite=None, tasks=tasks,
+        agent="webagent", model="m", llm_base_url="http://x/v1", observation_mode="compact",
+        suite=None, tasks=tasks,
         episodes=2, seed=0, concurrency=1, max_steps=10, timeout_s=60.0,
         episode_timer="lifted", miniwob_version="1.1.0", started_at="t",
     )  # fmt: skip
