@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from types import TracebackType
@@ -23,18 +24,18 @@ from app.db import repositories
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]: `async with f() as s`
 
 
-class Subscription:
+class Subscription(ABC):
     """Live tail of one task's events, registered on enter: nothing published later is missed."""
 
-    async def start(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    async def start(self) -> None: ...
 
-    async def close(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    async def close(self) -> None: ...
 
+    @abstractmethod
     async def next(self, timeout: float) -> Event | None:
         """Next live event, or None after `timeout` seconds without one (cancel-safe)."""
-        raise NotImplementedError
 
     async def __aenter__(self) -> Subscription:
         await self.start()

@@ -218,7 +218,8 @@ EXTRA_CONTROLS = {
 
 async def _open_extra(session: PageSession, port: int) -> None:
     """The second probe; jQuery is served from the installed miniwob package."""
-    miniwob = pytest.importorskip("miniwob")
+    import miniwob  # a dev dependency: jQuery ships in its html/ folder
+
     jquery = Path(miniwob.__file__).parent / "html/core/jquery-ui/external/jquery/jquery.js"
     await session.page.route("**/vendor/jquery.js", lambda route: route.fulfill(path=jquery))
     result = await session.goto(f"http://127.0.0.1:{port}/extra.html")
