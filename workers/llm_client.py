@@ -99,7 +99,7 @@ class OpenAILLM:
             try:
                 response = await self._client.chat.completions.create(**kwargs)
             except openai.OpenAIError as exc:
-                raise map_error(exc) from exc
+                raise self._scrubbed(map_error(exc)) from None
             except ValueError as exc:  # a body that is not JSON / not a completion
                 raise LLMProtocolError(f"unusable LLM response: {exc}") from exc
             reply = self._reply(response, model, time.perf_counter() - started)
@@ -116,6 +116,13 @@ class OpenAILLM:
             reply.output_tokens,
         )
         return reply
+
+    def _scrubbed(self, error: LLMError | ConfigurationError) -> LLMError | ConfigurationError:
+        """Endpoints may echo request headers in error bodies: the key never leaves here."""
+        key = self._settings.llm_api_key.get_secret_value()
+        if key and key in str(error):
+            return type(error)(str(error).replace(key, "***"))
+        return error
 
     @staticmethod
     def _reply(response: Any, model: str, latency: float) -> LLMReply:

@@ -18,7 +18,10 @@ from typing import Any
 from tests.support.llm_server import Reply, text_reply, tool_reply
 
 ELEMENT_LINE = re.compile(r'\[(?P<ref>\d+:\d+)\]\s+(?P<role>[\w-]+)\s+"(?P<name>(?:[^"\\]|\\.)*)"')
-PAGE_BLOCK = re.compile(r"<page_content[^>]*>\n?(?P<text>.*?)\n?</page_content>", re.DOTALL)
+PAGE_BLOCK = re.compile(  # the URL and Title header lines open the block; text is the page
+    r"<page_content[^>]*>\n?(?:URL: [^\n]*\n)?(?:Title: [^\n]*\n)?(?P<text>.*?)\n?</page_content>",
+    re.DOTALL,
+)
 URL_LINE = re.compile(r"^URL: (?P<url>\S+)", re.MULTILINE)
 HEADING = re.compile(r"^(?P<level>#{1,6}) (?P<text>.+)$", re.MULTILINE)
 PRICE = re.compile(r"\$\d+(?:\.\d{2})?")

@@ -80,6 +80,7 @@ RECOVERY_SIGNALS: dict[str, str] = {
     "disabled": "The element is disabled. Fill in the required fields first or pick another one.",
     "not_editable": "That element does not accept text. Type into an input or textbox instead.",
     "not_a_select": "That element is not a list box. Click it and pick the option instead.",
+    "option_not_found": "The list has no such option. Use one of the option labels listed.",
     "timeout": "The page did not respond in time. Re-read the page before trying again.",
     "navigation_failed": "The page failed to load. Check the URL or go back.",
     "blocked_url": "That URL is not allowed for this task. Stay on the allowed sites.",

@@ -8,6 +8,7 @@ one line each (action, result, url) and only the previous step's tool results st
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -19,6 +20,7 @@ from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY, redacted_arg
 
 Message = dict[str, Any]
 OPEN_TAG, CLOSE_TAG = "<page_content", "</page_content"
+_TAG_LIKE = re.compile(r"<(\s*/?\s*page_content)", re.IGNORECASE)
 LINE_ARG_CHARS = 40
 NOTE_CHARS = 160
 
@@ -55,8 +57,15 @@ class History(Protocol):
 
 
 def sanitize_page_text(text: str) -> str:
-    """Page text must not be able to close the untrusted block and speak as the user."""
-    return text.replace(CLOSE_TAG, "<\u200b/page_content").replace(OPEN_TAG, "<\u200bpage_content")
+    """Page text must not be able to close the untrusted block and speak as the user
+    (in any spelling a model would read as the tag: `</PAGE_CONTENT>`, `< /page_content>`)."""
+    return _TAG_LIKE.sub("<\u200b\\1", text)
+
+
+def untrusted_block(text: str) -> str:
+    """Page text shown anywhere in the prompt goes inside the delimiters the system prompt
+    declares untrusted, tool results (a stale-ref snapshot, snapshot(start, end)) included."""
+    return f'{OPEN_TAG} untrusted="true">\n{sanitize_page_text(text)}\n{CLOSE_TAG}>'
 
 
 def result_payload(executed: ExecutedCall) -> str:
@@ -65,10 +74,16 @@ def result_payload(executed: ExecutedCall) -> str:
     payload: dict[str, Any] = {"success": result.success}
     for key in ("reason", "error", "tried", "alternatives", "page_changed"):
         value = getattr(result, key)
+        if isinstance(value, tuple):
+            value = [sanitize_page_text(str(v)) for v in value]
+        elif isinstance(value, str):
+            value = sanitize_page_text(value)  # reasons quote element names from the page
         if value:
-            payload[key] = list(value) if isinstance(value, tuple) else value
+            payload[key] = value
     if result.data:
-        payload["data"] = dict(result.data)
+        payload["data"] = {
+            k: untrusted_block(v) if isinstance(v, str) else v for k, v in result.data.items()
+        }
     if not result.success:
         hint = recovery_signal("repeated_failure" if executed.repeated else result.error)
         if hint:
@@ -142,8 +157,8 @@ def observation_message(
         step=step,
         max_steps=max_steps,
         version=observation.version,
-        url=observation.url,
-        title=observation.title,
+        url=sanitize_page_text(observation.url),
+        title=sanitize_page_text(" ".join(observation.title.split())),  # the page sets it
         text=sanitize_page_text(observation.text),
         notes=notes,
     )

@@ -209,6 +209,11 @@ class WorkerLoop:
             if batch.stopped:
                 batch.executed.append(ExecutedCall(call, None, _skipped(batch.stopped)))
                 continue
+            if call.name == DONE and any(not ex.result.success for ex in batch.executed):
+                # a `done` batched behind a failed action was decided before that failure
+                why = "an earlier action of this turn failed; read its result before finishing"
+                batch.executed.append(ExecutedCall(call, None, _skipped(why)))
+                continue
             executed = await self._execute(step, call)
             batch.executed.append(executed)
             batch.ending = self._ending_after(executed)

@@ -48,6 +48,13 @@ class _Args(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
+def _scalar_text(value: Any) -> Any:
+    """Models send numbers for text fields (a quantity, a year): accept them as their text."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
 class _RefArgs(_Args):
     ref: str
 
@@ -71,13 +78,70 @@ class TypeArgs(_RefArgs):
     clear: bool = True
     secret: bool = False
 
+    @field_validator("text", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return _scalar_text(value)
+
 
 class SelectOptionArgs(_RefArgs):
     values: list[str] = Field(min_length=1)
 
+    @field_validator("values", mode="before")
+    @classmethod
+    def _values(cls, value: Any) -> Any:
+        """One option is often sent bare ("Blue" or 3) instead of as a one-element list."""
+        items = value if isinstance(value, list | tuple) else [value]
+        return [_scalar_text(v) for v in items]
+
+
+_KEY_NAMES = {
+    name.lower(): name
+    for name in (
+        *("Enter", "Tab", "Escape", "Backspace", "Delete", "Insert", "Home", "End"),
+        *("PageUp", "PageDown", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"),
+        *("Shift", "Control", "Alt", "Meta", "ControlOrMeta"),
+        *(f"F{n}" for n in range(1, 13)),
+    )
+}
+_KEY_ALIASES = {
+    "return": "Enter",
+    "esc": "Escape",
+    "del": "Delete",
+    "ctrl": "Control",
+    "cmd": "Meta",
+    "command": "Meta",
+    "option": "Alt",
+    "up": "ArrowUp",
+    "down": "ArrowDown",
+    "left": "ArrowLeft",
+    "right": "ArrowRight",
+    "pgup": "PageUp",
+    "pgdn": "PageDown",
+}
+
+
+def normalize_key(value: str) -> str:
+    """'enter', 'ctrl+a', 'ESC' -> Playwright's 'Enter', 'Control+a', 'Escape' (it is
+    case-sensitive and rejects unknown names); single characters pass unchanged."""
+    if len(value) == 1:
+        return value
+    parts = value.strip().split("+") if value.strip() != "+" else ["+"]
+    named = []
+    for part in parts:
+        word = part.strip()
+        low = word.lower()
+        named.append(_KEY_NAMES.get(low) or _KEY_ALIASES.get(low) or word)
+    return "+".join(named)
+
 
 class PressKeyArgs(_Args):
     key: str = Field(min_length=1, max_length=40)
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, value: str) -> str:
+        return normalize_key(value)
 
 
 class ScrollArgs(_Args):
@@ -132,6 +196,11 @@ class SnapshotArgs(_Args):
 class DoneArgs(_Args):
     answer: str
     success: bool
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _answer(cls, value: Any) -> Any:
+        return _scalar_text(value)
 
 
 ARG_MODELS: dict[str, type[_Args]] = {

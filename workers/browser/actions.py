@@ -92,12 +92,21 @@ async def type_text(page: Page, el: ElementHandle, args: Mapping[str, Any]) -> N
 
 
 async def select_option(el: ElementHandle, args: Mapping[str, Any]) -> list[str]:
+    """Select by label or value in one lookup: Playwright's select_option(label=...) waits out
+    its whole timeout before a value fallback could run, and mixed choices never matched."""
     raw = args.get("values", args.get("value", []))
     values = [str(v) for v in (raw if isinstance(raw, list | tuple) else [raw])]
-    try:
-        return await el.select_option(label=values, timeout=ACTION_TIMEOUT_MS)
-    except Error:
-        return await el.select_option(value=values, timeout=ACTION_TIMEOUT_MS)
+    found = await el.evaluate(js("match_options.js"), values)
+    if found["missing"]:
+        shown = ", ".join(repr(label) for label in found["labels"])
+        raise OptionNotFound(
+            f"no option {', '.join(map(repr, found['missing']))}; options include: {shown}"
+        )
+    return await el.select_option(index=list(found["indices"]), timeout=ACTION_TIMEOUT_MS)
+
+
+class OptionNotFound(Exception):
+    """The model named an option the list does not have: feedback, with the real labels."""
 
 
 async def scroll(page: Page, el: ElementHandle | None, args: Mapping[str, Any]) -> None:

@@ -32,7 +32,8 @@ from playwright.async_api import Error as PlaywrightError
 
 from app import metrics
 from app.settings import Settings
-from app.urlpolicy import check_url_async
+from app.urlpolicy import Resolver, check_url_async, system_resolve
+from workers.browser.egress import Connector, EgressProxy, open_direct
 from workers.browser.launch import launch_chromium
 
 log = logging.getLogger(__name__)
@@ -60,9 +61,16 @@ class PoolStats:
 class RequestGuard:
     """Per-context URL policy: private networks for every request, allowlist for navigations."""
 
-    def __init__(self, *, allow_private: bool, allowed_domains: Sequence[str]) -> None:
+    def __init__(
+        self,
+        *,
+        allow_private: bool,
+        allowed_domains: Sequence[str],
+        resolve: Resolver = system_resolve,
+    ) -> None:
         self.allow_private = allow_private
         self.allowed_domains = tuple(allowed_domains)
+        self.resolve = resolve
         self.blocked: list[tuple[str, str]] = []
         self._cache: dict[tuple[str, bool], str | None] = {}
 
@@ -81,6 +89,7 @@ class RequestGuard:
                 url,
                 allow_private=self.allow_private,
                 allowed_domains=self.allowed_domains if navigation else (),
+                resolve=self.resolve,
             )
         reason = self._cache[key]
         if reason:
@@ -149,9 +158,21 @@ class Prepared:
 class BrowserPool:
     """Warm browser + per-task contexts, all on the event loop that called start()."""
 
-    def __init__(self, settings: Settings, *, spare_delay_s: float = SPARE_DELAY_S) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        spare_delay_s: float = SPARE_DELAY_S,
+        resolve: Resolver = system_resolve,
+        connect: Connector = open_direct,
+    ) -> None:
         self.settings = settings
         self.spare_delay_s = spare_delay_s
+        self.resolve = resolve
+        # route() misses redirect hops: private addresses are refused at connect time too
+        self._egress: EgressProxy | None = None
+        if not settings.allow_private_networks:
+            self._egress = EgressProxy(resolve=resolve, connect=connect)
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._browser_pid: int | None = None
@@ -168,6 +189,8 @@ class BrowserPool:
 
     async def start(self) -> None:
         """Start Playwright and launch the first browser (so the first task starts warm)."""
+        if self._egress is not None:
+            await self._egress.start()
         if self._playwright is None:
             self._playwright = await async_playwright().start()
         async with self._cond:
@@ -179,6 +202,8 @@ class BrowserPool:
             if self._playwright is not None:
                 await self._playwright.stop()
                 self._playwright = None
+            if self._egress is not None:
+                await self._egress.close()
             self._report()
 
     @property
@@ -219,6 +244,7 @@ class BrowserPool:
             guard = RequestGuard(
                 allow_private=self.settings.allow_private_networks,
                 allowed_domains=allowed_domains,
+                resolve=self.resolve,
             )
             if opened.slot is not None:
                 opened.slot.guard = guard
@@ -265,6 +291,7 @@ class BrowserPool:
             },
             service_workers="block",  # service workers would bypass request routing
             accept_downloads=False,
+            proxy={"server": self._egress.server} if self._egress is not None else None,
         )
         try:
             slot = None

@@ -11,14 +11,17 @@ mode "pipeline" is the seed 001 §2.4 summary for the task goal; "full" is the u
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
-from playwright.async_api import Error, Frame, Page
+from playwright.async_api import Dialog, Error, Frame, Page
 
 from app.settings import Settings
+from app.urlpolicy import ALLOWED_SCHEMES
 from workers.agent.errors import ConfigurationError
 from workers.agent.protocols import LLM, Action, Observation, ToolResult
 from workers.browser import actions, frames, views
@@ -59,7 +62,38 @@ class PageSession:
         self._vision = VisionObserver(llm, settings) if llm and settings.vision_enabled else None
         self._pipeline = ObservePipeline(llm) if llm else None  # per task: caches summaries
         self._vision_on = False  # the model asked for vision: prefetch after mutating actions
+        self._dialogs: list[str] = []  # JS dialogs shown since the current action started
+        self._popups: list[Page] = []  # tabs/windows the page opened, adopted after an action
+        self._listen(page)
+
+    def _listen(self, page: Page) -> None:
         page.on("framenavigated", self._on_navigated)
+        page.on("dialog", self._on_dialog)
+        page.on("popup", self._on_popup)
+
+    def _on_popup(self, popup: Page) -> None:
+        self._popups.append(popup)
+
+    async def _on_dialog(self, dialog: Dialog) -> None:
+        """Accept alert/confirm/prompt and tell the model: unhandled, Playwright dismisses
+        them silently, so a confirm() the task needs could never be answered with OK."""
+        self._dialogs.append(f"{dialog.type} {dialog.message[:200]!r}")
+        with contextlib.suppress(Error):
+            await dialog.accept(dialog.default_value)  # a prompt() keeps its suggested answer
+
+    async def _adopt_popup(self) -> str | None:
+        """A click opened a new tab: continue there (the agent would be lost otherwise)."""
+        opened = [p for p in self._popups if not p.is_closed()]
+        self._popups.clear()
+        if not opened:
+            return None
+        popup = opened[-1]
+        with contextlib.suppress(Error):
+            await popup.wait_for_load_state("domcontentloaded", timeout=NAV_TIMEOUT_MS)
+        self.page = popup
+        self._listen(popup)
+        self._navigated = True
+        return popup.url
 
     @classmethod
     async def open(cls, page: Page, settings: Settings, **kw: Any) -> PageSession:
@@ -67,6 +101,7 @@ class PageSession:
         Pass `llm=` (role "vision") with settings.vision_enabled for observe(mode="vision"),
         `llm=` (role "summarizer") and `goal=` for observe(mode="pipeline")."""
         await frames.install(page)
+        await frames.install(page.context)  # popups the page opens get the hooks too
         return cls(page, settings, **kw)
 
     async def close(self) -> None:
@@ -193,6 +228,8 @@ class PageSession:
             return await handler(self, dict(action.args))
         except RefError as exc:
             return await self._ref_failure(exc, action)
+        except actions.OptionNotFound as exc:
+            return actions.failure("option_not_found", f"{action.name}: {exc}")
         except Error as exc:
             return actions.explain(exc, action.name)
 
@@ -201,7 +238,10 @@ class PageSession:
         key = _ref_key(action.args.get("ref"))
         past = self._recent.get(int(key.split(":")[0])) if key else None
         old = past.node(key) if past else None
-        fresh = await self.snapshot()
+        fp = await self._fingerprint()
+        reuse = self._unchanged(fp) and self.last is not None
+        fresh = self.last if reuse and self.last is not None else await self.snapshot()
+        self._snap_fp = fp  # the next observe() keeps this version while the page holds still
         alternatives: list[str] = []
         if old is not None:
             alternatives = [
@@ -249,10 +289,13 @@ class PageSession:
         await actions.watch(watched)
         before = self.page.url
         self._navigated = False
+        self._dialogs.clear()
         await act()
         await asyncio.sleep(SETTLE_S)
+        popup = await self._adopt_popup()
         navigated = self._navigated or self.page.url != before
-        changed = navigated or await actions.changes(watched) > 0
+        dialogs = list(self._dialogs)
+        changed = navigated or bool(dialogs) or await actions.changes(watched) > 0
         if navigated:
             self._refs = None
         if changed and (mutating or navigated):
@@ -267,6 +310,10 @@ class PageSession:
                 "observe again and look for a dialog or overlay",
             )
         reason = f"{what} done" + (f"; now at {self.page.url}" if navigated else "")
+        if popup is not None:
+            reason += " (it opened a new tab; you are now in that tab)"
+        if dialogs:
+            reason += f"; the page showed a dialog, accepted: {'; '.join(dialogs)}"
         return ToolResult(success=True, reason=reason, page_changed=navigated)
 
     async def _click(self, args: dict[str, Any]) -> ToolResult:
@@ -332,12 +379,23 @@ class PageSession:
         )
 
     async def _navigate(self, args: dict[str, Any]) -> ToolResult:
-        return await self.goto(str(args.get("url", "")))
+        """The model's navigate: web pages only (no file://, chrome://, view-source:)."""
+        url = str(args.get("url", "")).strip()
+        scheme = urlsplit(url).scheme.lower()
+        if scheme not in ALLOWED_SCHEMES and url != "about:blank":
+            return actions.failure(
+                "navigation_blocked", f"Only http(s) URLs can be opened, not {scheme or url!r}."
+            )
+        return await self.goto(url)
 
     async def _back(self, args: dict[str, Any]) -> ToolResult:
         before = self.page.url
         response = await self.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
         if response is None and self.page.url == before:
+            return actions.failure("no_history", "There is no previous page in this tab.")
+        if self.page.url == "about:blank" and before != "about:blank":
+            # the blank page a tab starts on is not a page the task visited: stay put
+            await self.page.go_forward(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
             return actions.failure("no_history", "There is no previous page in this tab.")
         self._refs = None
         self.invalidate()

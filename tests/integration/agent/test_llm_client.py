@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import traceback
 
 import pytest
 
@@ -159,3 +160,17 @@ async def test_models_endpoint_lists_the_scripted_model(llm_server: ScriptedLLMS
     models = await client.models.list()
     await client.close()
     assert [m.id for m in models.data] == ["scripted-model"]
+
+
+@pytest.mark.parametrize("status", [400, 404, 429, 500])
+async def test_api_key_echoed_by_the_endpoint_is_scrubbed(
+    llm_server: ScriptedLLMServer, status: int
+) -> None:
+    """Some endpoints echo the Authorization header; the key must not reach task errors."""
+    llm_server.set_policy(lambda req: error_reply(status, "bad header: Bearer sk-test-secret"))
+    llm = make_llm(llm_server)
+    with pytest.raises(Exception) as info:
+        await llm.chat("worker", MESSAGES)
+    await llm.close()
+    assert "sk-test-secret" not in str(info.value)
+    assert "sk-test-secret" not in "".join(traceback.format_exception(info.value))

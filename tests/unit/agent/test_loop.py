@@ -209,3 +209,26 @@ async def test_deadline_bounds_the_start_page_load() -> None:
     browser = HangingBrowser(PAGES)
     outcome = await run_agent(task(timeout=0.2), browser, FakeLLM([done()]), RecordingSink())
     assert (outcome.status, outcome.steps, outcome.llm_calls) == ("timed_out", 0, 0)
+
+
+async def test_done_batched_behind_a_failed_action_is_not_taken() -> None:
+    optimistic = reply(
+        ("type", {"ref": "9:2", "text": "x"}),  # stale ref: fails
+        ("done", {"answer": "typed it", "success": True}),
+    )
+    llm = FakeLLM([optimistic, done("typed after all")])
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    assert outcome.answer == "typed after all" and outcome.steps == 2
+    results = tool_messages(llm.prompts[1])
+    assert results[0]["error"] == "stale_ref"
+    assert results[1]["error"] == "skipped" and "earlier action" in results[1]["reason"]
+    ids = [m["tool_call_id"] for m in llm.prompts[1] if m["role"] == "tool"]
+    assert ids == ["c1", "c2"]  # every call of the batch is still answered, in order
+
+
+async def test_done_after_successful_actions_in_the_same_batch_finishes() -> None:
+    batch = reply(
+        ("type", {"ref": "1:2", "text": "x"}), ("done", {"answer": "  exact\n", "success": True})
+    )
+    outcome = await run_agent(task(), FakeBrowser(PAGES), FakeLLM([batch]), RecordingSink())
+    assert outcome.success and outcome.answer == "  exact\n" and outcome.steps == 1

@@ -100,3 +100,32 @@ def test_secret_text_is_redacted_for_events() -> None:
     assert action.args["text"] == "hunter2"
     plain = parse_action(call("type", ref="1:2", text="hello"))
     assert redacted_args(plain)["text"] == "hello"
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "key", "expected"),
+    [
+        ("select_option", {"ref": "1:5", "values": "Blue"}, "values", ["Blue"]),
+        ("select_option", {"ref": "1:5", "values": 3}, "values", ["3"]),
+        ("select_option", {"ref": "1:5", "values": [2, "x"]}, "values", ["2", "x"]),
+        ("type", {"ref": "1:2", "text": 42}, "text", "42"),
+        ("type", {"ref": "1:2", "text": 2.5}, "text", "2.5"),
+        ("done", {"answer": 17, "success": True}, "answer", "17"),
+        ("press_key", {"key": "enter"}, "key", "Enter"),
+        ("press_key", {"key": "ctrl+a"}, "key", "Control+a"),
+        ("press_key", {"key": "ESC"}, "key", "Escape"),
+        ("press_key", {"key": "Return"}, "key", "Enter"),
+        ("press_key", {"key": "arrowdown"}, "key", "ArrowDown"),
+        ("press_key", {"key": "a"}, "key", "a"),
+        ("press_key", {"key": "Shift+Tab"}, "key", "Shift+Tab"),
+    ],
+)
+def test_common_model_argument_shapes_are_accepted(
+    tool: str, args: dict, key: str, expected: object
+) -> None:
+    assert parse_action(call(tool, **args)).args[key] == expected
+
+
+def test_booleans_are_not_taken_for_text() -> None:
+    with pytest.raises(FeedbackError):
+        parse_action(call("type", ref="1:2", text=True))
