@@ -130,13 +130,8 @@ class OpenAILLM:
             raise LLMProtocolError("LLM response has no choices")
         choice = response.choices[0]
         calls = tuple(
-            ToolCall(
-                id=call.id or f"call_{index}",
-                name=call.function.name,
-                arguments=parse_arguments(call.function.arguments),
-            )
-            for index, call in enumerate(choice.message.tool_calls or ())
-            if getattr(call, "function", None) is not None
+            ToolCall(id=call_id, name=call.function.name, arguments=parse_arguments(args))
+            for call_id, call, args in _unique_ids(choice.message.tool_calls or ())
         )
         usage = response.usage
         return LLMReply(
@@ -148,3 +143,19 @@ class OpenAILLM:
             latency_s=latency,
             finish_reason=choice.finish_reason,
         )
+
+
+def _unique_ids(calls: Any) -> list[tuple[str, Any, str | None]]:
+    """(id, call, arguments) per function call. Some servers send no ids or repeat one within
+    a reply; every tool message must answer exactly one call, so ids are made unique."""
+    seen: set[str] = set()
+    out: list[tuple[str, Any, str | None]] = []
+    for index, call in enumerate(calls):
+        if getattr(call, "function", None) is None:
+            continue
+        call_id = call.id or f"call_{index}"
+        if call_id in seen:
+            call_id = f"{call_id}_{index}"
+        seen.add(call_id)
+        out.append((call_id, call, call.function.arguments))
+    return out

@@ -99,7 +99,9 @@ def _call_arguments(call: ToolCall) -> str:
 
 def assistant_message(record: StepRecord) -> Message:
     """The model's own turn, replayed so the tool messages that follow are well-formed."""
-    message: Message = {"role": "assistant", "content": record.content or ""}
+    # content may be null beside tool calls; a bare empty string is refused by some servers
+    content = record.content or (None if record.calls else "(no reply)")
+    message: Message = {"role": "assistant", "content": content}
     if record.calls:
         message["tool_calls"] = [
             {

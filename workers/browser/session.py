@@ -409,6 +409,13 @@ class PageSession:
 
     async def _expand(self, args: dict[str, Any]) -> ToolResult:
         """snapshot(start, end): trimmed lines of the current snapshot (seed 003 §6.1)."""
+        if self.last is not None and self._navigated:  # its ranges describe another page
+            return ToolResult(
+                success=False,
+                error="stale_ref",
+                reason=f"the page navigated since snapshot {self.last.version}; its ranges "
+                "no longer apply: read the new page in the next observation",
+            )
         if self.last is None:
             self.last = await self.snapshot()
         start, end = _range(args, self.last.version)

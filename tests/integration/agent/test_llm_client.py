@@ -10,6 +10,7 @@ import pytest
 from app import metrics
 from app.settings import Settings
 from tests.support.llm_server import (
+    Reply,
     ScriptedLLMServer,
     error_reply,
     estimate_tokens,
@@ -174,3 +175,44 @@ async def test_api_key_echoed_by_the_endpoint_is_scrubbed(
     await llm.close()
     assert "sk-test-secret" not in str(info.value)
     assert "sk-test-secret" not in "".join(traceback.format_exception(info.value))
+
+
+async def test_repeated_or_missing_tool_call_ids_are_made_unique(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    """Some servers repeat one id (or send none) within a reply; tool messages need one each."""
+
+    def call(call_id: str | None, ref: str) -> dict:
+        return {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": "click", "arguments": json.dumps({"ref": ref})},
+        }
+
+    body = {
+        "id": "chatcmpl-dup",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "worker-model",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [call("call_0", "1:1"), call("call_0", "1:2"), call("", "1:3")],
+                },
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+    llm_server.set_policy(lambda request: Reply(raw_body=json.dumps(body)))
+    llm = make_llm(llm_server)
+    try:
+        reply = await llm.chat("worker", MESSAGES, tools=WORKER_TOOLS)
+    finally:
+        await llm.close()
+    ids = [c.id for c in reply.tool_calls]
+    assert len(ids) == 3 and len(set(ids)) == 3 and all(ids)
+    assert [c.arguments["ref"] for c in reply.tool_calls] == ["1:1", "1:2", "1:3"]

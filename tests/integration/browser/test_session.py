@@ -177,6 +177,18 @@ async def test_long_list_trimmed_and_expandable(session: PageSession, probe_port
     assert "Product 60" in full.data["text"]
 
 
+async def test_expanding_a_snapshot_of_a_page_left_behind_fails_safely(
+    session: PageSession, probe_port: int
+) -> None:
+    await session.goto(f"http://127.0.0.1:{probe_port}/long.html")
+    await session.observe()
+    assert session.last is not None
+    await session.page.goto(f"http://127.0.0.1:{probe_port}/probe.html")  # the page moves on
+    stale = await session.execute(Action("snapshot", {"start": 1, "end": 40}))
+    assert not stale.success and stale.error == "stale_ref"
+    assert "Product" not in str(stale.data)  # no lines of the old page come back
+
+
 async def test_navigation_sets_page_changed(session: PageSession, probe_port: int) -> None:
     await session.goto(f"http://127.0.0.1:{probe_port}/long.html")
     await session.observe()

@@ -163,3 +163,16 @@ def test_page_text_in_tool_results_is_delimited_as_untrusted() -> None:
     assert snapshot.endswith("\n</page_content>") and snapshot.count("</page_content>") == 1
     assert payload["data"]["version"] == 2
     assert "</page_content>" not in payload["reason"] + "".join(payload["alternatives"])
+
+
+def test_replayed_assistant_turns_never_carry_an_empty_string() -> None:
+    """Null content beside tool calls; a placeholder when the model said nothing at all."""
+    from workers.agent.history import ExecutedCall, StepRecord, assistant_message
+    from workers.agent.protocols import Action, ToolCall, ToolResult
+
+    silent = assistant_message(StepRecord(1, "http://x/", None, ()))
+    assert silent["content"] == "(no reply)" and "tool_calls" not in silent
+    call = ToolCall("c1", "click", {"ref": "1:2"})
+    executed = ExecutedCall(call, Action("click", {"ref": "1:2"}), ToolResult(success=True))
+    acting = assistant_message(StepRecord(1, "http://x/", None, (executed,)))
+    assert acting["content"] is None and acting["tool_calls"][0]["id"] == "c1"
