@@ -17,6 +17,7 @@ from typing import Any
 
 from app.contracts import ErrorCode, EventType, TaskStatus
 from workers.agent.errors import AgentError, FeedbackError
+from workers.agent.guards import DomainGuard
 from workers.agent.history import CompressedHistory, ExecutedCall, History, StepRecord
 from workers.agent.protocols import (
     LLM,
@@ -93,6 +94,7 @@ class WorkerLoop:
         self.usage = Usage()
         self._failed: set[str] = set()
         self._nudged_last = False
+        self.guard = DomainGuard(task.allowed_domains)
 
     async def run(self) -> AgentOutcome:
         try:
@@ -161,6 +163,7 @@ class WorkerLoop:
         return batch.ending
 
     async def _observe(self, step: int) -> Observation:
+        await self._stay_on_allowlist()  # a page may have moved on its own since the last step
         observation = await self.browser.observe(self.task.observation_mode)
         await self.sink.emit(EventType.observation, observation_event(step, observation))
         await self.sink.save_screenshot(step, await self.browser.screenshot())
@@ -248,12 +251,26 @@ class WorkerLoop:
             result = ToolResult(success=True, reason="finished")
         else:
             result = await self.browser.execute(action)
+            result = await self._stay_on_allowlist() or result
         signature = _signature(action)
         repeated = not result.success and signature in self._failed
         if not result.success:
             self._failed.add(signature)
         await self._emit_action(step, action, result)
         return ExecutedCall(call, action, result, repeated)
+
+    async def _stay_on_allowlist(self) -> ToolResult | None:
+        """Seed 003 §8.4.2: never show the model a page outside the allowed domains."""
+        reason = self.guard.check(self.browser.url)
+        if reason is None:
+            return None
+        await self.browser.goto(self.guard.last_allowed)
+        return ToolResult(
+            success=False,
+            error="guard_violation",
+            reason=f"navigation blocked: {reason}; returned to {self.guard.last_allowed}",
+            page_changed=True,
+        )
 
     async def _emit_action(self, step: int, action: Action, result: ToolResult) -> None:
         await self.sink.emit(

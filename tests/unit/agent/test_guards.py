@@ -1,0 +1,46 @@
+"""Domain allowlisting in code (seed 003 §8.4.2): pure check + the loop leading the tab back."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from tests.unit.agent.doubles import FakeBrowser, FakeLLM, RecordingSink, reply
+from workers.agent.guards import DomainGuard, off_allowlist
+from workers.agent.loop import run_agent
+from workers.agent.protocols import AgentTask
+
+HOME, AWAY = "http://shop.example/", "http://tracker.test/landing"
+PAGES = {HOME: [("link", "Partner offer", AWAY)], AWAY: [("button", "Claim", None)]}
+
+
+def test_off_allowlist_matches_on_domain_boundaries() -> None:
+    allowed = ("shop.example",)
+    assert off_allowlist("http://shop.example/a", allowed) is None
+    assert off_allowlist("https://www.shop.example/", allowed) is None
+    assert off_allowlist("http://badshop.example/", allowed) is not None
+    assert off_allowlist("http://tracker.test/", ()) is None  # no allowlist: all allowed
+    assert off_allowlist("about:blank", allowed) is None
+
+
+def test_guard_remembers_the_last_allowed_page() -> None:
+    guard = DomainGuard(("shop.example",))
+    assert guard.last_allowed == "about:blank"
+    assert guard.check("http://shop.example/cart") is None
+    assert guard.check("http://tracker.test/") is not None
+    assert guard.last_allowed == "http://shop.example/cart"
+
+
+async def test_an_action_that_lands_off_the_allowlist_is_undone_and_reported() -> None:
+    browser, sink = FakeBrowser(PAGES), RecordingSink()
+    llm = FakeLLM(
+        [reply(("click", {"ref": "1:1"})), reply(("done", {"answer": "no offer", "success": True}))]
+    )
+    task = AgentTask("find the price", HOME, 5, time.monotonic() + 60, ("shop.example",))
+    outcome = await run_agent(task, browser, llm, sink)
+    assert outcome.status == "succeeded"
+    assert browser.current == HOME  # led back, never observed the tracker page
+    second_prompt = llm.prompts[1]
+    results = [json.loads(m["content"]) for m in second_prompt if m["role"] == "tool"]
+    assert results[0]["error"] == "guard_violation" and "tracker.test" in results[0]["reason"]
+    assert "Claim" not in json.dumps(second_prompt)
