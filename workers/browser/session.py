@@ -16,24 +16,22 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from playwright.async_api import Dialog, Error, Frame, Page
 
 from app.settings import Settings
-from app.urlpolicy import ALLOWED_SCHEMES
 from workers.agent.errors import ConfigurationError
 from workers.agent.protocols import LLM, Action, Observation, ToolResult
-from workers.browser import actions, frames, views
+from workers.browser import actions, frames, handlers, views
 from workers.browser import fingerprint as gate
 from workers.browser.fingerprint import Fingerprint, FingerprintError, ObservationCache
+from workers.browser.handlers import NAV_TIMEOUT_MS
 from workers.browser.observe_pipeline import ObservePipeline
 from workers.browser.refs import RefError, RefTable, RefTarget, parse_ref, resolve
 from workers.browser.snapshot import Snapshot, capture
 from workers.browser.vision_observer import VisionObserver
 
 SETTLE_S = 0.3  # let click handlers and transitions run before verifying the effect
-NAV_TIMEOUT_MS = 30000
 
 
 class PageSession:
@@ -219,10 +217,12 @@ class PageSession:
         return await self.page.screenshot(type="jpeg", quality=70)
 
     async def execute(self, action: Action) -> ToolResult:
-        handler = _HANDLERS.get(action.name)
+        handler = handlers.HANDLERS.get(action.name)
         if handler is None:
             return actions.failure(
-                "unknown_tool", f"No browser tool named {action.name!r}.", *sorted(_HANDLERS)
+                "unknown_tool",
+                f"No browser tool named {action.name!r}.",
+                *sorted(handlers.HANDLERS),
             )
         try:
             return await handler(self, dict(action.args))
@@ -316,143 +316,6 @@ class PageSession:
             reason += f"; the page showed a dialog, accepted: {'; '.join(dialogs)}"
         return ToolResult(success=True, reason=reason, page_changed=navigated)
 
-    async def _click(self, args: dict[str, Any]) -> ToolResult:
-        el, target = await self._element(args)
-        return await self._verified(
-            f"click {args['ref']}", target.frame, lambda: actions.click(el, args), ghost=True
-        )
-
-    async def _type(self, args: dict[str, Any]) -> ToolResult:
-        el, target = await self._element(args)
-        return await self._verified(
-            f"type into {args['ref']}",
-            target.frame,
-            lambda: actions.type_text(self.page, el, args),
-            ghost=False,
-        )
-
-    async def _select(self, args: dict[str, Any]) -> ToolResult:
-        el, target = await self._element(args)
-        if target.role not in ("combobox", "listbox"):
-            return actions.failure(
-                "not_a_select",
-                f"{args['ref']} is a {target.role}, not a <select>.",
-                "click it to open the list, then click the option",
-            )
-        return await self._verified(
-            f"select in {args['ref']}", target.frame, lambda: actions.select_option(el, args), False
-        )
-
-    async def _hover(self, args: dict[str, Any]) -> ToolResult:
-        el, target = await self._element(args)
-        return await self._verified(
-            f"hover {args['ref']}",
-            target.frame,
-            lambda: el.hover(timeout=actions.ACTION_TIMEOUT_MS),
-            ghost=False,
-            mutating=False,
-        )
-
-    async def _focus(self, args: dict[str, Any]) -> ToolResult:
-        el, target = await self._element(args)
-        return await self._verified(
-            f"focus {args['ref']}", target.frame, el.focus, ghost=False, mutating=False
-        )
-
-    async def _press(self, args: dict[str, Any]) -> ToolResult:
-        key = str(args.get("key", "Enter"))
-        return await self._verified(
-            f"press {key}", None, lambda: self.page.keyboard.press(key), ghost=False
-        )
-
-    async def _scroll(self, args: dict[str, Any]) -> ToolResult:
-        el, frame = None, None
-        if args.get("ref"):
-            el, target = await self._element(args)
-            frame = target.frame
-        return await self._verified(
-            f"scroll {args.get('direction', 'down')}",
-            frame,
-            lambda: actions.scroll(self.page, el, args),
-            ghost=False,
-            mutating=False,
-        )
-
-    async def _navigate(self, args: dict[str, Any]) -> ToolResult:
-        """The model's navigate: web pages only (no file://, chrome://, view-source:)."""
-        url = str(args.get("url", "")).strip()
-        scheme = urlsplit(url).scheme.lower()
-        if scheme not in ALLOWED_SCHEMES and url != "about:blank":
-            return actions.failure(
-                "navigation_blocked", f"Only http(s) URLs can be opened, not {scheme or url!r}."
-            )
-        return await self.goto(url)
-
-    async def _back(self, args: dict[str, Any]) -> ToolResult:
-        before = self.page.url
-        response = await self.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
-        if response is None and self.page.url == before:
-            return actions.failure("no_history", "There is no previous page in this tab.")
-        if self.page.url == "about:blank" and before != "about:blank":
-            # the blank page a tab starts on is not a page the task visited: stay put
-            await self.page.go_forward(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
-            return actions.failure("no_history", "There is no previous page in this tab.")
-        self._refs = None
-        self.invalidate()
-        self._after_mutation()
-        return ToolResult(success=True, reason=f"Back at {self.page.url}", page_changed=True)
-
-    async def _wait(self, args: dict[str, Any]) -> ToolResult:
-        seconds = min(float(args.get("seconds", args.get("time", 1.0))), 10.0)
-        await asyncio.sleep(seconds)
-        return ToolResult(success=True, reason=f"waited {seconds:g}s")
-
-    async def _expand(self, args: dict[str, Any]) -> ToolResult:
-        """snapshot(start, end): trimmed lines of the current snapshot (seed 003 §6.1)."""
-        if self.last is not None and self._navigated:  # its ranges describe another page
-            return ToolResult(
-                success=False,
-                error="stale_ref",
-                reason=f"the page navigated since snapshot {self.last.version}; its ranges "
-                "no longer apply: read the new page in the next observation",
-            )
-        if self.last is None:
-            self.last = await self.snapshot()
-        start, end = _range(args, self.last.version)
-        text = self.last.expand(start, end, max_tokens=self.max_tokens)
-        return ToolResult(
-            success=True,
-            reason=f"refs {start}-{end} of snapshot {self.last.version}",
-            data={"text": text, "version": self.last.version},
-        )
-
-    async def _bulk(self, args: dict[str, Any]) -> ToolResult:
-        """Several independent actions in one call; stops at the first failure (seed 003 §5.3)."""
-        done: list[str] = []
-        changed = False
-        for step in args.get("actions", []):
-            step = dict(step)
-            name = str(step.pop("type", step.pop("name", "")))
-            result = await self.execute(Action(name, step))
-            changed = changed or result.page_changed
-            if not result.success:
-                return ToolResult(
-                    success=False,
-                    error=result.error,
-                    reason=f"step {len(done) + 1} ({name}) failed: {result.reason}",
-                    tried=tuple(done),
-                    alternatives=result.alternatives,
-                    page_changed=changed,
-                    data=result.data,
-                )
-            done.append(f"{name} {step.get('ref', '')}".strip())
-        return ToolResult(
-            success=True,
-            reason=f"{len(done)} actions done",
-            tried=tuple(done),
-            page_changed=changed,
-        )
-
 
 def _ref_key(ref: object) -> str:
     try:
@@ -462,42 +325,5 @@ def _ref_key(ref: object) -> str:
     return f"{v}:{n}"
 
 
-def _range(args: dict[str, Any], version: int) -> tuple[int, int]:
-    """Accepts start/end (refs or indices) or range="120-480"."""
-    raw = args.get("range")
-    if isinstance(raw, str) and "-" in raw:
-        a, b = raw.split("-", 1)
-        return _index(a, version), _index(b, version)
-    start = _index(args.get("start", args.get("startRef", 1)), version)
-    return start, _index(args.get("end", args.get("endRef", start + 200)), version)
-
-
-def _index(value: object, version: int) -> int:
-    text = str(value).strip()
-    if ":" in text:
-        v, n = parse_ref(text)
-        if v != version:
-            raise RefError("stale_ref", f"Range ref {text} is not from snapshot {version}.")
-        return n
-    return int(text)
-
-
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
-
-
-_Handler = Callable[[PageSession, dict[str, Any]], Awaitable[ToolResult]]
-_HANDLERS: dict[str, _Handler] = {
-    "click": PageSession._click,
-    "type": PageSession._type,
-    "select_option": PageSession._select,
-    "hover": PageSession._hover,
-    "focus": PageSession._focus,
-    "press_key": PageSession._press,
-    "scroll": PageSession._scroll,
-    "navigate": PageSession._navigate,
-    "go_back": PageSession._back,
-    "wait": PageSession._wait,
-    "snapshot": PageSession._expand,
-    "bulk": PageSession._bulk,
-}
