@@ -16,10 +16,12 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+
+from tests.support.background import BackgroundServer
 
 MODEL = "scripted-model"
 
@@ -154,7 +156,7 @@ def _no_policy(request: dict[str, Any]) -> Reply:
     return error_reply(500, "no policy set on the scripted LLM server")
 
 
-class ScriptedLLMServer:
+class ScriptedLLMServer(BackgroundServer):
     """Background-thread HTTP server; `base_url` ends in /v1 like a real endpoint."""
 
     def __init__(self, policy: Policy | None = None) -> None:
@@ -163,33 +165,14 @@ class ScriptedLLMServer:
         self.authorizations: list[str] = []
         self.rejected: list[str] = []  # conversation errors answered with 400
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        super().__init__(self._handler())
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"{self.origin}/v1"
 
     def set_policy(self, policy: Policy) -> None:
         self.policy = policy
-
-    def start(self) -> ScriptedLLMServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> ScriptedLLMServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def prompt_tokens(self) -> list[int]:
         """Estimated prompt size of every chat request received, in order."""

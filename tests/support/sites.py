@@ -18,13 +18,15 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from importlib.resources import files
 from string import Template
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+
+from tests.support.background import BackgroundServer
 
 MAX_DELAY_MS = 30_000
 
@@ -98,7 +100,7 @@ def _form_result(fields: dict[str, str], reference: int) -> str:
     return _template("form_result.html").substitute(fields=rows, reference=reference)
 
 
-class TestSite:
+class TestSite(BackgroundServer):
     """The running site; `url("/shop")` gives an absolute URL, records let tests assert."""
 
     __test__ = False  # not a pytest test class
@@ -107,33 +109,14 @@ class TestSite:
         self.submissions: list[dict[str, str]] = []
         self.paths: list[str] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        super().__init__(_handler(self))
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.origin
 
     def url(self, path: str = "/") -> str:
         return self.base_url + path
-
-    def start(self) -> TestSite:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> TestSite:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def page(self, method: str, path: str, form: dict[str, str]) -> tuple[int, str]:
         """Route one request to (status, html)."""
