@@ -5,7 +5,7 @@ Domains are stored lower-cased. Functions flush but never commit.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.dialect import dialect_insert
 from app.db.models import DeadEnd, DomainLearning, Fact, new_id
 from app.db.types import utcnow
+
+Record = TypeVar("Record", Fact, DeadEnd)  # per-domain memory rows listed the same way
 
 
 def _norm(domain: str | None) -> str | None:
@@ -69,6 +71,25 @@ async def add_dead_end(
     return dead_end
 
 
+async def _list_records(
+    s: AsyncSession,
+    model: type[Record],
+    *,
+    tenant_id: str,
+    task_id: str | None,
+    domain: str | None,
+    limit: int,
+) -> list[Record]:
+    """Oldest first, filtered by task and/or domain within the tenant."""
+    stmt = select(model).where(model.tenant_id == tenant_id)
+    if task_id is not None:
+        stmt = stmt.where(model.task_id == task_id)
+    if domain:
+        stmt = stmt.where(model.domain == _norm(domain))
+    stmt = stmt.order_by(model.created_at, model.id).limit(limit)
+    return list((await s.execute(stmt)).scalars())
+
+
 async def list_facts(
     s: AsyncSession,
     *,
@@ -77,14 +98,10 @@ async def list_facts(
     domain: str | None = None,
     limit: int = 500,
 ) -> list[Fact]:
-    """Oldest first, filtered by task and/or domain within the tenant."""
-    stmt = select(Fact).where(Fact.tenant_id == tenant_id)
-    if task_id is not None:
-        stmt = stmt.where(Fact.task_id == task_id)
-    if domain:
-        stmt = stmt.where(Fact.domain == _norm(domain))
-    stmt = stmt.order_by(Fact.created_at, Fact.id).limit(limit)
-    return list((await s.execute(stmt)).scalars())
+    """Facts, oldest first, filtered by task and/or domain within the tenant."""
+    return await _list_records(
+        s, Fact, tenant_id=tenant_id, task_id=task_id, domain=domain, limit=limit
+    )
 
 
 async def list_dead_ends(
@@ -95,14 +112,10 @@ async def list_dead_ends(
     domain: str | None = None,
     limit: int = 500,
 ) -> list[DeadEnd]:
-    """Oldest first, filtered by task and/or domain within the tenant."""
-    stmt = select(DeadEnd).where(DeadEnd.tenant_id == tenant_id)
-    if task_id is not None:
-        stmt = stmt.where(DeadEnd.task_id == task_id)
-    if domain:
-        stmt = stmt.where(DeadEnd.domain == _norm(domain))
-    stmt = stmt.order_by(DeadEnd.created_at, DeadEnd.id).limit(limit)
-    return list((await s.execute(stmt)).scalars())
+    """Dead ends, oldest first, filtered by task and/or domain within the tenant."""
+    return await _list_records(
+        s, DeadEnd, tenant_id=tenant_id, task_id=task_id, domain=domain, limit=limit
+    )
 
 
 async def get_domain_learnings(s: AsyncSession, *, tenant_id: str, domain: str) -> dict[str, Any]:

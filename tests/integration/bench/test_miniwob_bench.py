@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.settings import Settings
+from tests.integration.bench.conftest import bench_settings
 from tests.support.llm_server import MODEL, ScriptedLLMServer
 from tests.support.miniwob_policies import instruction, miniwob_policy, wrong_button_policy
 from workers.bench.miniwob import BenchOptions, run_benchmark
@@ -20,16 +21,6 @@ from workers.browser.miniwob_page import LIFTED_EPISODE_MS, MiniWobPage
 from workers.browser.pool import BrowserPool
 
 pytestmark = pytest.mark.browser
-
-
-def _settings(chromium_path: str, server: ScriptedLLMServer) -> Settings:
-    return Settings(
-        chromium_path=chromium_path,
-        llm_base_url=server.base_url,
-        llm_model=MODEL,
-        llm_timeout_s=30,
-        llm_max_retries=0,
-    )
 
 
 async def test_episode_control_is_seeded_and_reads_the_reward(chromium_path: str) -> None:
@@ -64,7 +55,7 @@ async def test_three_tasks_end_to_end_through_the_agent_loop(
     llm_server.set_policy(miniwob_policy)
     events = tmp_path / "events.jsonl"
     options = BenchOptions(tasks=SMOKE_TASKS, episodes=1, seed=3, events_path=str(events))
-    report = await run_benchmark(options, _settings(chromium_path, llm_server))
+    report = await run_benchmark(options, bench_settings(chromium_path, llm_server))
     by_task = {e.task: e for e in report.episodes}
     assert set(by_task) == set(SMOKE_TASKS)
     for episode in report.episodes:
@@ -85,7 +76,7 @@ async def test_naive_baseline_and_wrong_answer(
 ) -> None:
     llm_server.set_policy(wrong_button_policy)
     options = BenchOptions(tasks=("click-button",), episodes=2, seed=3, agent="naive")
-    report = await run_benchmark(options, _settings(chromium_path, llm_server))
+    report = await run_benchmark(options, bench_settings(chromium_path, llm_server))
     outcomes = [e.outcome for e in report.episodes]
     assert set(outcomes) <= {Outcome.wrong_answer, Outcome.gave_up}
     assert Outcome.wrong_answer in outcomes

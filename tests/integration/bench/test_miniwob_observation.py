@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.settings import Settings
+from tests.integration.bench.conftest import bench_settings
 from tests.support.llm_server import MODEL, ScriptedLLMServer
 from tests.support.miniwob_policies import miniwob_policy
 from tests.support.summarizer import is_summarizer_request, with_summarizer
@@ -17,16 +17,6 @@ from workers.bench.miniwob import BenchOptions, run_benchmark
 from workers.bench.report import Outcome
 
 pytestmark = pytest.mark.browser
-
-
-def _settings(chromium_path: str, server: ScriptedLLMServer) -> Settings:
-    return Settings(
-        chromium_path=chromium_path,
-        llm_base_url=server.base_url,
-        llm_model=MODEL,
-        llm_timeout_s=30,
-        llm_max_retries=0,
-    )
 
 
 def _observed_modes(events: Path) -> set[str]:
@@ -42,7 +32,7 @@ async def test_pipeline_mode_episode_counts_the_summarizer(
     options = BenchOptions(
         tasks=("click-button",), seed=3, observation_mode="pipeline", events_path=str(events)
     )
-    report = await run_benchmark(options, _settings(chromium_path, llm_server))
+    report = await run_benchmark(options, bench_settings(chromium_path, llm_server))
     (episode,) = report.episodes
     assert episode.outcome is Outcome.success, episode
     summarizer = [r for r in llm_server.requests if is_summarizer_request(r)]
@@ -60,7 +50,7 @@ async def test_naive_observes_full_whatever_the_mode(
         tasks=("click-link",), seed=3, agent="naive", observation_mode="pagemem",
         events_path=str(events),
     )  # fmt: skip
-    report = await run_benchmark(options, _settings(chromium_path, llm_server))
+    report = await run_benchmark(options, bench_settings(chromium_path, llm_server))
     assert report.episodes[0].outcome is Outcome.success, report.episodes[0]
     assert _observed_modes(events) == {"full"}
 
