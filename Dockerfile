@@ -20,6 +20,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY app ./app
 COPY workers ./workers
+COPY migrations ./migrations
 RUN pip install .
 
 USER webagent

@@ -30,8 +30,8 @@ run: migrate
 	$(BIN)/webagent serve
 
 lint: setup
-	$(BIN)/ruff check app workers tests bench
-	$(BIN)/ruff format --check app workers tests bench
+	$(BIN)/ruff check app workers migrations tests bench
+	$(BIN)/ruff format --check app workers migrations tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -23,9 +23,9 @@ URL_ATTRIBUTE = "webagent.url"
 
 
 def alembic_config(url: str) -> Config:
-    """An in-memory Alembic config pointing at the packaged migrations."""
+    """An in-memory Alembic config pointing at the top-level `migrations` package."""
     config = Config()
-    config.set_main_option("script_location", str(files("app.db") / "migrations"))
+    config.set_main_option("script_location", str(files("migrations")))
     # The URL travels as an attribute: configparser would mangle '%' in passwords.
     config.attributes[URL_ATTRIBUTE] = url
     return config

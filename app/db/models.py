@@ -153,15 +153,20 @@ class Fact(Base):
     )
     tenant_id: Mapped[str] = mapped_column(String(64))
     domain: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    key: Mapped[str | None] = mapped_column(String(255), nullable=True)  # the Ledger's fact key
     category: Mapped[str] = mapped_column(String(64))
-    text: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)  # the fact's value
     confidence: Mapped[float] = mapped_column(Float)
     source_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class DeadEnd(Base):
-    """A URL that led nowhere, with its cause tag; steers later runs away from it."""
+    """A URL that led nowhere, with its cause tag; steers later runs away from it.
+
+    `cause` is the seed 000 §5.2 cause tag (network, bot_block, ...); `description` the
+    one-line account of what failed there.
+    """
 
     __tablename__ = "dead_ends"
     __table_args__ = (Index("ix_dead_ends_tenant_id_domain", "tenant_id", "domain"),)
@@ -174,6 +179,35 @@ class DeadEnd(Base):
     domain: Mapped[str | None] = mapped_column(String(255), nullable=True)
     url: Mapped[str] = mapped_column(Text)
     cause: Mapped[str] = mapped_column(Text)
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class LedgerStep(Base):
+    """One StepOutcome of a run, append-only (seed 000 §5.2 steps.jsonl): the trajectory."""
+
+    __tablename__ = "ledger_steps"
+    __table_args__ = (Index("ix_ledger_steps_task_id_step", "task_id", "step"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    step: Mapped[int] = mapped_column(Integer)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class EpisodicNote(Base):
+    """A free-form Ledger note (subgoal summary, archival marker), append-only."""
+
+    __tablename__ = "episodic_notes"
+    __table_args__ = (Index("ix_episodic_notes_task_id_created_at", "task_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    text: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -25,6 +25,8 @@ def test_all_tables_present() -> None:
         "dead_ends",
         "domain_learnings",
         "api_keys",
+        "ledger_steps",
+        "episodic_notes",
     }
 
 
