@@ -1,0 +1,88 @@
+"""The tagged blocks inside prompt messages that the eviction phases recognise (seed 000 §5.3).
+
+Messages are OpenAI chat dicts. Their content is a string or a list of parts
+(`{"type": "text", ...}`, `{"type": "image_url", ...}`). Whoever builds messages writes
+page state, element lists and the Ledger through these constructors, so
+`workers/agent/eviction.py` can find them again:
+
+- `[SESSION_STATE url="…" title="…"] … [/SESSION_STATE]`: the page a turn was taken on
+  (Phase 3 keeps the current (url, title) as the "you are stuck" signal).
+- `[ELEMENTS …] … [/ELEMENTS]`: one listing of interactive elements (Phase 6).
+- `<ledger> … </ledger>`: the rendered Ledger in the system message (the final refresh).
+- image parts are screenshots (Phase 1); the text parts beside them are their captions.
+
+Bodies come from web pages, so a closing tag inside a body is defused with a zero-width
+space: page text can never end a block early or forge another.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Message = dict[str, Any]
+
+STATE_CLOSE = "[/SESSION_STATE]"
+ELEMENTS_CLOSE = "[/ELEMENTS]"
+LEDGER_OPEN, LEDGER_CLOSE = "<ledger>", "</ledger>"
+IMAGE_PART_TYPES = frozenset({"image_url", "image", "input_image"})
+
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
+STATE_RE = re.compile(
+    rf"\[SESSION_STATE url=(?P<url>{_QUOTED}) title=(?P<title>{_QUOTED})\]\n.*?\[/SESSION_STATE\]",
+    re.DOTALL,
+)
+ELEMENTS_RE = re.compile(r"\[ELEMENTS(?: [^\]\n]*)?\]\n.*?\[/ELEMENTS\]", re.DOTALL)
+LEDGER_RE = re.compile(r"<ledger>\n.*?\n</ledger>", re.DOTALL)
+_FORGEABLE = re.compile(r"(\[\s*/?\s*(?:SESSION_STATE|ELEMENTS)|<\s*/?\s*ledger)", re.IGNORECASE)
+
+
+def defuse(text: str) -> str:
+    """Body text that cannot open or close a block (a zero-width space after the bracket)."""
+    return _FORGEABLE.sub(lambda m: m.group(0)[0] + "\u200b" + m.group(0)[1:], text)
+
+
+def state_block(url: str, title: str, body: str = "") -> str:
+    """The page state of one turn; `body` is whatever else the turn shows about the page."""
+    head = f"[SESSION_STATE url={json.dumps(url)} title={json.dumps(' '.join(title.split()))}]"
+    return f"{head}\n{defuse(body)}\n{STATE_CLOSE}"
+
+
+def elements_block(body: str, label: str = "") -> str:
+    """One element listing, e.g. `elements_block(rows, "v=3")`."""
+    head = f"[ELEMENTS {label}]" if label else "[ELEMENTS]"
+    return f"{head}\n{defuse(body)}\n{ELEMENTS_CLOSE}"
+
+
+def ledger_block(rendered: str) -> str:
+    return f"{LEDGER_OPEN}\n{defuse(rendered)}\n{LEDGER_CLOSE}"
+
+
+@dataclass(frozen=True)
+class PageKey:
+    """(url, title) of a session-state block."""
+
+    url: str
+    title: str
+
+
+def state_keys(text: str) -> Iterator[tuple[re.Match[str], PageKey]]:
+    for match in STATE_RE.finditer(text):
+        yield match, PageKey(json.loads(match["url"]), json.loads(match["title"]))
+
+
+def text_of(message: Mapping[str, Any]) -> str:
+    """All text of a message (string content, or its text parts joined by newlines)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
+    return ""
+
+
+def is_image_part(part: Any) -> bool:
+    return isinstance(part, Mapping) and part.get("type") in IMAGE_PART_TYPES
