@@ -258,7 +258,8 @@ def test_refresh_replaces_the_ledger_block_in_place() -> None:
     assert ev.refresh_ledger([SYSTEM, user("x")], "L")[0]["content"] == (
         "You are a web agent.\n\n" + ledger_block("L")
     )
-    assert ev.refresh_ledger([user("x")], "L")[0] == {"role": "system", "content": ledger_block("L")}
+    created = ev.refresh_ledger([user("x")], "L")
+    assert created[0] == {"role": "system", "content": ledger_block("L")}
 
 
 def test_evict_runs_all_phases_writes_ledger_and_reports_counts() -> None:
