@@ -87,6 +87,7 @@ class OpenAILLM:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None = None,
         tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
     ) -> LLMReply:
         model = self._settings.model_for(cast(Role, role))
         kwargs: dict[str, Any] = {"model": model, "messages": [dict(m) for m in messages]}
@@ -94,6 +95,8 @@ class OpenAILLM:
             kwargs["tools"] = [dict(t) for t in tools]
             if tool_choice:
                 kwargs["tool_choice"] = tool_choice
+        if response_format:
+            kwargs["response_format"] = dict(response_format)
         started = time.perf_counter()
         try:
             try:
@@ -142,7 +145,19 @@ class OpenAILLM:
             model=response.model or model,
             latency_s=latency,
             finish_reason=choice.finish_reason,
+            reasoning=_reasoning(choice.message),
         )
+
+
+def _reasoning(message: Any) -> str | None:
+    """Reasoning text some servers return beside the answer (`reasoning_content`)."""
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(message, name, None)
+        if value is None:
+            value = (getattr(message, "model_extra", None) or {}).get(name)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _unique_ids(calls: Any) -> list[tuple[str, Any, str | None]]:

@@ -1,24 +1,70 @@
-"""An LLM wrapper that reports every call as an `llm.call` event.
+"""An LLM wrapper that meters every model call once and reports it as one `llm.call` event.
 
-Perception (the pipeline's summarizer, the vision tier) calls the LLM outside the agent loop,
-which only reports the Worker's own calls; wrapping the LLM handed to PageSession makes those
-calls visible to watchers and counted in the task's usage by the sink's meter.
+Every role (orchestrator, planner, worker, summarizer) and perception (the pipeline's
+summarizer, the vision tier) calls the model through a MeteredLLM, so each call is counted in
+exactly one place and its `llm.call` payload is built by `llm_call_payload` alone. The payload
+carries the figures, the assistant's text and its reasoning (both capped) so a run's
+reasoning can be read back from its events.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from app.contracts import EventType
 from workers.agent.protocols import LLM, EventSink, LLMReply
 
+TEXT_CHARS = 2000  # assistant text / reasoning kept in an event
+
+
+@dataclass
+class LLMUsage:
+    """Running totals of the calls that went through one MeteredLLM."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, reply: LLMReply) -> None:
+        self.calls += 1
+        self.input_tokens += reply.input_tokens
+        self.output_tokens += reply.output_tokens
+
+
+def _capped(text: str | None) -> str | None:
+    if not text:
+        return None
+    return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS] + "…"
+
+
+def llm_call_payload(role: str, reply: LLMReply, step: int | None) -> dict[str, Any]:
+    """The one builder of the `llm.call` event body."""
+    return {
+        "step": step,
+        "role": role,
+        "model": reply.model,
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+        "latency_s": round(reply.latency_s, 3),
+        "finish_reason": reply.finish_reason,
+        "tool_calls": len(reply.tool_calls),
+        "content": _capped(reply.content),
+        "reasoning": _capped(reply.reasoning),
+    }
+
 
 class MeteredLLM:
-    """LLM protocol: delegates to `llm`, then emits the reply's figures through `sink`."""
+    """LLM protocol: delegates to `llm`, counts the reply and emits it through `sink`.
 
-    def __init__(self, llm: LLM, sink: EventSink) -> None:
+    `step` is the agent step the next calls belong to (None outside the loop: perception).
+    """
+
+    def __init__(self, llm: LLM, sink: EventSink, step: int | None = None) -> None:
         self.llm, self.sink = llm, sink
+        self.step = step
+        self.usage = LLMUsage()
 
     async def chat(
         self,
@@ -26,18 +72,10 @@ class MeteredLLM:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None = None,
         tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
     ) -> LLMReply:
-        reply = await self.llm.chat(role, messages, tools=tools, tool_choice=tool_choice)
-        await self.sink.emit(
-            EventType.llm_call,
-            {
-                "step": None,  # perception, not a Worker step
-                "role": role,
-                "model": reply.model,
-                "input_tokens": reply.input_tokens,
-                "output_tokens": reply.output_tokens,
-                "latency_s": round(reply.latency_s, 3),
-                "finish_reason": reply.finish_reason,
-            },
-        )
+        extra = {"response_format": response_format} if response_format else {}
+        reply = await self.llm.chat(role, messages, tools=tools, tool_choice=tool_choice, **extra)
+        self.usage.add(reply)
+        await self.sink.emit(EventType.llm_call, llm_call_payload(role, reply, self.step))
         return reply

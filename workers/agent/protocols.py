@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
+
 
 @dataclass(frozen=True)
 class Action:
@@ -45,6 +47,8 @@ class Observation:
     fingerprint: str = ""
     tokens: int = 0
     stats: Mapping[str, Any] = field(default_factory=dict)
+    # JPEG Set-of-Mark screenshot (tag N = ref version:N) when the Worker sees images
+    image: bytes | None = field(default=None, repr=False)
 
 
 @runtime_checkable
@@ -81,6 +85,7 @@ class LLMReply:
     model: str
     latency_s: float
     finish_reason: str | None = None
+    reasoning: str | None = None  # reasoning text beside the answer, when the server sends it
 
 
 @runtime_checkable
@@ -93,7 +98,40 @@ class LLM(Protocol):
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None = None,
         tool_choice: str | None = None,
-    ) -> LLMReply: ...
+        response_format: Mapping[str, Any] | None = None,
+    ) -> LLMReply:
+        """`response_format` is the OpenAI field, e.g. {"type": "json_schema", ...}."""
+        ...
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """Where a run's Ledger is persisted (seed 000 §5.2) and cross-run memory is read.
+
+    One store is bound to one task: the snapshot is rewritten on each update, steps, facts
+    and episodic notes are append-only, dead ends and learnings are kept per domain so the
+    next task on that domain starts with them.
+    """
+
+    async def save_ledger(self, snapshot: Mapping[str, Any]) -> None:
+        """Replace the task's Ledger snapshot with `Ledger.to_dict()`."""
+        ...
+
+    async def append_step(self, outcome: StepOutcome) -> None: ...
+
+    async def append_fact(self, fact: Fact, domain: str) -> None: ...
+
+    async def append_episodic(self, note: EpisodicNote) -> None: ...
+
+    async def record_dead_end(self, domain: str, dead_end: DeadEnd) -> None: ...
+
+    async def load_domain_dead_ends(self, domain: str) -> Sequence[DeadEnd]: ...
+
+    async def load_domain_learnings(self, domain: str) -> Mapping[str, Any]:
+        """Per-domain learnings (key -> JSON value), e.g. the Orchestrator's `route`."""
+        ...
+
+    async def record_learning(self, domain: str, key: str, value: Any) -> None: ...
 
 
 @runtime_checkable

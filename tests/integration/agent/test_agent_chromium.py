@@ -20,9 +20,9 @@ from tests.support.policies import (
     latest_observation,
 )
 from tests.support.sites import TestSite, cheapest
-from tests.unit.agent.doubles import RecordingSink
 from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentTask
+from workers.agent.testing import RecordingSink
 from workers.llm_client import OpenAILLM
 
 pytestmark = pytest.mark.browser

@@ -11,10 +11,10 @@ import time
 from app.settings import Settings
 from tests.support.llm_server import ScriptedLLMServer, raw_tool_reply
 from tests.support.policies import ScriptedPolicy, click, done, last_tool_results
-from tests.unit.agent.doubles import FakeBrowser, RecordingSink
 from workers.agent.loop import run_agent
 from workers.agent.naive import run_naive
 from workers.agent.protocols import AgentTask
+from workers.agent.testing import FakeBrowser, RecordingSink
 from workers.llm_client import OpenAILLM
 
 HOME, LIST, ITEM = "http://site.test/", "http://site.test/list", "http://site.test/item"

@@ -17,10 +17,10 @@ from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.policies import cheapest_product_policy, latest_observation
 from tests.support.sites import TestSite, cheapest
 from tests.support.summarizer import is_summarizer_request, with_summarizer
-from tests.unit.agent.doubles import RecordingSink
 from workers.agent.loop import run_agent
 from workers.agent.naive import run_naive
 from workers.agent.protocols import AgentTask
+from workers.agent.testing import RecordingSink
 from workers.browser.launch import launch_chromium
 from workers.browser.session import PageSession
 from workers.llm_client import OpenAILLM

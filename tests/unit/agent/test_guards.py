@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import time
 
-from tests.unit.agent.doubles import FakeBrowser, FakeLLM, RecordingSink, reply
 from workers.agent.guards import DomainGuard, off_allowlist
 from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentTask
+from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, reply
 
 HOME, AWAY = "http://shop.example/", "http://tracker.test/landing"
 PAGES = {HOME: [("link", "Partner offer", AWAY)], AWAY: [("button", "Claim", None)]}

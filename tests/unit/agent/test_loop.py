@@ -6,11 +6,11 @@ import asyncio
 import json
 import time
 
-from tests.unit.agent.doubles import FakeBrowser, FakeLLM, RecordingSink, reply
 from workers.agent.errors import GuardViolation, LLMUnavailable
 from workers.agent.loop import run_agent
 from workers.agent.naive import run_naive
 from workers.agent.protocols import AgentTask, LLMReply, ToolCall, ToolResult
+from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, reply
 from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY
 
 HOME, LIST, ITEM = "http://site.test/", "http://site.test/list", "http://site.test/item"

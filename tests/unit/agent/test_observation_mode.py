@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from tests.unit.agent.doubles import FakeBrowser, FakeLLM, Page, RecordingSink, reply
 from workers.agent.loop import run_agent
 from workers.agent.naive import run_naive
 from workers.agent.protocols import AgentTask, Observation
+from workers.agent.testing import FakeBrowser, FakeLLM, Page, RecordingSink, reply
 
 HOME, LIST = "http://site.test/", "http://site.test/list"
 PAGES: dict[str, Page] = {HOME: [("link", "List", LIST)], LIST: [("button", "Buy", None)]}

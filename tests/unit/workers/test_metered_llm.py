@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from app.contracts import EventType
-from tests.unit.agent.doubles import FakeLLM, RecordingSink
 from workers.agent.errors import LLMUnavailable
 from workers.agent.protocols import LLMReply
+from workers.agent.testing import FakeLLM, RecordingSink
 from workers.metered_llm import MeteredLLM
 from workers.sink import UsageMeter
 
@@ -29,8 +29,12 @@ async def test_each_call_is_emitted_with_its_figures_and_counted() -> None:
         "output_tokens": 12,
         "latency_s": 0.457,
         "finish_reason": "stop",
+        "tool_calls": 0,
+        "content": '{"sections": ["s1"]}',
+        "reasoning": None,
     }
     assert calls[1]["role"] == "vision"
+    assert (llm.usage.calls, llm.usage.input_tokens) == (2, 642)
     meter = UsageMeter()
     for type, data in sink.events:
         meter.saw(type, data)

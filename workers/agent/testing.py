@@ -1,4 +1,6 @@
-"""In-test stand-ins for the agent's Browser, LLM and EventSink protocols (tests only).
+"""Test doubles for the agent's protocols: Browser, LLM, EventSink and MemoryStore.
+
+Shipped with the package so unit tests, integration tests and benchmarks share one copy.
 
 FakeBrowser is a tiny site: pages of (role, name, target) elements rendered as snapshot
 lines `[v:n] role "name"`; clicking an element with a target navigates there. Versions go
@@ -13,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
 from workers.agent.protocols import Action, LLMReply, Observation, ToolCall, ToolResult
 
 Page = list[tuple[str, str, str | None]]  # (role, name, target url or None)
@@ -90,6 +93,7 @@ class FakeLLM:
         self.script = list(script)
         self.prompts: list[list[Mapping[str, Any]]] = []
         self.roles: list[str] = []
+        self.formats: list[Mapping[str, Any] | None] = []
         self.hang = asyncio.Event()
 
     async def chat(
@@ -98,9 +102,11 @@ class FakeLLM:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None = None,
         tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
     ) -> LLMReply:
         self.prompts.append(list(messages))
         self.roles.append(role)
+        self.formats.append(response_format)
         if not self.script:
             await self.hang.wait()  # never set: models a call that does not return
         item = self.script.pop(0)
@@ -130,3 +136,44 @@ class RecordingSink:
 
     def of_type(self, type: str) -> list[dict[str, Any]]:
         return [data for t, data in self.events if t == type]
+
+
+@dataclass
+class InMemoryMemoryStore:
+    """MemoryStore kept in dicts; `domain_dead_ends` outlives a task like the real tables."""
+
+    snapshots: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[StepOutcome] = field(default_factory=list)
+    facts: list[tuple[str, Fact]] = field(default_factory=list)
+    episodic: list[EpisodicNote] = field(default_factory=list)
+    domain_dead_ends: dict[str, list[DeadEnd]] = field(default_factory=dict)
+    learnings: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    async def save_ledger(self, snapshot: Mapping[str, Any]) -> None:
+        self.snapshots.append(dict(snapshot))
+
+    async def append_step(self, outcome: StepOutcome) -> None:
+        self.steps.append(outcome)
+
+    async def append_fact(self, fact: Fact, domain: str) -> None:
+        self.facts.append((domain, fact))
+
+    async def append_episodic(self, note: EpisodicNote) -> None:
+        self.episodic.append(note)
+
+    async def record_dead_end(self, domain: str, dead_end: DeadEnd) -> None:
+        self.domain_dead_ends.setdefault(domain.lower(), []).append(dead_end)
+
+    async def load_domain_dead_ends(self, domain: str) -> Sequence[DeadEnd]:
+        return list(self.domain_dead_ends.get(domain.lower(), ()))
+
+    async def load_domain_learnings(self, domain: str) -> Mapping[str, Any]:
+        return dict(self.learnings.get(domain.lower(), {}))
+
+    async def record_learning(self, domain: str, key: str, value: Any) -> None:
+        self.learnings.setdefault(domain.lower(), {})[key] = value
+
+    @property
+    def latest(self) -> dict[str, Any]:
+        """The last saved snapshot."""
+        return self.snapshots[-1] if self.snapshots else {}
