@@ -50,6 +50,7 @@ SCREENSHOT_MARKER = "[screenshot from prior turn evicted]"
 FAILURE_MARKER = "[failure collapsed]"
 STATE_MARKER = "[page state evicted]"
 ARCHIVED = "[archived]"
+ARCHIVE_KIND = "archive"  # the episodic note kind of Phase 5
 ELEMENTS_MARKER = "[older element list collapsed: list the elements again if you need them]"
 REASONING_KEYS = ("reasoning_content", "reasoning", "thinking_blocks", "thinking")
 _THINK_RE = re.compile(r"<(think|thinking)>.*?</\1>\s*", re.DOTALL)
@@ -424,7 +425,7 @@ class EvictionLedger(Protocol):
 
     def mark_dead_end(self, description: str, url: str, cause: str) -> object: ...
 
-    def note(self, text: str) -> object: ...
+    def note(self, text: str, step: int, kind: str = "note") -> object: ...
 
 
 PHASES = ("screenshots", "failures", "state_blocks", "reasoning", "archived", "element_lists")
@@ -476,7 +477,7 @@ def evict(
     e5 = gut_old_content(e4.messages, config.gut_keep_turns, config.gut_above)
     notes = (archive_note(e5.count, step),) if e5.count else ()
     for note in notes:
-        ledger.note(note)
+        ledger.note(note, step, ARCHIVE_KIND)
     e6 = collapse_element_lists(e5.messages, config.element_lists_kept)
     counts = dict(zip(PHASES, (p.count for p in (e1, e2, e3, e4, e5, e6)), strict=True))
     return Eviction(refresh_ledger(e6.messages, render(ledger)), counts, e2.collapsed, notes)

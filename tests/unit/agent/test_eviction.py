@@ -20,8 +20,9 @@ class RecordingLedger:
     def mark_dead_end(self, description: str, url: str, cause: str) -> None:
         self.dead_ends.append((description, url, cause))
 
-    def note(self, text: str) -> None:
-        self.notes.append(text)
+    def note(self, text: str, step: int, kind: str = "note") -> None:
+        assert kind == ev.ARCHIVE_KIND
+        self.notes.append(f"{step}:{text}")
 
 
 def user(text: str) -> Message:
@@ -282,7 +283,7 @@ def test_evict_runs_all_phases_writes_ledger_and_reports_counts() -> None:
     assert result.counts["failures"] == 1 and result.counts["archived"] > 0
     assert set(result.counts) == set(ev.PHASES)
     assert ledger.dead_ends == [(result.dead_ends[0].description, "", "postcondition_miss")]
-    assert ledger.notes == [ev.archive_note(result.counts["archived"], 13)]
+    assert ledger.notes == ["13:" + ev.archive_note(result.counts["archived"], 13)]
     assert rendered == [1]  # rendered after the dead-end was written
     assert ledger_block("dead ends: 1") in result.messages[0]["content"]
     assert result.event(13)["counts"] == result.counts

@@ -26,8 +26,9 @@ class CountingLedger:
     def mark_dead_end(self, description: str, url: str, cause: str) -> None:
         self.dead_ends.append((description, url, cause))
 
-    def note(self, text: str) -> None:
-        self.notes.append(text)
+    def note(self, text: str, step: int, kind: str = "note") -> None:
+        assert kind == ev.ARCHIVE_KIND
+        self.notes.append(f"{step}:{text}")
 
     def size(self) -> int:
         return len(self.dead_ends) + len(self.notes)
