@@ -11,8 +11,9 @@ page state, element lists and the Ledger through these constructors, so
 - `<ledger> … </ledger>`: the rendered Ledger in the system message (the final refresh).
 - image parts are screenshots (Phase 1); the text parts beside them are their captions.
 
-Bodies come from web pages, so a closing tag inside a body is defused with a zero-width
-space: page text can never end a block early or forge another.
+Bodies come from web pages, so a tag inside a body (these blocks' and the untrusted
+`<page_content>` delimiter) is defused with a zero-width space: page text can never end a
+block early or forge another.
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ STATE_RE = re.compile(
 )
 ELEMENTS_RE = re.compile(r"\[ELEMENTS(?: [^\]\n]*)?\]\n.*?\[/ELEMENTS\]", re.DOTALL)
 LEDGER_RE = re.compile(r"<ledger>\n.*?\n</ledger>", re.DOTALL)
-_FORGEABLE = re.compile(r"(\[\s*/?\s*(?:SESSION_STATE|ELEMENTS)|<\s*/?\s*ledger)", re.IGNORECASE)
+_FORGEABLE = re.compile(
+    r"(\[\s*/?\s*(?:SESSION_STATE|ELEMENTS)|<\s*/?\s*(?:ledger|page_content))", re.IGNORECASE
+)
 
 
 def defuse(text: str) -> str:

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from workers.agent import eviction as ev
 from workers.agent.blocks import elements_block, ledger_block, state_block
+from workers.agent.ledger import Ledger
+from workers.agent.views import planner_view, render_planner
 
 Message = dict[str, Any]
 
@@ -141,3 +143,21 @@ def test_bounded_live_window(messages: list[Message]) -> None:
     assert text.count("[/ELEMENTS]") <= 1
     assert sum(1 for m in out if ev.failure_payload(m) is not None) <= 1
     assert text.count("<ledger>") == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(transcript())
+def test_conservation_on_the_real_ledger(messages: list[Message]) -> None:
+    """Eq. 6 with ||L||_sem of the Ledger itself; the journal carries every write."""
+    ledger = Ledger(goal="the task")
+    ledger.record_fact("k", "v")
+    ledger.drain()
+    size = ledger.semantic_size()
+    result = ev.evict(
+        messages, ledger, step=3, render=lambda led: render_planner(planner_view(led))
+    )
+    assert ledger.semantic_size() >= size
+    kinds = [change.kind for change in ledger.drain()]
+    assert kinds.count("episodic") == (1 if result.counts["archived"] else 0)
+    assert kinds.count("dead_end") <= result.counts["failures"]  # duplicates are merged
+    assert ledger_block(render_planner(planner_view(ledger))) in result.messages[0]["content"]

@@ -1,0 +1,99 @@
+"""Seed 000 eq. 16-18: what each role sees of the Ledger, and how it is rendered."""
+
+from __future__ import annotations
+
+from workers.agent.ledger import Ledger, StepOutcome
+from workers.agent.views import (
+    WORKER_FACTS,
+    orchestrator_view,
+    planner_view,
+    render_orchestrator,
+    render_planner,
+    render_step,
+    render_worker,
+    worker_view,
+)
+
+CART = "https://shop.test/cart"
+LIST = "https://shop.test/list"
+
+
+def ledger() -> Ledger:
+    led = Ledger(goal="buy the cheapest kettle")
+    led.set_plan(["find kettles", "sort by price", "add to cart"], subgoal="sort by price")
+    led.set_checklist(["Kettle list opened", "Cheapest kettle in cart"])
+    for n in range(1, 6):
+        led.record_step(StepOutcome(n, LIST, (f"click(ref=1:{n}) -> ok",), evaluation=f"eval {n}"))
+    for n in range(7):
+        led.record_fact(f"k{n}", f"v{n}", category="observation", confidence=0.5, step=n)
+    led.mark_dead_end("Buy button did nothing", CART, "postcondition_miss")
+    led.mark_dead_end("price filter 404", LIST, "network")
+    led.add_checkpoint("navigation", "kettle list", LIST, 2)
+    led.note("archived 4 messages at iter 5; ledger remains authoritative", 5, "archive")
+    led.summary = "opened the shop, searched kettles"
+    return led
+
+
+def test_worker_view_is_eq_16() -> None:
+    led = ledger()
+    led.reference_fact("k1")  # most recently referenced renders first
+    view = worker_view(led, CART)
+    assert (view.goal, view.subgoal) == (led.goal, "sort by price")
+    assert [s.step for s in view.recent] == [3, 4, 5]
+    assert len(view.facts) == WORKER_FACTS
+    assert [f.key for f in view.facts] == ["k1", "k6", "k5", "k4", "k3"]
+    assert [d.description for d in view.dead_ends] == ["Buy button did nothing"]
+    assert view.summary == led.summary
+
+
+def test_worker_sees_no_plan_checklist_or_other_pages_dead_ends() -> None:
+    text = render_worker(worker_view(ledger(), CART))
+    assert "Buy button did nothing [postcondition_miss]" in text
+    assert "price filter 404" not in text
+    assert "add to cart" not in text and "Kettle list opened" not in text
+    assert "k2: v2" in text and "k1: v1" not in text and "k0" not in text
+    assert "step 2:" not in text and "step 5: click(ref=1:5) -> ok @ " in text
+    assert render_worker(worker_view(ledger(), CART), include_goal=False).startswith("subgoal:")
+
+
+def test_worker_dead_ends_match_the_page_not_the_fragment() -> None:
+    view = worker_view(ledger(), CART + "/#top")
+    assert [d.cause for d in view.dead_ends] == ["postcondition_miss"]
+
+
+def test_planner_view_is_eq_17_plus_checklist() -> None:
+    led = ledger()
+    view = planner_view(led)
+    assert view.plan == ("find kettles", "sort by price", "add to cart")
+    assert len(view.facts) == 7 and len(view.dead_ends) == 2 and len(view.checkpoints) == 1
+    text = render_planner(view)
+    assert "[ ] 1. Kettle list opened" in text
+    assert f"{LIST} — price filter 404 [network]" in text
+    assert "step 2 navigation: kettle list" in text
+    assert "archived 4 messages" not in text  # episodic notes are not in eq. 17
+    led.update_checklist_item(1, "completed")
+    assert "[x] 1. Kettle list opened" in render_planner(planner_view(led))
+
+
+def test_orchestrator_view_is_eq_18() -> None:
+    led = ledger()
+    view = orchestrator_view(led, "https://Shop.test/x", {"route": {"kind": "browser"}})
+    assert view.domain == "shop.test"
+    text = render_orchestrator(view)
+    assert render_planner(planner_view(led)) in text
+    assert "archived 4 messages" in text
+    assert 'learnings for shop.test:\n- route = {"kind": "browser"}' in text
+
+
+def test_rendering_is_deterministic_and_read_only() -> None:
+    led = ledger()
+    before = led.to_dict()
+    assert render_worker(worker_view(led, CART)) == render_worker(worker_view(led, CART))
+    assert led.to_dict() == before
+
+
+def test_step_line_carries_the_worker_notes() -> None:
+    step = StepOutcome(4, LIST, ("type(ref=2:1,text=kettle) -> ok",), memory="query typed")
+    assert render_step(step) == (
+        f"step 4: type(ref=2:1,text=kettle) -> ok @ {LIST} | memory: query typed"
+    )

@@ -1,0 +1,208 @@
+"""Role-sliced views of the Ledger, seed 000 §5.5 and App. E.4 eq. 16-18, as compact text.
+
+    v_W(L) = (goal, subgoal, recent_3, top-5(facts), deadEnds_{url = u_t})        (16)
+    v_P(L) = (goal, plan, subgoal, recent_3, facts, deadEnds, checkpoints)        (17)
+    v_O(L) = L ⊕ learnings_{domain(u_t)}                                          (18)
+
+The Worker is shielded from strategic state it cannot act on (attentional gating); the
+Planner additionally owns the task-tracking checklist (seed 004 §3.2); the Orchestrator sees
+the whole Ledger plus what earlier runs learned about the domain. The Worker and Planner also
+see the adaptive-memory summary of steps that left the window (seed 004 §3.4).
+
+Views are frozen snapshots; rendering is deterministic (same Ledger, same text) so the
+rendered block does not break the provider's prefix cache by itself, and reading a view
+does not touch the Ledger (facts are ordered by their last reference, not re-referenced).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workers.agent.ledger import (
+    ChecklistItem,
+    Checkpoint,
+    DeadEnd,
+    EpisodicNote,
+    Fact,
+    Ledger,
+    StepOutcome,
+    domain_of,
+)
+
+WORKER_FACTS = 5  # top-5 facts by most-recent reference (eq. 16)
+NOTE_CHARS = 160
+LEARNING_CHARS = 200
+CHECK_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "failed": "[!]"}
+
+
+@dataclass(frozen=True)
+class WorkerView:
+    """Eq. 16: what the operational layer needs for the next action on page `url`."""
+
+    goal: str
+    subgoal: str
+    url: str
+    recent: tuple[StepOutcome, ...]
+    facts: tuple[Fact, ...]
+    dead_ends: tuple[DeadEnd, ...]
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class PlannerView:
+    """Eq. 17 plus the checklist (seed 004 §3.2) and the running summary (§3.4)."""
+
+    goal: str
+    plan: tuple[str, ...]
+    subgoal: str
+    recent: tuple[StepOutcome, ...]
+    facts: tuple[Fact, ...]
+    dead_ends: tuple[DeadEnd, ...]
+    checkpoints: tuple[Checkpoint, ...]
+    checklist: tuple[ChecklistItem, ...]
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class OrchestratorView:
+    """Eq. 18: the whole Ledger ⊕ the learnings of the current domain."""
+
+    planner: PlannerView
+    episodic: tuple[EpisodicNote, ...]
+    domain: str
+    learnings: Mapping[str, Any] = field(default_factory=dict)
+
+
+def worker_view(ledger: Ledger, url: str) -> WorkerView:
+    return WorkerView(
+        goal=ledger.goal,
+        subgoal=ledger.subgoal,
+        url=url,
+        recent=tuple(ledger.recent),
+        facts=tuple(ledger.facts_by_recency(WORKER_FACTS)),
+        dead_ends=tuple(ledger.dead_ends_for(url)),
+        summary=ledger.summary,
+    )
+
+
+def planner_view(ledger: Ledger) -> PlannerView:
+    return PlannerView(
+        goal=ledger.goal,
+        plan=tuple(ledger.plan),
+        subgoal=ledger.subgoal,
+        recent=tuple(ledger.recent),
+        facts=tuple(ledger.facts_by_recency()),
+        dead_ends=tuple(ledger.dead_ends),
+        checkpoints=tuple(ledger.checkpoints),
+        checklist=tuple(ledger.checklist),
+        summary=ledger.summary,
+    )
+
+
+def orchestrator_view(
+    ledger: Ledger, url: str, learnings: Mapping[str, Any] | None = None
+) -> OrchestratorView:
+    return OrchestratorView(
+        planner=planner_view(ledger),
+        episodic=tuple(ledger.episodic),
+        domain=domain_of(url),
+        learnings=dict(learnings or {}),
+    )
+
+
+# --- rendering -----------------------------------------------------------------------------
+
+
+def _clip(text: str, limit: int = NOTE_CHARS) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def render_step(step: StepOutcome) -> str:
+    """One line per step (seed 003 §6.3 compressed log): actions @ url | eval | memory."""
+    line = f"step {step.step}: {'; '.join(step.actions) or '(no action)'} @ {step.url}"
+    for label, value in (
+        ("eval", step.evaluation),
+        ("memory", step.memory),
+        ("next", step.next_goal),
+    ):
+        if value:
+            line += f" | {label}: {_clip(value)}"
+    return line
+
+
+def render_fact(fact: Fact) -> str:
+    return (
+        f"{_clip(fact.key, 60)}: {_clip(fact.value)} "
+        f"({fact.category}, conf {fact.confidence:.2f}, step {fact.source_step})"
+    )
+
+
+def render_dead_end(dead_end: DeadEnd, with_url: bool = True) -> str:
+    where = f"{dead_end.url} — " if with_url else ""
+    return f"{where}{_clip(dead_end.description)} [{dead_end.cause}]"
+
+
+def render_checkpoint(checkpoint: Checkpoint) -> str:
+    c = checkpoint
+    return f"step {c.step} {c.kind}: {_clip(c.description)} @ {c.url}"
+
+
+def render_checklist_item(item: ChecklistItem) -> str:
+    return f"{CHECK_MARKS.get(item.status, '[ ]')} {item.id}. {item.text}"
+
+
+def _section(title: str, lines: Iterable[str]) -> list[str]:
+    body = [f"- {line}" for line in lines]
+    return [f"{title}:", *body] if body else []
+
+
+def _field(title: str, value: str) -> list[str]:
+    return [f"{title}: {value}"] if value else []
+
+
+def render_worker(view: WorkerView, include_goal: bool = True) -> str:
+    lines = _field("goal", view.goal) if include_goal else []
+    lines += _field("subgoal", view.subgoal)
+    lines += _field("earlier steps (summary)", view.summary)
+    lines += _section("recent steps", (render_step(s) for s in view.recent))
+    lines += _section("facts", (render_fact(f) for f in view.facts))
+    lines += _section(
+        "dead ends on this page (do not repeat)",
+        (render_dead_end(d, with_url=False) for d in view.dead_ends),
+    )
+    return "\n".join(lines)
+
+
+def render_planner(view: PlannerView) -> str:
+    lines = _field("goal", view.goal)
+    lines += _section("plan", view.plan)
+    lines += _field("subgoal", view.subgoal)
+    lines += _section("checklist", (render_checklist_item(i) for i in view.checklist))
+    lines += _field("earlier steps (summary)", view.summary)
+    lines += _section("recent steps", (render_step(s) for s in view.recent))
+    lines += _section("facts", (render_fact(f) for f in view.facts))
+    lines += _section("dead ends", (render_dead_end(d) for d in view.dead_ends))
+    lines += _section("checkpoints", (render_checkpoint(c) for c in view.checkpoints))
+    return "\n".join(lines)
+
+
+def render_learning(key: str, value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return f"{key} = {_clip(text, LEARNING_CHARS)}"
+
+
+def render_orchestrator(view: OrchestratorView) -> str:
+    whole = render_planner(view.planner)
+    lines = [whole] if whole else []
+    lines += _section(
+        "episodic notes", (f"step {n.step} {n.kind}: {_clip(n.text)}" for n in view.episodic)
+    )
+    lines += _section(
+        f"learnings for {view.domain or '(no domain)'}",
+        (render_learning(k, view.learnings[k]) for k in sorted(view.learnings)),
+    )
+    return "\n".join(lines)
