@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from app.contracts import ErrorCode
 
+# Seed 002 recovery hints live beside the shared tool error codes (re-exported here).
+from workers.agent.toolerrors import GENERIC_SIGNAL as GENERIC_SIGNAL
+from workers.agent.toolerrors import recovery_signal as recovery_signal
+
 
 class AgentError(Exception):
     """Base of everything the loop knows how to handle; `code` is the task's error value."""
@@ -58,46 +62,3 @@ class LLMRejected(LLMError):
 
 class LLMProtocolError(LLMError):
     """The endpoint answered with something that is not a chat completion."""
-
-
-# Seed 002 (error taxonomy and recovery): each failure class gets an injected signal telling
-# the model what went wrong and what to try instead. Keys are ToolResult.error values.
-RECOVERY_SIGNALS: dict[str, str] = {
-    "ref_not_found": "That ref does not exist on the current page. Choose a ref from the latest"
-    " snapshot.",
-    "bad_ref": "That is not an interactive element's ref. Choose a ref shown in brackets in the"
-    " latest snapshot.",
-    "stale_ref": "That ref belongs to an older snapshot. Use refs from the latest snapshot"
-    " (the number before ':' must match its version).",
-    "no_effect": "The action had no visible effect. The element may be disabled or the click"
-    " missed. Try a different element or approach.",
-    "covered": "Another element covers the target. Close the overlay or dialog first,"
-    " or scroll the target into view.",
-    "not_clickable": "The element did not accept the click in time. Check that it is visible"
-    " and enabled, or use another element or the keyboard.",
-    "no_history": "There is no previous page to go back to. Navigate or click instead.",
-    "not_visible": "The element is not visible. Scroll to it or open the section containing it.",
-    "disabled": "The element is disabled. Fill in the required fields first or pick another one.",
-    "not_editable": "That element does not accept text. Type into an input or textbox instead.",
-    "not_a_select": "That element is not a list box. Click it and pick the option instead.",
-    "option_not_found": "The list has no such option. Use one of the option labels listed.",
-    "timeout": "The page did not respond in time. Re-read the page before trying again.",
-    "navigation_failed": "The page failed to load. Check the URL or go back.",
-    "blocked_url": "That URL is not allowed for this task. Stay on the allowed sites.",
-    "invalid_tool_call": "Fix the arguments as described and call the tool again.",
-    "repeated_failure": "You already tried exactly this and it failed. Do something"
-    " fundamentally different, or reconsider the goal.",
-    "skipped": "Not executed. Re-read the page and decide again.",
-}
-
-GENERIC_SIGNAL = (
-    "The action failed. Do not retry it unchanged: analyse why it failed and try a different"
-    " element, tool or sequence."
-)
-
-
-def recovery_signal(error: str | None) -> str | None:
-    """The hint for a failed tool result, or None when nothing failed."""
-    if not error:
-        return None
-    return RECOVERY_SIGNALS.get(error, GENERIC_SIGNAL)

@@ -6,13 +6,15 @@ import pytest
 
 from workers.agent.errors import FeedbackError
 from workers.agent.protocols import Action, ToolCall
+from workers.agent.toolerrors import GENERIC_SIGNAL, HINTS, ToolError, recovery_signal
 from workers.agent.tools import (
-    ARG_MODELS,
     PARSE_ERROR_KEY,
     RAW_ARGUMENTS_KEY,
+    TOOLS,
     WORKER_TOOLS,
     parse_action,
     redacted_args,
+    worker_tools,
 )
 
 
@@ -20,13 +22,42 @@ def call(name: str, **args: object) -> ToolCall:
     return ToolCall("c1", name, args)
 
 
-def test_every_schema_has_a_validator_and_vice_versa() -> None:
-    names = [t["function"]["name"] for t in WORKER_TOOLS]
-    assert sorted(names) == sorted(ARG_MODELS)
-    for tool in WORKER_TOOLS:
+def test_every_registered_tool_has_a_generated_schema() -> None:
+    offered = {t["function"]["name"] for t in worker_tools(allow_scripts=True)}
+    assert offered == set(TOOLS)
+    assert "evaluate_script" not in {t["function"]["name"] for t in WORKER_TOOLS}
+    for tool in worker_tools(allow_scripts=True):
         params = tool["function"]["parameters"]
         assert params["type"] == "object"
         assert set(params["required"]) <= set(params["properties"])
+        text = str(params)
+        assert "$ref" not in text and "anyOf" not in text and "'title'" not in text
+
+
+def test_seed_000_appendix_a_is_covered() -> None:
+    """Every App. A tool name parses, as itself or as one of its spellings."""
+    table = (
+        "navigate go_back click_element input_text select_option send_keys "
+        "get_dropdown_options select_dropdown_by_text scroll_down scroll_up scroll_to_percent "
+        "scroll_to_top scroll_to_bottom scroll_to_text scroll_pixels scroll_within open_tab "
+        "switch_tab close_tab done wait handle_dialog upload_file evaluate_script run_script "
+        "extract_markdown export_pdf dom_search wait_for_condition get_console_errors "
+        "get_accessibility_tree detect_captcha screenshot_captcha detect_geo_block"
+    ).split()
+    from workers.agent.tools import resolve_alias
+
+    for name in table:
+        assert resolve_alias(name)[0] in TOOLS, name
+
+
+def test_every_error_code_has_its_own_hint() -> None:
+    assert set(HINTS) == set(ToolError)
+    assert len(set(HINTS.values())) == len(HINTS)
+    for code in ToolError:
+        assert recovery_signal(code.value) == HINTS[code] != GENERIC_SIGNAL
+    assert recovery_signal("something_new") == GENERIC_SIGNAL
+    for spec in TOOLS.values():
+        assert all(isinstance(e, ToolError) for e in spec.errors)
 
 
 @pytest.mark.parametrize(
@@ -38,11 +69,20 @@ def test_every_schema_has_a_validator_and_vice_versa() -> None:
         (
             "type",
             {"ref": "1:2", "text": "hi", "submit": True},
-            {"ref": "1:2", "text": "hi", "submit": True, "clear": True, "secret": False},
+            {"ref": "1:2", "text": "hi", "submit": True},
         ),
         ("select_option", {"ref": "1:5", "values": ["Order"]}, {"ref": "1:5", "values": ["Order"]}),
         ("press_key", {"key": "Enter"}, {"key": "Enter"}),
-        ("scroll", {"direction": "down"}, {"direction": "down"}),
+        ("scroll", {"direction": "down"}, {}),
+        ("scroll", {"direction": "left", "pixels": 300}, {"direction": "left", "pixels": 300}),
+        ("scroll_down", {}, {}),
+        ("click", {"ref": "1:1", "rightClick": True}, {"ref": "1:1", "button": "right"}),
+        ("click", {"ref": "1:1", "holdMs": 900}, {"ref": "1:1", "hold_ms": 900}),
+        ("drag", {"startRef": "1:1", "endRef": "1:2"}, {"ref": "1:1", "to_ref": "1:2"}),
+        ("read_text", {}, {}),
+        ("read_text", {"ref": "[2:3]", "offset": 4000}, {"ref": "2:3", "offset": 4000}),
+        ("wait_for", {"textGone": "Loading"}, {"text_gone": "Loading"}),
+        ("tabs", {"action": "switch", "tabId": 1}, {"action": "switch", "tab_id": 1}),
         ("scroll", {"direction": "up", "ref": "2:9"}, {"direction": "up", "ref": "2:9"}),
         ("navigate", {"url": "https://example.com/x"}, {"url": "https://example.com/x"}),
         ("go_back", {}, {}),
@@ -52,7 +92,9 @@ def test_every_schema_has_a_validator_and_vice_versa() -> None:
     ],
 )
 def test_valid_calls_parse(tool: str, args: dict, expected: dict) -> None:
-    assert parse_action(call(tool, **args)) == Action(tool, expected)
+    action = parse_action(call(tool, **args))
+    assert action.args == expected
+    assert action.name in TOOLS
 
 
 @pytest.mark.parametrize(
@@ -63,7 +105,15 @@ def test_valid_calls_parse(tool: str, args: dict, expected: dict) -> None:
         ("click", {"ref": "btn_3"}, "invalid ref 'btn_3'"),
         ("type", {"ref": "1:2"}, "text: Field required"),
         ("select_option", {"ref": "1:2", "values": []}, "values"),
-        ("scroll", {"direction": "left"}, "direction"),
+        ("scroll", {"direction": "sideways"}, "direction"),
+        ("drag", {"ref": "1:1"}, "exactly one target"),
+        ("drag", {"ref": "1:1", "to_ref": "1:2", "dx": 5}, "exactly one target"),
+        ("click_at", {"x": 3}, "vision index"),
+        ("tabs", {"action": "switch"}, "tab_id"),
+        ("wait_for", {}, "give time"),
+        ("bulk", {"actions": [{"tool": "click"}]}, "action 1: click: ref: Field required"),
+        ("bulk", {"actions": [{"tool": "done", "answer": "x", "success": True}]}, "cannot run"),
+        ("bulk", {"actions": []}, "actions"),
         ("navigate", {"url": "javascript:alert(1)"}, "must start with http"),
         ("done", {"answer": "x"}, "success: Field required"),
         ("snapshot", {"start": 9, "end": 3}, "end must not be smaller"),
@@ -79,7 +129,7 @@ def test_invalid_arguments_become_feedback(tool: str, args: dict, fragment: str)
 
 
 def test_unknown_tool_lists_the_real_ones() -> None:
-    with pytest.raises(FeedbackError, match=r"unknown tool 'fly'.*click, type"):
+    with pytest.raises(FeedbackError, match=r"unknown tool 'fly'.*click, click_at, type"):
         parse_action(call("fly"))
 
 
@@ -129,3 +179,28 @@ def test_common_model_argument_shapes_are_accepted(
 def test_booleans_are_not_taken_for_text() -> None:
     with pytest.raises(FeedbackError):
         parse_action(call("type", ref="1:2", text=True))
+
+
+def test_bulk_steps_are_validated_and_normalised() -> None:
+    action = parse_action(
+        call(
+            "bulkActions",
+            actions=[
+                {"type": "type", "ref": 1, "text": "x"} | {"ref": "[1:2]"},
+                {"tool": "select_option", "ref": "1:3", "values": "USA"},
+                {"name": "input_text", "ref": "1:4", "text": "pw", "secret": True},
+            ],
+        )
+    )
+    assert action == Action(
+        "bulk",
+        {
+            "actions": [
+                {"tool": "type", "args": {"ref": "1:2", "text": "x"}},
+                {"tool": "select_option", "args": {"ref": "1:3", "values": ["USA"]}},
+                {"tool": "type", "args": {"ref": "1:4", "text": "pw", "secret": True}},
+            ]
+        },
+    )
+    shown = redacted_args(action)["actions"][2]["args"]
+    assert shown["text"] == "***"

@@ -1,0 +1,138 @@
+"""Error codes a tool can return, each with its one recovery hint (seed 002 error taxonomy).
+
+One StrEnum shared by the agent (prompt hints) and the browser (which emits the codes), so
+the two cannot drift apart: a test checks that every member has its own hint.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ToolError(StrEnum):
+    # refs and elements (seed 003 §5.1.1, §5.4)
+    bad_ref = "bad_ref"
+    ref_not_found = "ref_not_found"
+    stale_ref = "stale_ref"
+    covered = "covered"
+    element_covered = "element_covered"
+    selector_ambiguous = "selector_ambiguous"
+    not_visible = "not_visible"
+    not_clickable = "not_clickable"
+    disabled = "disabled"
+    # outcome verification (seed 002 verify-act-verify, seed 004 App. F)
+    no_effect = "no_effect"
+    click_silent = "click_silent"
+    dead_click = "dead_click"
+    value_mismatch = "value_mismatch"
+    # inputs and lists
+    not_editable = "not_editable"
+    not_a_select = "not_a_select"
+    option_not_found = "option_not_found"
+    not_a_file_input = "not_a_file_input"
+    file_not_attached = "file_not_attached"
+    # navigation and tabs
+    navigation_failed = "navigation_failed"
+    navigation_blocked = "navigation_blocked"
+    blocked_url = "blocked_url"
+    no_history = "no_history"
+    tab_not_found = "tab_not_found"
+    # waiting, reading, searching
+    timeout = "timeout"
+    text_not_found = "text_not_found"
+    no_vision_index = "no_vision_index"
+    out_of_bounds = "out_of_bounds"
+    download_not_found = "download_not_found"
+    unsupported_format = "unsupported_format"
+    pdf_failed = "pdf_failed"
+    scripts_not_allowed = "scripts_not_allowed"
+    script_error = "script_error"
+    # generic browser failures
+    action_failed = "action_failed"
+    unknown_tool = "unknown_tool"
+    # decided by the agent loop, not the browser
+    invalid_tool_call = "invalid_tool_call"
+    repeated_failure = "repeated_failure"
+    skipped = "skipped"
+    guard_violation = "guard_violation"
+
+
+HINTS: dict[ToolError, str] = {
+    ToolError.bad_ref: "That is not an interactive element's ref. Choose a ref shown in brackets"
+    " in the latest snapshot.",
+    ToolError.ref_not_found: "That ref does not exist on the current page. Choose a ref from the"
+    " latest snapshot.",
+    ToolError.stale_ref: "That element changed and could not be matched again. Use refs from the"
+    " latest snapshot (the number before ':' must match its version).",
+    ToolError.covered: "Another element covers the target. Close the overlay or dialog first,"
+    " or scroll the target into view.",
+    ToolError.element_covered: "Another element is on top of the target at its centre. Act on"
+    " the covering element (close it) or scroll the target into a free area.",
+    ToolError.selector_ambiguous: "Several elements sit at that point. Pick the exact ref of the"
+    " one you mean.",
+    ToolError.not_visible: "The element is not visible. Scroll to it or open the section"
+    " containing it.",
+    ToolError.not_clickable: "The element did not accept the click in time. Check that it is"
+    " visible and enabled, or use another element or the keyboard.",
+    ToolError.disabled: "The element is disabled. Fill in the required fields first or pick"
+    " another one.",
+    ToolError.no_effect: "The action had no visible effect. The element may be disabled,"
+    " decorative or the click missed. Try a different element or approach.",
+    ToolError.click_silent: "The click produced no change. Try the element's parent or child,"
+    " click_at its position, or the keyboard (focus + press_key Enter).",
+    ToolError.dead_click: "This target already ignored a click. Re-read the page before trying"
+    " it again; pick another element.",
+    ToolError.value_mismatch: "The field holds a different value than typed (it reformats or"
+    " rejects input). Check its expected format, then type again or pick a suggestion.",
+    ToolError.not_editable: "That element does not accept text. Type into an input or textbox"
+    " instead.",
+    ToolError.not_a_select: "That element is not a list box. Click it and pick the option instead.",
+    ToolError.option_not_found: "The list has no such option. Use one of the option labels listed.",
+    ToolError.not_a_file_input: "That element does not take files. Use the file input or the"
+    " button that opens the file chooser.",
+    ToolError.file_not_attached: "Only files attached to the task can be uploaded. Use one of"
+    " the listed file names.",
+    ToolError.navigation_failed: "The page failed to load. Check the URL or go back.",
+    ToolError.navigation_blocked: "That kind of URL cannot be opened. Use an http(s) address.",
+    ToolError.blocked_url: "That URL is not allowed for this task. Stay on the allowed sites.",
+    ToolError.no_history: "There is no page in that direction. Navigate or click instead.",
+    ToolError.tab_not_found: "No tab has that id. Call tabs with action 'list' to see them.",
+    ToolError.timeout: "The page did not respond in time. Re-read the page before trying again.",
+    ToolError.text_not_found: "That text is not on the page. Read the page or search for a"
+    " shorter or different wording.",
+    ToolError.no_vision_index: "No vision box has that number. Use a [Vn] index from the latest"
+    " vision observation or give x and y.",
+    ToolError.out_of_bounds: "That point is outside the page. Use coordinates inside the viewport.",
+    ToolError.download_not_found: "No download has that name. Call read_download without a name"
+    " to list the downloads.",
+    ToolError.unsupported_format: "That file type cannot be read as text. Only PDF, CSV, TXT and"
+    " JSON are supported.",
+    ToolError.pdf_failed: "The page could not be printed to PDF. Read it with read_text instead.",
+    ToolError.scripts_not_allowed: "Running scripts is not allowed for this task. Use the"
+    " interaction tools instead.",
+    ToolError.script_error: "The script threw an error. Fix it or use the interaction tools.",
+    ToolError.action_failed: "The browser refused the action. Read the reason and try another"
+    " element, tool or sequence.",
+    ToolError.unknown_tool: "There is no tool with that name. Use one of the listed tools.",
+    ToolError.invalid_tool_call: "Fix the arguments as described and call the tool again.",
+    ToolError.repeated_failure: "You already tried exactly this and it failed. Do something"
+    " fundamentally different, or reconsider the goal.",
+    ToolError.skipped: "Not executed. Re-read the page and decide again.",
+    ToolError.guard_violation: "That page is outside the task's allowed sites; you were led back."
+    " Stay on the allowed sites.",
+}
+
+GENERIC_SIGNAL = (
+    "The action failed. Do not retry it unchanged: analyse why it failed and try a different"
+    " element, tool or sequence."
+)
+
+
+def recovery_signal(error: str | None) -> str | None:
+    """The hint for a failed tool result, or None when nothing failed."""
+    if not error:
+        return None
+    try:
+        return HINTS[ToolError(error)]
+    except ValueError:
+        return GENERIC_SIGNAL

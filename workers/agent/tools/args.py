@@ -1,0 +1,371 @@
+"""Argument models of the Worker's tools: one pydantic model per tool (seed 000 App. A,
+seed 003 §5.2), from which the JSON schema the model sees is generated (registry.py).
+
+Refs are versioned "v:n" strings (seed 003 §5.1.1). Validators accept the shapes models
+commonly send (a bracketed ref, a number for text, one option bare instead of a list, the
+camelCase names of seed 003 §5.2) so a near miss is not a wasted turn.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+REF_HINT = "refs look like '3:12' (snapshot version, colon, element number) as shown in brackets"
+_REF_RE = re.compile(r"^\d+:\d+$")
+
+
+def normalize_ref(value: Any) -> str:
+    """Accept '3:12' and the bracketed '[3:12]' a model may copy from the snapshot."""
+    if not isinstance(value, str):
+        raise ValueError(f"ref must be a string; {REF_HINT}")
+    ref = value.strip().removeprefix("ref=").strip("[] ")
+    if not _REF_RE.match(ref):
+        raise ValueError(f"invalid ref {value!r}; {REF_HINT}")
+    return ref
+
+
+def _optional_ref(value: Any) -> str | None:
+    return None if value in (None, "") else normalize_ref(value)
+
+
+def _scalar_text(value: Any) -> Any:
+    """Models send numbers for text fields (a quantity, a year): accept them as their text."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+def _text_list(value: Any) -> Any:
+    """One item is often sent bare ("Blue" or 3) instead of as a one-element list."""
+    items = value if isinstance(value, list | tuple) else [value]
+    return [_scalar_text(v) for v in items]
+
+
+Ref = Annotated[
+    str,
+    BeforeValidator(normalize_ref),
+    Field(description="Element ref from the snapshot, e.g. '3:12'."),
+]
+OptRef = Annotated[
+    str | None,
+    BeforeValidator(_optional_ref),
+    Field(description="Element ref from the snapshot, e.g. '3:12'."),
+]
+Text = Annotated[str, BeforeValidator(_scalar_text)]
+TextList = Annotated[list[str], BeforeValidator(_text_list), Field(min_length=1)]
+
+
+class Args(BaseModel):
+    """Base of every tool's arguments: unknown keys are ignored, values are frozen."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        """camelCase and seed 003 §5.2 spellings (doubleClick, shouldClear) -> field names."""
+        if not isinstance(data, dict):
+            return data
+        renames: dict[str, str] = getattr(cls, "RENAMES", {})
+        out = dict(data)
+        for alias, name in renames.items():
+            if alias in out and name not in out:
+                out[name] = out.pop(alias)
+        return out
+
+
+class NoArgs(Args):
+    pass
+
+
+class RefArgs(Args):
+    ref: Ref
+
+
+class NavigateArgs(Args):
+    url: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _scheme(self) -> NavigateArgs:
+        if not re.match(r"^https?://", self.url.strip()):
+            raise ValueError("url must start with http:// or https://")
+        return self.model_copy(update={"url": self.url.strip()})
+
+
+Button = Literal["left", "right", "middle"]
+
+
+class ClickArgs(RefArgs):
+    RENAMES: ClassVar[dict[str, str]] = {
+        "doubleClick": "double",
+        "double_click": "double",
+        "holdMs": "hold_ms",
+    }
+    button: Button = "left"
+    double: bool = Field(False, description="Double-click.")
+    hold_ms: int = Field(0, ge=0, le=10000, description="Keep the button pressed this long.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _right(cls, data: Any) -> Any:
+        if isinstance(data, dict) and (data.get("rightClick") or data.get("right_click")):
+            return {**data, "button": "right"}
+        return data
+
+
+class ClickAtArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"vision_index": "index"}
+    index: int | None = Field(None, ge=0, description="A [Vn] box number from vision.")
+    x: float | None = Field(None, description="Viewport x in CSS pixels.")
+    y: float | None = Field(None, description="Viewport y in CSS pixels.")
+    button: Button = "left"
+    double: bool = False
+
+    @model_validator(mode="after")
+    def _target(self) -> ClickAtArgs:
+        if self.index is None and (self.x is None or self.y is None):
+            raise ValueError("give a vision index, or both x and y")
+        return self
+
+
+class TypeArgs(RefArgs):
+    RENAMES: ClassVar[dict[str, str]] = {"shouldClear": "clear", "should_clear": "clear"}
+    text: Text
+    submit: bool = Field(False, description="Press Enter afterwards.")
+    clear: bool = Field(True, description="Clear existing text first (default).")
+    secret: bool = Field(False, description="Passwords: never echo the text.")
+
+
+_KEY_NAMES = {
+    name.lower(): name
+    for name in (
+        *("Enter", "Tab", "Escape", "Backspace", "Delete", "Insert", "Home", "End"),
+        *("PageUp", "PageDown", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"),
+        *("Shift", "Control", "Alt", "Meta", "ControlOrMeta"),
+        *(f"F{n}" for n in range(1, 13)),
+    )
+}
+_KEY_ALIASES = {
+    "return": "Enter",
+    "esc": "Escape",
+    "del": "Delete",
+    "ctrl": "Control",
+    "cmd": "Meta",
+    "command": "Meta",
+    "option": "Alt",
+    "up": "ArrowUp",
+    "down": "ArrowDown",
+    "left": "ArrowLeft",
+    "right": "ArrowRight",
+    "pgup": "PageUp",
+    "pgdn": "PageDown",
+}
+
+
+def normalize_key(value: str) -> str:
+    """'enter', 'ctrl+a', 'ESC' -> Playwright's 'Enter', 'Control+a', 'Escape' (it is
+    case-sensitive and rejects unknown names); single characters pass unchanged."""
+    if len(value) == 1:
+        return value
+    parts = value.strip().split("+") if value.strip() != "+" else ["+"]
+    named = []
+    for part in parts:
+        word = part.strip()
+        low = word.lower()
+        named.append(_KEY_NAMES.get(low) or _KEY_ALIASES.get(low) or word)
+    return "+".join(named)
+
+
+class PressKeyArgs(Args):
+    key: Annotated[str, Field(min_length=1, max_length=40), BeforeValidator(str)]
+    action: Literal["press", "down", "up"] = Field(
+        "press", description="'down' holds the key(s) until a later 'up' (held chords)."
+    )
+    hold_ms: int = Field(0, ge=0, le=10000, description="With 'press': hold this long.")
+
+    @model_validator(mode="after")
+    def _key(self) -> PressKeyArgs:
+        return self.model_copy(update={"key": normalize_key(self.key)})
+
+
+class SelectOptionArgs(RefArgs):
+    values: TextList
+
+
+class UploadFileArgs(RefArgs):
+    RENAMES: ClassVar[dict[str, str]] = {"filePaths": "files", "paths": "files", "file": "files"}
+    files: TextList = Field(description="Names of files attached to the task.")
+
+
+class DragArgs(RefArgs):
+    RENAMES: ClassVar[dict[str, str]] = {"startRef": "ref", "endRef": "to_ref", "target": "to_ref"}
+    to_ref: OptRef = None
+    x: float | None = Field(None, description="Drop point: viewport x.")
+    y: float | None = Field(None, description="Drop point: viewport y.")
+    dx: float | None = Field(None, description="Or move by this many pixels right.")
+    dy: float | None = Field(None, description="Or move by this many pixels down.")
+    steps: int = Field(12, ge=1, le=100)
+
+    @model_validator(mode="after")
+    def _target(self) -> DragArgs:
+        kinds = [
+            self.to_ref is not None,
+            self.x is not None and self.y is not None,
+            self.dx is not None or self.dy is not None,
+        ]
+        if sum(kinds) != 1:
+            raise ValueError("give exactly one target: to_ref, or x and y, or dx/dy")
+        return self
+
+
+Direction = Literal["up", "down", "left", "right"]
+
+
+class ScrollArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"percent": "to_percent", "text": "to_text"}
+    direction: Direction = "down"
+    ref: OptRef = None
+    pixels: int | None = Field(None, ge=1, le=20000, description="Scroll by pixels.")
+    to_text: str | None = Field(None, description="Scroll until this text is in view.")
+    to_percent: float | None = Field(None, ge=0, le=100, description="Scroll to % of length.")
+    to: Literal["top", "bottom"] | None = None
+
+
+class ScrollWithinArgs(RefArgs):
+    direction: Direction = "down"
+    pixels: int | None = Field(None, ge=1, le=20000)
+
+
+class WaitArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"time": "seconds"}
+    seconds: float = Field(1.0, ge=0, le=10)
+
+
+class WaitForArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"textToWait": "text", "textGone": "text_gone"}
+    time: float | None = Field(None, ge=0, le=10, description="Seconds to wait.")
+    text: str | None = Field(None, description="Wait until this text appears.")
+    text_gone: str | None = Field(None, description="Wait until this text is gone.")
+    timeout_s: float = Field(10.0, gt=0, le=30)
+
+    @model_validator(mode="after")
+    def _some(self) -> WaitForArgs:
+        if self.time is None and not self.text and not self.text_gone:
+            raise ValueError("give time, text or text_gone")
+        return self
+
+
+class WaitForConditionArgs(Args):
+    selector: str | None = Field(None, description="CSS selector.")
+    state: Literal["visible", "hidden", "attached", "detached"] = "visible"
+    url_contains: str | None = None
+    load_state: Literal["load", "domcontentloaded", "networkidle"] | None = None
+    timeout_s: float = Field(10.0, gt=0, le=30)
+
+    @model_validator(mode="after")
+    def _some(self) -> WaitForConditionArgs:
+        if not (self.selector or self.url_contains or self.load_state):
+            raise ValueError("give selector, url_contains or load_state")
+        return self
+
+
+class HandleDialogArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"promptText": "prompt_text"}
+    accept: bool = True
+    prompt_text: str | None = Field(None, description="Answer for a prompt() dialog.")
+
+
+class TabsArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"tabId": "tab_id", "index": "tab_id"}
+    action: Literal["list", "open", "switch", "close"] = "list"
+    url: str | None = None
+    tab_id: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _need_id(self) -> TabsArgs:
+        if self.action == "switch" and self.tab_id is None:
+            raise ValueError("switch needs tab_id (see tabs action 'list')")
+        return self
+
+
+class ReadTextArgs(Args):
+    ref: OptRef = None
+    offset: int = Field(0, ge=0, description="Character offset of the chunk to read.")
+
+
+def _ref_index(value: Any) -> int:
+    """Trim markers name plain indices ('[refs 120-480 trimmed: ...]'); '3:120' also works."""
+    text = str(value).strip().strip("[] ")
+    if isinstance(value, bool) or not re.match(r"^(\d+:)?\d+$", text):
+        raise ValueError("use the numbers from a '[refs 120-480 trimmed: ...]' marker")
+    return int(text.rsplit(":", 1)[-1])
+
+
+RefIndex = Annotated[int, BeforeValidator(_ref_index)]
+
+
+class SnapshotArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"startRef": "start", "endRef": "end"}
+    start: RefIndex
+    end: RefIndex
+
+    @model_validator(mode="after")
+    def _order(self) -> SnapshotArgs:
+        if self.end < self.start:
+            raise ValueError("end must not be smaller than start")
+        return self
+
+
+class ScreenshotArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"fullPage": "full_page"}
+    ref: OptRef = None
+    full_page: bool = False
+
+
+class DomSearchArgs(Args):
+    query: str | None = Field(None, description="Visible text to find.")
+    selector: str | None = Field(None, description="Or a CSS selector.")
+    limit: int = Field(10, ge=1, le=50)
+
+    @model_validator(mode="after")
+    def _some(self) -> DomSearchArgs:
+        if not (self.query or self.selector):
+            raise ValueError("give query or selector")
+        return self
+
+
+class ExportPdfArgs(Args):
+    name: str | None = Field(None, description="File name of the PDF artifact.")
+
+
+class AccessibilityTreeArgs(Args):
+    ref: OptRef = None
+    offset: int = Field(0, ge=0)
+
+
+class ReadCanvasArgs(Args):
+    ref: OptRef = None
+    x: float = Field(description="x in CSS pixels (inside ref's box when given, else viewport)")
+    y: float = Field(description="y in CSS pixels")
+
+
+class ReadDownloadArgs(Args):
+    name: str | None = Field(None, description="Download name; omit to list downloads.")
+    offset: int = Field(0, ge=0)
+
+
+class RecordFactArgs(Args):
+    key: str = Field(min_length=1, max_length=80)
+    value: Text
+
+
+class EvaluateScriptArgs(Args):
+    script: str = Field(min_length=1, description="A JS function body or expression.")
+
+
+class DoneArgs(Args):
+    answer: Text
+    success: bool

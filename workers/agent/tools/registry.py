@@ -1,0 +1,398 @@
+"""The one table of Worker tools: name, argument model, description, error codes.
+
+Seed 000 App. A (the 36-tool taxonomy and the ToolResult contract) and seed 003 §5.2-5.3.
+The OpenAI function schema of each tool is generated from its pydantic model; the browser
+registers one handler per ToolName (workers/browser/handlers.py) and a test checks both
+sides cover the same names. Validation failures become FeedbackErrors whose message goes
+back to the model instead of ending the run (seed 003 §5.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field, ValidationError, field_validator
+
+from workers.agent.errors import FeedbackError
+from workers.agent.protocols import Action, ToolCall
+from workers.agent.toolerrors import ToolError as E
+from workers.agent.tools import args as a
+from workers.agent.tools.schema import openai_tool
+
+# Keys an LLM client puts in ToolCall.arguments when the model's JSON did not parse.
+PARSE_ERROR_KEY = "__parse_error__"
+RAW_ARGUMENTS_KEY = "__raw_arguments__"
+MAX_ACTIONS_PER_STEP = 5  # seed 000 §4.1: at most five actions before re-evaluation
+MAX_BULK_ACTIONS = 30
+
+
+class ToolName(StrEnum):
+    navigate = "navigate"
+    go_back = "go_back"
+    go_forward = "go_forward"
+    click = "click"
+    click_at = "click_at"
+    type = "type"
+    press_key = "press_key"
+    hover = "hover"
+    focus = "focus"
+    select_option = "select_option"
+    get_dropdown_options = "get_dropdown_options"
+    upload_file = "upload_file"
+    drag = "drag"
+    scroll = "scroll"
+    scroll_within = "scroll_within"
+    wait = "wait"
+    wait_for = "wait_for"
+    wait_for_condition = "wait_for_condition"
+    handle_dialog = "handle_dialog"
+    tabs = "tabs"
+    read_text = "read_text"
+    snapshot = "snapshot"
+    screenshot = "screenshot"
+    dom_search = "dom_search"
+    get_console_errors = "get_console_errors"
+    export_pdf = "export_pdf"
+    get_accessibility_tree = "get_accessibility_tree"
+    read_canvas = "read_canvas"
+    detect_captcha = "detect_captcha"
+    detect_geo_block = "detect_geo_block"
+    read_download = "read_download"
+    record_fact = "record_fact"
+    evaluate_script = "evaluate_script"
+    bulk = "bulk"
+    done = "done"
+
+
+DONE = ToolName.done.value
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: ToolName
+    args: type[a.Args]
+    description: str
+    errors: tuple[E, ...] = ()
+    page_changing: bool = False
+    opt_in: bool = False  # offered only when the task's profile enables it
+    in_bulk: bool = True  # may run inside a bulk call
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return openai_tool(self.name.value, self.description, self.args)
+
+
+_REF_ERRORS = (E.stale_ref, E.bad_ref, E.not_visible, E.covered, E.disabled, E.action_failed)
+
+
+class BulkArgs(a.Args):
+    """Seed 003 §5.3 bulkActions: [{"tool": "type", "ref": "1:2", "text": "x"}, ...]."""
+
+    actions: list[dict[str, Any]] = Field(
+        min_length=1,
+        max_length=MAX_BULK_ACTIONS,
+        description="Independent actions in order, each {tool: name, ...its arguments}.",
+    )
+
+    @field_validator("actions", mode="before")
+    @classmethod
+    def _parse_each(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            raise ValueError("actions must be a list of {tool, ...arguments} objects")
+        return [_bulk_step(i, step) for i, step in enumerate(value, 1)]
+
+
+def _bulk_step(i: int, step: Any) -> dict[str, Any]:
+    if not isinstance(step, dict):
+        raise ValueError(f"action {i} is not an object")
+    body = dict(step)
+    if isinstance(body.get("args"), dict):  # already parsed: {"tool": n, "args": {...}}
+        body = {"tool": body.get("tool"), **body["args"]}
+    name = str(body.pop("tool", body.pop("type", body.pop("name", ""))))
+    spec = TOOLS.get(resolve_alias(name)[0])
+    if spec is not None and not spec.in_bulk:
+        raise ValueError(f"action {i}: {name} cannot run inside bulk")
+    try:
+        action = parse_action(ToolCall(f"bulk{i}", name, body))
+    except FeedbackError as exc:
+        raise ValueError(f"action {i}: {exc.message}") from exc
+    return {"tool": action.name, "args": dict(action.args)}
+
+
+_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        ToolName.navigate,
+        a.NavigateArgs,
+        "Load a URL.",
+        (E.navigation_failed, E.navigation_blocked, E.blocked_url),
+        page_changing=True,
+    ),
+    ToolSpec(ToolName.go_back, a.NoArgs, "Go back one page.", (E.no_history,), True),
+    ToolSpec(ToolName.go_forward, a.NoArgs, "Go forward one page.", (E.no_history,), True),
+    ToolSpec(
+        ToolName.click,
+        a.ClickArgs,
+        "Click an element: left (default), right (context menu), middle; double; hold_ms "
+        "keeps the button down (press-and-hold).",
+        (*_REF_ERRORS, E.no_effect, E.click_silent, E.dead_click, E.element_covered),
+    ),
+    ToolSpec(
+        ToolName.click_at,
+        a.ClickAtArgs,
+        "Click a vision box [Vn] (index) or a viewport point (x, y): for things without a ref.",
+        (E.no_vision_index, E.out_of_bounds, E.no_effect, E.click_silent),
+    ),
+    ToolSpec(
+        ToolName.type,
+        a.TypeArgs,
+        "Type text into an input or textbox (clears it first); the field's value is read back.",
+        (*_REF_ERRORS, E.not_editable, E.value_mismatch),
+    ),
+    ToolSpec(
+        ToolName.press_key,
+        a.PressKeyArgs,
+        "Press a key or chord on the focused element ('Enter', 'Control+A'); action 'down' "
+        "holds keys until 'up'.",
+        (E.action_failed,),
+    ),
+    ToolSpec(ToolName.hover, a.RefArgs, "Move the pointer over an element.", _REF_ERRORS),
+    ToolSpec(ToolName.focus, a.RefArgs, "Focus an element and scroll it into view.", _REF_ERRORS),
+    ToolSpec(
+        ToolName.select_option,
+        a.SelectOptionArgs,
+        "Choose option(s) by visible label: native <select>, or a custom dropdown (opened and "
+        "the matching option clicked).",
+        (*_REF_ERRORS, E.option_not_found, E.not_a_select),
+    ),
+    ToolSpec(
+        ToolName.get_dropdown_options,
+        a.RefArgs,
+        "List the options of a select or custom dropdown (opens it).",
+        (*_REF_ERRORS, E.not_a_select),
+    ),
+    ToolSpec(
+        ToolName.upload_file,
+        a.UploadFileArgs,
+        "Attach files (by the names of the task's attachments) to a file input or upload button.",
+        (*_REF_ERRORS, E.file_not_attached, E.not_a_file_input),
+    ),
+    ToolSpec(
+        ToolName.drag,
+        a.DragArgs,
+        "Drag an element onto another (to_ref), to a point (x, y) or by (dx, dy): "
+        "drag-and-drop lists, sliders, resizers.",
+        (*_REF_ERRORS, E.no_effect, E.out_of_bounds),
+    ),
+    ToolSpec(
+        ToolName.scroll,
+        a.ScrollArgs,
+        "Scroll the page (or element `ref`): a direction (also left/right) by about a screen or "
+        "`pixels`, `to_text`, `to_percent`, or `to` top/bottom.",
+        (*_REF_ERRORS, E.text_not_found),
+    ),
+    ToolSpec(
+        ToolName.scroll_within,
+        a.ScrollWithinArgs,
+        "Scroll inside a scrollable element (list, table, carousel).",
+        _REF_ERRORS,
+    ),
+    ToolSpec(ToolName.wait, a.WaitArgs, "Wait a few seconds.", ()),
+    ToolSpec(
+        ToolName.wait_for,
+        a.WaitForArgs,
+        "Wait for a time, until a text appears, or until a text is gone.",
+        (E.timeout,),
+    ),
+    ToolSpec(
+        ToolName.wait_for_condition,
+        a.WaitForConditionArgs,
+        "Wait until a CSS selector reaches a state, the URL contains a string, or a load state.",
+        (E.timeout,),
+    ),
+    ToolSpec(
+        ToolName.handle_dialog,
+        a.HandleDialogArgs,
+        "Decide the next alert/confirm/prompt: accept or dismiss, and a prompt's answer.",
+        (),
+    ),
+    ToolSpec(
+        ToolName.tabs,
+        a.TabsArgs,
+        "Browser tabs: list, open (url), switch (tab_id), close (tab_id or current).",
+        (E.tab_not_found, E.navigation_failed),
+    ),
+    ToolSpec(
+        ToolName.read_text,
+        a.ReadTextArgs,
+        "Read the full text of an element (ref) or the page's main content as markdown, in "
+        "chunks: pass the reported next offset to continue.",
+        _REF_ERRORS,
+    ),
+    ToolSpec(
+        ToolName.snapshot,
+        a.SnapshotArgs,
+        "Show a trimmed part of the page: the numbers of a '[refs 120-480 trimmed: ...]' marker.",
+        (E.stale_ref,),
+    ),
+    ToolSpec(
+        ToolName.screenshot,
+        a.ScreenshotArgs,
+        "Save a screenshot of the viewport, the full page or an element as a task artifact.",
+        _REF_ERRORS,
+    ),
+    ToolSpec(
+        ToolName.dom_search,
+        a.DomSearchArgs,
+        "Find elements by visible text or CSS selector, with their refs when they have one.",
+        (E.text_not_found,),
+    ),
+    ToolSpec(ToolName.get_console_errors, a.NoArgs, "The page's recent console errors.", ()),
+    ToolSpec(
+        ToolName.export_pdf,
+        a.ExportPdfArgs,
+        "Print the page to PDF (print stylesheet applies); read it with read_download.",
+        (E.pdf_failed,),
+    ),
+    ToolSpec(
+        ToolName.get_accessibility_tree,
+        a.AccessibilityTreeArgs,
+        "The ARIA tree of the page or an element (YAML), in chunks.",
+        _REF_ERRORS,
+    ),
+    ToolSpec(
+        ToolName.read_canvas,
+        a.ReadCanvasArgs,
+        "Colour of the pixel at a point (inside an element such as a canvas, or the viewport).",
+        (*_REF_ERRORS, E.out_of_bounds),
+    ),
+    ToolSpec(ToolName.detect_captcha, a.NoArgs, "Check the page for a CAPTCHA or challenge.", ()),
+    ToolSpec(
+        ToolName.detect_geo_block, a.NoArgs, "Check whether the page is blocked by region.", ()
+    ),
+    ToolSpec(
+        ToolName.read_download,
+        a.ReadDownloadArgs,
+        "List downloaded files, or read one as text (PDF, CSV, TXT, JSON) in chunks.",
+        (E.download_not_found, E.unsupported_format),
+    ),
+    ToolSpec(
+        ToolName.record_fact,
+        a.RecordFactArgs,
+        "Remember a fact found on the page (key and value) for the final answer.",
+        (),
+    ),
+    ToolSpec(
+        ToolName.evaluate_script,
+        a.EvaluateScriptArgs,
+        "Run JavaScript in the page and return its JSON result.",
+        (E.scripts_not_allowed, E.script_error),
+        opt_in=True,
+        in_bulk=False,
+    ),
+    ToolSpec(
+        ToolName.bulk,
+        BulkArgs,
+        "Run several independent actions in one call (e.g. fill a form); stops at the first "
+        "failure. Each action is {tool: name, ...arguments}.",
+        (),
+        in_bulk=False,
+    ),
+    ToolSpec(
+        ToolName.done,
+        a.DoneArgs,
+        "Finish the task: the final answer, and whether the task was accomplished.",
+        (),
+        in_bulk=False,
+    ),
+)
+
+TOOLS: Mapping[str, ToolSpec] = {spec.name.value: spec for spec in _SPECS}
+
+# Seed 000 App. A and seed 003 §5.2 spellings -> (tool, preset arguments).
+ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = {
+    "click_element": ("click", {}),
+    "input_text": ("type", {}),
+    "send_keys": ("press_key", {}),
+    "select_dropdown_by_text": ("select_option", {}),
+    "navigate_back": ("go_back", {}),
+    "scroll_down": ("scroll", {"direction": "down"}),
+    "scroll_up": ("scroll", {"direction": "up"}),
+    "scroll_to_top": ("scroll", {"to": "top"}),
+    "scroll_to_bottom": ("scroll", {"to": "bottom"}),
+    "scroll_to_text": ("scroll", {}),
+    "scroll_to_percent": ("scroll", {}),
+    "scroll_pixels": ("scroll", {}),
+    "pan": ("scroll", {}),
+    "open_tab": ("tabs", {"action": "open"}),
+    "switch_tab": ("tabs", {"action": "switch"}),
+    "close_tab": ("tabs", {"action": "close"}),
+    "browser_tabs": ("tabs", {}),
+    "extract": ("read_text", {}),
+    "extract_markdown": ("read_text", {}),
+    "take_screenshot": ("screenshot", {}),
+    "screenshot_captcha": ("screenshot", {}),
+    "run_script": ("evaluate_script", {}),
+    "bulkActions": ("bulk", {}),
+    "bulk_actions": ("bulk", {}),
+}
+
+
+def resolve_alias(name: str) -> tuple[str, Mapping[str, Any]]:
+    return ALIASES.get(name, (name, {}))
+
+
+def worker_tools(*, allow_scripts: bool = False) -> tuple[dict[str, Any], ...]:
+    """The function schemas offered to the Worker (opt-in tools only when enabled)."""
+    return tuple(s.schema for s in _SPECS if allow_scripts or not s.opt_in)
+
+
+WORKER_TOOLS: tuple[dict[str, Any], ...] = worker_tools()
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        message = str(err["msg"]).removeprefix("Value error, ")
+        parts.append(f"{where}: {message}")
+    return "; ".join(parts)
+
+
+def parse_action(call: ToolCall) -> Action:
+    """Validate one tool call; a FeedbackError's message tells the model how to fix it."""
+    name, preset = resolve_alias(call.name)
+    spec = TOOLS.get(name)
+    if spec is None:
+        known = ", ".join(TOOLS)
+        raise FeedbackError(f"unknown tool {call.name!r}; available tools: {known}")
+    if PARSE_ERROR_KEY in call.arguments:
+        raise FeedbackError(
+            f"{call.name}: arguments are not valid JSON ({call.arguments[PARSE_ERROR_KEY]});"
+            " send a JSON object"
+        )
+    try:
+        args = spec.args.model_validate({**preset, **call.arguments})
+    except ValidationError as exc:
+        raise FeedbackError(f"{call.name}: {_describe(exc)}") from exc
+    return Action(name, args.model_dump(exclude_none=True, exclude_defaults=True))
+
+
+def redacted_args(action: Action) -> Mapping[str, Any]:
+    """Arguments safe to put in events and history: secret text never leaves the worker."""
+    if action.name == ToolName.type and action.args.get("secret"):
+        return {**action.args, "text": "***"}
+    if action.name == ToolName.bulk:
+        steps = [
+            {**s, "args": redacted_args(Action(s["tool"], s["args"]))}
+            for s in action.args.get("actions", ())
+        ]
+        return {**action.args, "actions": steps}
+    return action.args
+
+
+def is_page_changing(action: Action) -> bool:
+    spec = TOOLS.get(action.name)
+    return spec is not None and spec.page_changing
