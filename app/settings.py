@@ -52,11 +52,19 @@ class Settings(BaseSettings):
     viewport_width: int = 1280
     viewport_height: int = 800
     snapshot_max_tokens: int = 1500  # size cap of the compact page view (seed 003 §6.1)
-    vision_enabled: bool = False  # opt-in observe(mode="vision") with [Vn] boxes (seed 000 §4.3)
+    # a vision model (role "vision") is available: observe(mode="vision") with [Vn] boxes
+    # (seed 000 §4.3) and the Worker's `look` tool (questions about pixels, seed 003 §4.4)
+    vision_enabled: bool = False
+    # the Worker model reads images: each changed page comes with the Set-of-Mark screenshot
+    # (seed 002 dual channel); refused at start unless the model answers an image probe
+    llm_worker_vision: bool = False
+    llm_vision_probe: bool = True  # false: trust the worker/vision models without the probe
+    llm_image_detail: Literal["low", "high", "auto"] = "auto"  # OpenAI image_url detail
+    llm_image_max_side: int = Field(default=1024, ge=256, le=2048)  # seed 002: 1024 px
     # what the Worker is shown of the page each step (PageSession.observe modes):
     #   compact  - trimmed accessibility-style lines within snapshot_max_tokens (seed 003 §6.1)
     #   pagemem  - section outline with the viewport's sections in full (seed 001 §2.2)
-    #   som      - compact lines; the refs double as Set-of-Mark labels (seed 002)
+    #   som      - compact lines + the Set-of-Mark screenshot; needs llm_worker_vision
     #   vision   - compact + [Vn] boxes from the vision model; needs vision_enabled
     #   pipeline - divide-and-conquer summary + relevant controls (seed 001 §2.4, App. A.3);
     #              extra "summarizer" LLM calls each changed page, counted in the task usage

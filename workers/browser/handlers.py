@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from app.urlpolicy import ALLOWED_SCHEMES
 from workers.agent.protocols import Action, ToolResult
-from workers.browser import actions
+from workers.browser import actions, look
 from workers.browser.refs import RefError, parse_ref
 
 if TYPE_CHECKING:
@@ -203,4 +203,5 @@ HANDLERS: dict[str, Handler] = {
     "wait": wait,
     "snapshot": expand,
     "bulk": bulk,
+    "look": look.look,
 }

@@ -59,6 +59,7 @@ class PageSession:
         self._snap_fp: Fingerprint | None = None  # page fingerprint taken just before `last`
         self._vision = VisionObserver(llm, settings) if llm and settings.vision_enabled else None
         self._pipeline = ObservePipeline(llm) if llm else None  # per task: caches summaries
+        self.look_llm = llm if llm and settings.vision_enabled else None  # the `look` tool
         self._vision_on = False  # the model asked for vision: prefetch after mutating actions
         self._dialogs: list[str] = []  # JS dialogs shown since the current action started
         self._popups: list[Page] = []  # tabs/windows the page opened, adopted after an action
@@ -196,7 +197,9 @@ class PageSession:
             pipeline=self._pipeline,
             goal=self.goal or "",
         )
-        stats = {**snap.stats, **extra, "mode": mode, "reused": False, "observe_ms": _ms(started)}
+        image, shot = await views.som_image(self.page, mode, snap, self._refs, self.settings)
+        stats = {**snap.stats, **extra, **shot, "mode": mode, "reused": False}
+        stats["observe_ms"] = _ms(started)
         obs = Observation(
             url=snap.url,
             title=snap.title,
@@ -207,6 +210,7 @@ class PageSession:
             fingerprint=fp.key if fp is not None else views.text_key(snap),
             tokens=(len(text) + 3) // 4,
             stats=stats,
+            image=image,
         )
         if fp is not None:
             self._cache.put(mode, fp, obs)

@@ -4,6 +4,10 @@ compact/som: the trimmed snapshot; pagemem: section outline; full: every line, u
 naive baseline's whole observation); pipeline: seed 001 §2.4 summary + relevant controls;
 vision: compact + [Vn] boxes (seed 000 §4.3). Except in "full", an open modal replaces the
 page with the dialog and a one-line note (seed 001 A.4).
+
+The image channel (seed 002): with settings.llm_worker_vision every mode but "full" also
+carries the Set-of-Mark screenshot of the same snapshot (`som_image`); mode "som" is the
+compact text whose purpose is that image, so it needs llm_worker_vision.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from typing import Any
 from playwright.async_api import Page
 
 from app.settings import Settings
-from workers.browser import compact, modal, pagemem
+from workers.browser import compact, modal, pagemem, som
 from workers.browser.fingerprint import Fingerprint
 from workers.browser.observe_pipeline import ObservePipeline
+from workers.browser.refs import RefTable
 from workers.browser.snapshot import Snapshot
 from workers.browser.vision_observer import VisionObserver
 
@@ -67,6 +72,28 @@ async def render(
     return text, extra
 
 
+async def som_image(
+    page: Page, mode: str, snap: Snapshot, refs: RefTable | None, settings: Settings
+) -> tuple[bytes | None, dict[str, Any]]:
+    """(JPEG, stats) of the Worker's Set-of-Mark screenshot, or (None, {}) when the Worker
+    does not read images. A failed capture leaves the step text-only, with the reason."""
+    if not settings.llm_worker_vision or mode == "full":
+        return None, {}
+    try:
+        shot = await som.observation_image(page, snap, refs, max_side=settings.llm_image_max_side)
+    except som.SomError as exc:
+        return None, {"som": {"error": str(exc)[:200]}}
+    x, y, w, h = shot.region
+    stats = {
+        "tags": len(shot.labels),
+        "refs": list(shot.refs),
+        "region": [round(x), round(y), round(w), round(h)],
+        "scale": round(shot.scale, 3),
+        "bytes": len(shot.jpeg),
+    }
+    return shot.jpeg, {"som": stats}
+
+
 def text_key(snap: Snapshot) -> str:
     """Structure-and-content hash of the view, independent of the version in refs."""
     return hashlib.sha256(_REF_IN_LINE.sub("", snap.text).encode()).hexdigest()[:16]
@@ -78,4 +105,9 @@ def configuration_problem(mode: str, settings: Settings) -> str | None:
         return f"unknown observation mode {mode!r} (one of {', '.join(MODES)})"
     if mode == "vision" and not settings.vision_enabled:
         return "observation_mode 'vision' needs vision_enabled (WEBAGENT_VISION_ENABLED=true)"
+    if mode == "som" and not settings.llm_worker_vision:
+        return (
+            "observation_mode 'som' sends the Set-of-Mark screenshot to the Worker: it needs a "
+            "vision-capable worker model and llm_worker_vision (WEBAGENT_LLM_WORKER_VISION=true)"
+        )
     return None

@@ -65,6 +65,8 @@ async def _observe(
     llm = None
     if mode is Mode.vision:  # choosing the mode on the command line is the opt-in
         settings = settings.model_copy(update={"vision_enabled": True})
+    if mode is Mode.som:  # the Worker's image channel; --screenshot x.jpg writes that image
+        settings = settings.model_copy(update={"llm_worker_vision": True})
     if mode in (Mode.vision, Mode.pipeline):
         llm = OpenAILLM(settings)
     async with async_playwright() as pw:
@@ -85,7 +87,9 @@ async def _observe(
             started = time.perf_counter()
             obs = await session.observe(mode.value)
             observe_ms = (time.perf_counter() - started) * 1000
-            if shot is not None:
+            if shot is not None and obs.image is not None and shot.suffix.lower() != ".png":
+                shot.write_bytes(obs.image)
+            elif shot is not None:
                 await _screenshot(session, mode, shot)
             await session.close()
         finally:
@@ -112,6 +116,7 @@ async def _observe(
         "reused": stats.get("reused"),
         "modal": stats.get("modal"),
         "vision": stats.get("vision"),
+        "som": stats.get("som"),
         "fingerprint": obs.fingerprint,
     }
     return {"text": obs.text, "figures": figures}

@@ -1,8 +1,12 @@
 // Dual-channel Set-of-Mark (seed 002): numbered tags drawn over the page for the vision
 // model, and data-agent-id attributes on the same elements for the automation layer.
 // op "tag": per frame, set data-agent-id on snapshot elements (window.__webagent.snap.els).
-// op "draw": main frame, one fixed overlay root with a box per mark (solid numbered tags, or
-// dashed [Vn] anchors for the vision tier, seed 000 §4.3). op "clear": remove both channels.
+// op "draw": main frame, one fixed overlay root with a box per mark (solid numbered tags,
+// "outline" tags without the yellow fill so colours stay readable, or dashed [Vn] anchors for
+// the vision tier, seed 000 §4.3). op "clear": remove both channels.
+// op "content": the viewport box [x, y, w, h] that holds the page's visible content (union of
+// the visible leaf boxes, canvases, images and controls), so a mostly empty viewport can be
+// cropped before the screenshot is scaled.
 // The overlay is marked data-webagent-overlay so the change-gating counter ignores it.
 (arg) => {
   const ROOT = 'webagent-som-root';
@@ -21,6 +25,46 @@
     }
     return n;
   }
+  if (arg.op === 'content') {
+    const vw = window.innerWidth, vh = window.innerHeight;
+    let x0 = vw, y0 = vh, x1 = 0, y1 = 0, seen = 0;
+    const MEDIA = new Set(['IMG', 'CANVAS', 'SVG', 'VIDEO', 'INPUT', 'TEXTAREA', 'SELECT', 'BUTTON', 'IFRAME']);
+    const painted = (st) => st.backgroundImage !== 'none' || !/^(transparent|rgba\(0, 0, 0, 0\))$/.test(st.backgroundColor) ||
+      parseFloat(st.borderTopWidth) > 0 || parseFloat(st.borderLeftWidth) > 0;
+    const ownText = (el) => {
+      for (const n of el.childNodes) if (n.nodeType === 3 && n.textContent.trim()) return true;
+      return false;
+    };
+    const range = document.createRange();
+    const textRect = (el) => {
+      let a = Infinity, b = Infinity, c = -Infinity, d = -Infinity;
+      for (const n of el.childNodes) {
+        if (n.nodeType !== 3 || !n.textContent.trim()) continue;
+        range.selectNodeContents(n);
+        const q = range.getBoundingClientRect();
+        a = Math.min(a, q.left); b = Math.min(b, q.top); c = Math.max(c, q.right); d = Math.max(d, q.bottom);
+      }
+      return { left: a, top: b, right: c, bottom: d, width: c - a, height: d - b };
+    };
+    const all = document.body ? document.body.getElementsByTagName('*') : [];
+    for (let i = 0; i < all.length && i < 20000; i++) {
+      const el = all[i];
+      const media = MEDIA.has(el.tagName.toUpperCase());
+      const text = !media && ownText(el);
+      if (!media && !text && el.firstElementChild) continue;  // containers count through their leaves
+      const r = text ? textRect(el) : el.getBoundingClientRect();  // a heading's text, not its full-width block
+      if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
+      if (el.closest('[data-webagent-overlay]')) continue;
+      const st = getComputedStyle(el);
+      if (st.visibility === 'hidden' || st.opacity === '0') continue;
+      if (!media && !text && !painted(st)) continue;
+      x0 = Math.min(x0, r.left); y0 = Math.min(y0, r.top);
+      x1 = Math.max(x1, r.right); y1 = Math.max(y1, r.bottom); seen++;
+    }
+    if (!seen) return [0, 0, vw, vh];
+    x0 = Math.max(0, x0); y0 = Math.max(0, y0); x1 = Math.min(vw, x1); y1 = Math.min(vh, y1);
+    return [x0, y0, x1 - x0, y1 - y0];
+  }
   if (arg.op === 'clear') {
     clearTags();
     const old = document.getElementById(ROOT);
@@ -35,6 +79,7 @@
   root.setAttribute('aria-hidden', 'true');
   root.style.cssText = 'position:fixed;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none;';
   const dashed = arg.style === 'anchors';
+  const fill = arg.style === 'outline' ? '' : 'background:rgba(255,235,59,0.15);';
   const palette = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#008080', '#9a6324', '#800000'];
   arg.marks.forEach((m, i) => {
     const [x, y, w, h] = m.box;
@@ -42,7 +87,7 @@
     const box = document.createElement('div');
     box.style.cssText = 'position:fixed;box-sizing:border-box;pointer-events:none;' +
       `left:${x}px;top:${y}px;width:${Math.max(w, 4)}px;height:${Math.max(h, 4)}px;` +
-      (dashed ? `border:2px dashed ${color};` : `border:2px solid ${color};background:rgba(255,235,59,0.15);`);
+      (dashed ? `border:2px dashed ${color};` : `border:2px solid ${color};${fill}`);
     const tag = document.createElement('div');
     tag.textContent = m.label;
     const above = y >= 14;
