@@ -49,6 +49,7 @@ class WorkerView:
     facts: tuple[Fact, ...]
     dead_ends: tuple[DeadEnd, ...]
     summary: str = ""
+    earlier: tuple[StepOutcome, ...] = ()  # adaptive-memory window steps older than recent
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,11 @@ class OrchestratorView:
     learnings: Mapping[str, Any] = field(default_factory=dict)
 
 
-def worker_view(ledger: Ledger, url: str) -> WorkerView:
+def worker_view(ledger: Ledger, url: str, window: Iterable[StepOutcome] = ()) -> WorkerView:
+    """Eq. 16. `window` is AdaptiveMemory.window: its steps older than `recent` (not yet
+    distilled into the summary) are shown one line each, so no step is out of sight."""
+    first_recent = min((s.step for s in ledger.recent), default=None)
+    earlier = tuple(s for s in window if first_recent is None or s.step < first_recent)
     return WorkerView(
         goal=ledger.goal,
         subgoal=ledger.subgoal,
@@ -85,6 +90,7 @@ def worker_view(ledger: Ledger, url: str) -> WorkerView:
         facts=tuple(ledger.facts_by_recency(WORKER_FACTS)),
         dead_ends=tuple(ledger.dead_ends_for(url)),
         summary=ledger.summary,
+        earlier=earlier,
     )
 
 
@@ -168,7 +174,7 @@ def render_worker(view: WorkerView, include_goal: bool = True) -> str:
     lines = _field("goal", view.goal) if include_goal else []
     lines += _field("subgoal", view.subgoal)
     lines += _field("earlier steps (summary)", view.summary)
-    lines += _section("recent steps", (render_step(s) for s in view.recent))
+    lines += _section("recent steps", (render_step(s) for s in (*view.earlier, *view.recent)))
     lines += _section("facts", (render_fact(f) for f in view.facts))
     lines += _section(
         "dead ends on this page (do not repeat)",

@@ -1,0 +1,102 @@
+"""Seed 004 §3.4 adaptive memory: window W=5, chunked distillation, immediate failure reflection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workers.agent.errors import LLMUnavailable
+from workers.agent.ledger import Ledger, StepOutcome
+from workers.agent.memory import SUMMARIZER, AdaptiveMemory, MemoryConfig
+from workers.agent.protocols import LLMReply
+from workers.agent.testing import FakeLLM
+from workers.agent.views import render_worker, worker_view
+
+URL = "https://s.test/"
+
+
+def text(content: str) -> LLMReply:
+    return LLMReply(content, (), 50, 20, "fake-summarizer", 0.01, "stop")
+
+
+def step(n: int, ok: bool = True) -> StepOutcome:
+    error = None if ok else "no_effect"
+    outcome = "ok" if ok else "failed no_effect"
+    return StepOutcome(n, URL, (f"click(ref={n}:1) -> {outcome}",), success=ok, error=error)
+
+
+def last_prompt(llm: FakeLLM) -> str:
+    return str(llm.prompts[-1][-1]["content"])
+
+
+async def test_no_call_while_steps_fit_the_window() -> None:
+    llm = FakeLLM([])
+    memory = AdaptiveMemory(llm, Ledger(goal="g"))
+    for n in range(1, 10):  # W + chunk - 1 = 9 steps stay raw
+        update = await memory.add(step(n))
+        assert update.calls == 0
+    assert llm.roles == [] and [s.step for s in memory.window] == list(range(1, 10))
+
+
+async def test_a_full_chunk_leaving_the_window_is_distilled_recursively() -> None:
+    llm = FakeLLM([text("M1: opened the list"), text("M2: list opened, sorted")])
+    ledger = Ledger(goal="buy a kettle")
+    memory = AdaptiveMemory(llm, ledger)
+    updates = [await memory.add(step(n)) for n in range(1, 16)]
+    assert updates[9].distilled == (1, 2, 3, 4, 5)
+    assert updates[14].distilled == (6, 7, 8, 9, 10)
+    assert llm.roles == [SUMMARIZER, SUMMARIZER]
+    first, second = str(llm.prompts[0][-1]["content"]), last_prompt(llm)
+    assert "step 5: click(ref=5:1)" in first and "step 6:" not in first
+    assert "M1: opened the list" in second  # M_k = G(M_{k-1}; B_k, E_k)
+    assert ledger.summary == "M2: list opened, sorted"
+    assert [s.step for s in memory.window] == list(range(11, 16))
+    assert [n.kind for n in ledger.episodic] == ["summary", "summary"]
+
+
+async def test_every_failure_is_reflected_at_once_and_kept_until_distilled() -> None:
+    llm = FakeLLM([text("The Buy button is covered by a cookie banner."), text("M1")])
+    ledger = Ledger(goal="g")
+    memory = AdaptiveMemory(llm, ledger, MemoryConfig(window=2, chunk=2))
+    update = await memory.add(step(1, ok=False))
+    assert update.reflected and update.calls == 1
+    assert "step 1 failed: The Buy button is covered" in ledger.summary
+    assert "Error: no_effect" in last_prompt(llm)
+    assert ledger.episodic[-1].kind == "reflection"
+    await memory.add(step(2))
+    await memory.add(step(3))
+    await memory.add(step(4))  # window 2 + chunk 2 reached: steps 1-2 distilled
+    assert "step 1 failed: The Buy button" in last_prompt(llm)  # E_k goes into G
+    assert ledger.summary == "M1"
+
+
+async def test_summarizer_failure_keeps_the_raw_lines() -> None:
+    llm = FakeLLM([LLMUnavailable("down")])
+    ledger = Ledger(goal="g")
+    memory = AdaptiveMemory(llm, ledger, MemoryConfig(window=1, chunk=1))
+    await memory.add(step(1))
+    update = await memory.add(step(2))
+    assert update.distilled == (1,)
+    assert "step 1: click(ref=1:1) -> ok" in ledger.summary
+
+
+async def test_summary_is_capped() -> None:
+    llm = FakeLLM([text("x" * 5000)])
+    ledger = Ledger(goal="g")
+    memory = AdaptiveMemory(llm, ledger, MemoryConfig(window=1, chunk=1, summary_chars=100))
+    await memory.add(step(1))
+    await memory.add(step(2))
+    assert len(ledger.summary) == 100
+
+
+async def test_worker_view_shows_window_steps_older_than_recent() -> None:
+    llm: Any = FakeLLM([])
+    ledger = Ledger(goal="g")
+    memory = AdaptiveMemory(llm, ledger)
+    for n in range(1, 7):
+        ledger.record_step(step(n))
+        await memory.add(step(n))
+    view = worker_view(ledger, URL, memory.window)
+    assert [s.step for s in view.earlier] == [1, 2, 3]
+    assert [s.step for s in view.recent] == [4, 5, 6]
+    rendered = render_worker(view)
+    assert rendered.index("step 3:") < rendered.index("step 4:")
