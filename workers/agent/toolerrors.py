@@ -47,6 +47,8 @@ class ToolError(StrEnum):
     pdf_failed = "pdf_failed"
     scripts_not_allowed = "scripts_not_allowed"
     script_error = "script_error"
+    vision_unavailable = "vision_unavailable"
+    screenshot_failed = "screenshot_failed"
     # generic browser failures
     action_failed = "action_failed"
     unknown_tool = "unknown_tool"
@@ -111,6 +113,10 @@ HINTS: dict[ToolError, str] = {
     ToolError.scripts_not_allowed: "Running scripts is not allowed for this task. Use the"
     " interaction tools instead.",
     ToolError.script_error: "The script threw an error. Fix it or use the interaction tools.",
+    ToolError.vision_unavailable: "No vision model answered. Work from the page text, or read"
+    " pixel colours with read_canvas.",
+    ToolError.screenshot_failed: "The screenshot failed. Scroll the element into view or look"
+    " at the whole screen without a ref.",
     ToolError.action_failed: "The browser refused the action. Read the reason and try another"
     " element, tool or sequence.",
     ToolError.unknown_tool: "There is no tool with that name. Use one of the listed tools.",

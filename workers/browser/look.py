@@ -106,7 +106,7 @@ async def look(s: PageSession, args: dict[str, Any]) -> ToolResult:
             "(WEBAGENT_VISION_ENABLED=true with a vision-capable WEBAGENT_LLM_MODEL_VISION).",
         )
     if not question:
-        return actions.failure("bad_arguments", "look needs a question about the image.")
+        return actions.failure("invalid_tool_call", "look needs a question about the image.")
     max_side = s.settings.llm_image_max_side
     ref = args.get("ref")
     try:

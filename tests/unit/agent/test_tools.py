@@ -23,7 +23,7 @@ def call(name: str, **args: object) -> ToolCall:
 
 
 def test_every_registered_tool_has_a_generated_schema() -> None:
-    offered = {t["function"]["name"] for t in worker_tools(allow_scripts=True)}
+    offered = {t["function"]["name"] for t in worker_tools(allow_scripts=True, vision=True)}
     assert offered == set(TOOLS)
     assert "evaluate_script" not in {t["function"]["name"] for t in WORKER_TOOLS}
     for tool in worker_tools(allow_scripts=True):

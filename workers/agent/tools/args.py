@@ -352,6 +352,15 @@ class ReadCanvasArgs(Args):
     y: float = Field(description="y in CSS pixels")
 
 
+class LookArgs(Args):
+    ref: OptRef = Field(None, description="An element to look at closely; omit for the screen.")
+    question: str = Field(
+        min_length=1,
+        max_length=500,
+        description="What to read from the pixels, e.g. 'What value does the tallest bar show?'",
+    )
+
+
 class ReadDownloadArgs(Args):
     name: str | None = Field(None, description="Download name; omit to list downloads.")
     offset: int = Field(0, ge=0)

@@ -58,6 +58,7 @@ class ToolName(StrEnum):
     export_pdf = "export_pdf"
     get_accessibility_tree = "get_accessibility_tree"
     read_canvas = "read_canvas"
+    look = "look"
     detect_captcha = "detect_captcha"
     detect_geo_block = "detect_geo_block"
     read_download = "read_download"
@@ -78,6 +79,7 @@ class ToolSpec:
     errors: tuple[E, ...] = ()
     page_changing: bool = False
     opt_in: bool = False  # offered only when the task's profile enables it
+    needs_vision: bool = False  # offered only when a vision model is configured
     in_bulk: bool = True  # may run inside a bulk call
 
     @property
@@ -268,6 +270,14 @@ _SPECS: tuple[ToolSpec, ...] = (
         "Colour of the pixel at a point (inside an element such as a canvas, or the viewport).",
         (*_REF_ERRORS, E.out_of_bounds),
     ),
+    ToolSpec(
+        ToolName.look,
+        a.LookArgs,
+        "Ask a vision model about what the page shows as pixels (charts, canvas, colours, "
+        "icons, images): the visible screen, or one element (ref) enlarged.",
+        (*_REF_ERRORS, E.vision_unavailable, E.screenshot_failed),
+        needs_vision=True,
+    ),
     ToolSpec(ToolName.detect_captcha, a.NoArgs, "Check the page for a CAPTCHA or challenge.", ()),
     ToolSpec(
         ToolName.detect_geo_block, a.NoArgs, "Check whether the page is blocked by region.", ()
@@ -344,9 +354,16 @@ def resolve_alias(name: str) -> tuple[str, Mapping[str, Any]]:
     return ALIASES.get(name, (name, {}))
 
 
-def worker_tools(*, allow_scripts: bool = False) -> tuple[dict[str, Any], ...]:
-    """The function schemas offered to the Worker (opt-in tools only when enabled)."""
-    return tuple(s.schema for s in _SPECS if allow_scripts or not s.opt_in)
+def worker_tools(
+    *, allow_scripts: bool = False, vision: bool = False
+) -> tuple[dict[str, Any], ...]:
+    """The function schemas offered to the Worker (opt-in tools only when enabled, `look`
+    only with a vision model)."""
+    return tuple(
+        s.schema
+        for s in _SPECS
+        if (allow_scripts or not s.opt_in) and (vision or not s.needs_vision)
+    )
 
 
 WORKER_TOOLS: tuple[dict[str, Any], ...] = worker_tools()
