@@ -30,6 +30,7 @@ from workers.browser.session import PageSession
 from workers.metered_llm import MeteredLLM
 from workers.runtime import WorkerRuntime
 from workers.sink import DbEventSink
+from workers.vision_check import require_vision
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,7 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
         problem = views.configuration_problem(mode, rt.settings)
         if problem is not None:  # before a browser context is taken from the pool
             raise ConfigurationError(problem)
+        await require_vision(rt.llm, rt.settings)  # image settings need models that see
         async with asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S):
             async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
                 # perception's own LLM calls (summarizer, vision) become llm.call events

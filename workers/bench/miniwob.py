@@ -37,6 +37,7 @@ from workers.browser.pool import BrowserPool
 from workers.browser.session import PageSession
 from workers.llm_client import OpenAILLM
 from workers.metered_llm import MeteredLLM
+from workers.vision_check import require_vision
 
 AgentRunner = Callable[[AgentTask, Browser, LLM, "BenchSink"], Awaitable[AgentOutcome]]
 AGENTS = ("webagent", "naive")
@@ -279,6 +280,8 @@ def _run_config(options: BenchOptions, settings: Settings) -> RunConfig:
         episode_timer="kept" if options.keep_timer else "lifted",
         miniwob_version=version,
         started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        worker_vision=settings.llm_worker_vision,
+        vision_model=settings.vision_enabled,
     )
 
 
@@ -303,9 +306,15 @@ async def run_benchmark(
         raise ConfigurationError(problem)
     config = _run_config(options, settings)
     runner = agent_runner(options.agent)
+    client = llm or OpenAILLM(settings)
+    try:
+        await require_vision(client, settings)  # refuse image settings a text model cannot use
+    except ConfigurationError:
+        if llm is None:
+            await _close(client)
+        raise
     pool = BrowserPool(settings)
     log = EventLog(options.events_path) if options.events_path else None
-    client = llm or OpenAILLM(settings)
     gate = asyncio.Semaphore(max(1, options.concurrency))
     with MiniWobServer() as server:
         await pool.start()

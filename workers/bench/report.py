@@ -79,6 +79,8 @@ class RunConfig:
     episode_timer: str  # "lifted" or "kept"
     miniwob_version: str
     started_at: str
+    worker_vision: bool = False  # the Worker got the Set-of-Mark screenshot each changed step
+    vision_model: bool = False  # role "vision" available (look tool)
 
 
 @dataclass(frozen=True)

@@ -79,9 +79,23 @@ def miniwob(
         help="Page view of the webagent loop (default: WEBAGENT_OBSERVATION_MODE or compact); "
         "the naive agent always sees the whole page.",
     ),
+    worker_vision: bool | None = typer.Option(
+        None,
+        "--worker-vision/--no-worker-vision",
+        help="The Worker model reads images: send the Set-of-Mark screenshot with the text "
+        "(WEBAGENT_LLM_WORKER_VISION); refused if the model fails the image probe.",
+    ),
+    vision: bool | None = typer.Option(
+        None,
+        "--vision/--no-vision",
+        help="A vision model (role vision) is available: the look tool and mode vision "
+        "(WEBAGENT_VISION_ENABLED); refused if the model fails the image probe.",
+    ),
 ) -> None:
     """Run MiniWoB++ episodes; print a per-task table and optionally write JSON."""
     settings = _settings(llm_base_url, model, llm_timeout)
+    flags = {"llm_worker_vision": worker_vision, "vision_enabled": vision}
+    settings = settings.model_copy(update={k: v for k, v in flags.items() if v is not None})
     console, err = Console(), Console(stderr=True)
     if not console.is_terminal:  # piped into a file or CI log: do not squeeze to 80 columns
         console = Console(width=160)
@@ -109,7 +123,8 @@ def miniwob(
     err.print(
         f"MiniWoB++: {len(chosen)} tasks x {episodes} episodes, agent={agent.value}, "
         f"observation={seen}, model={settings.llm_model} at {settings.llm_base_url}, "
-        f"episode timer {timer}"
+        f"episode timer {timer}, worker vision {'on' if settings.llm_worker_vision else 'off'}, "
+        f"vision model {'on' if settings.vision_enabled else 'off'}"
     )
     progress = _progress(err, len(chosen) * episodes)
     try:
