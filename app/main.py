@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from app.api import events as events_api
 from app.api import health, tasks
+from app.api import ledger as ledger_api
 from app.db.session import create_engine, session_factory
 from app.dispatch import Dispatcher, RqDispatcher
 from app.events import EventBus, MemoryEventBus, RedisEventBus
@@ -97,6 +98,7 @@ def create_app(
     app.state.settings = cfg
     app.state.readiness_checks = {}
     app.include_router(tasks.router)
+    app.include_router(ledger_api.router)
     app.include_router(events_api.router)
     app.include_router(health.router)
     return app

@@ -165,7 +165,8 @@ class DeadEnd(Base):
     """A URL that led nowhere, with its cause tag; steers later runs away from it.
 
     `cause` is the seed 000 §5.2 cause tag (network, bot_block, ...); `description` the
-    one-line account of what failed there.
+    one-line account of what failed there; `signature` the failing action, so a later run
+    can recognise a repeat.
     """
 
     __tablename__ = "dead_ends"
@@ -180,6 +181,8 @@ class DeadEnd(Base):
     url: Mapped[str] = mapped_column(Text)
     cause: Mapped[str] = mapped_column(Text)
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    signature: Mapped[str | None] = mapped_column(Text, nullable=True)  # the failing action
+    step: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -207,6 +210,7 @@ class EpisodicNote(Base):
     task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
     tenant_id: Mapped[str] = mapped_column(String(64))
     step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    kind: Mapped[str] = mapped_column(String(32), default="note")  # note|summary|archive|...
     text: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 

@@ -31,12 +31,14 @@ async def add_fact(
     text: str,
     confidence: float,
     source_step: int | None = None,
+    key: str | None = None,
 ) -> Fact:
     fact = Fact(
         id=new_id(),
         task_id=task_id,
         tenant_id=tenant_id,
         domain=_norm(domain),
+        key=key,
         category=category,
         text=text,
         confidence=float(confidence),
@@ -56,6 +58,9 @@ async def add_dead_end(
     domain: str | None,
     url: str,
     cause: str,
+    description: str | None = None,
+    signature: str | None = None,
+    step: int | None = None,
 ) -> DeadEnd:
     dead_end = DeadEnd(
         id=new_id(),
@@ -64,6 +69,9 @@ async def add_dead_end(
         domain=_norm(domain),
         url=url,
         cause=cause,
+        description=description,
+        signature=signature,
+        step=step,
         created_at=utcnow(),
     )
     s.add(dead_end)
@@ -79,13 +87,18 @@ async def _list_records(
     task_id: str | None,
     domain: str | None,
     limit: int,
+    newest: bool = False,
 ) -> list[Record]:
-    """Oldest first, filtered by task and/or domain within the tenant."""
+    """Oldest first, filtered by task and/or domain within the tenant; `newest` keeps the
+    last `limit` rows instead of the first (still returned oldest first)."""
     stmt = select(model).where(model.tenant_id == tenant_id)
     if task_id is not None:
         stmt = stmt.where(model.task_id == task_id)
     if domain:
         stmt = stmt.where(model.domain == _norm(domain))
+    if newest:
+        stmt = stmt.order_by(model.created_at.desc(), model.id.desc()).limit(limit)
+        return list(reversed((await s.execute(stmt)).scalars().all()))
     stmt = stmt.order_by(model.created_at, model.id).limit(limit)
     return list((await s.execute(stmt)).scalars())
 
@@ -111,10 +124,11 @@ async def list_dead_ends(
     task_id: str | None = None,
     domain: str | None = None,
     limit: int = 500,
+    newest: bool = False,
 ) -> list[DeadEnd]:
     """Dead ends, oldest first, filtered by task and/or domain within the tenant."""
     return await _list_records(
-        s, DeadEnd, tenant_id=tenant_id, task_id=task_id, domain=domain, limit=limit
+        s, DeadEnd, tenant_id=tenant_id, task_id=task_id, domain=domain, limit=limit, newest=newest
     )
 
 

@@ -27,6 +27,12 @@ from app.db.repo_keys import (
     list_api_keys,
     revoke_api_key,
 )
+from app.db.repo_ledger import (
+    add_episodic_note,
+    add_ledger_step,
+    list_episodic_notes,
+    list_ledger_steps,
+)
 from app.db.repo_memory import (
     add_dead_end,
     add_fact,
@@ -58,7 +64,9 @@ __all__ = [
     "InvalidCursor",
     "UnsupportedBackend",
     "add_dead_end",
+    "add_episodic_note",
     "add_fact",
+    "add_ledger_step",
     "append_event",
     "count_by_status",
     "create_api_key",
@@ -80,8 +88,10 @@ __all__ = [
     "list_artifacts",
     "list_dead_ends",
     "list_domain_learnings",
+    "list_episodic_notes",
     "list_events",
     "list_facts",
+    "list_ledger_steps",
     "list_tasks",
     "mark_running",
     "next_event_seq",

@@ -1,5 +1,5 @@
 """Ledger persistence (seed 000 §5.2): append-only steps and episodic notes, fact keys,
-dead-end descriptions.
+dead-end descriptions, signatures and steps.
 
 Revision ID: 0002_ledger_memory
 Revises: 0001_initial
@@ -48,6 +48,7 @@ def upgrade() -> None:
     _task_child(
         "episodic_notes",
         sa.Column("step", sa.Integer(), nullable=True),
+        sa.Column("kind", sa.String(32), nullable=False),
         sa.Column("text", sa.Text(), nullable=False),
     )
     op.create_index(
@@ -57,10 +58,14 @@ def upgrade() -> None:
         batch.add_column(sa.Column("key", sa.String(255), nullable=True))
     with op.batch_alter_table("dead_ends") as batch:
         batch.add_column(sa.Column("description", sa.Text(), nullable=True))
+        batch.add_column(sa.Column("signature", sa.Text(), nullable=True))
+        batch.add_column(sa.Column("step", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
     with op.batch_alter_table("dead_ends") as batch:
+        batch.drop_column("step")
+        batch.drop_column("signature")
         batch.drop_column("description")
     with op.batch_alter_table("facts") as batch:
         batch.drop_column("key")

@@ -1,0 +1,120 @@
+"""DbMemoryStore on SQLite and Postgres: snapshot rewritten, rows append-only, dead ends and
+learnings carried to the next task on the domain, the trajectory rebuilt from the rows."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.contracts import DEFAULT_TENANT
+from app.db import repositories as repo
+from workers.agent.ledger import Ledger, StepOutcome, step_from_dict
+from workers.agent.protocols import MemoryStore
+from workers.memory_store import DbMemoryStore
+
+Sessions = async_sessionmaker[AsyncSession]
+SHOP = "https://Shop.test/list"
+
+
+async def _store(sessions: Sessions, tenant_id: str = DEFAULT_TENANT) -> DbMemoryStore:
+    async with sessions() as s:
+        task, _ = await repo.create_task(
+            s,
+            tenant_id=tenant_id,
+            instruction="buy a kettle",
+            start_url=SHOP,
+            max_steps=20,
+            timeout_s=60.0,
+            allowed_domains=[],
+            metadata={},
+        )
+        await s.commit()
+    return DbMemoryStore(sessions, task_id=task.id, tenant_id=tenant_id)
+
+
+async def _persist(store: DbMemoryStore, ledger: Ledger) -> None:
+    """What the loop does after each update: drain the journal into the store."""
+    for change in ledger.drain():
+        if change.kind == "step":
+            await store.append_step(change.entry)
+        elif change.kind == "fact":
+            await store.append_fact(change.entry, "shop.test")
+        elif change.kind == "dead_end":
+            await store.record_dead_end(change.entry.domain, change.entry)
+        elif change.kind == "episodic":
+            await store.append_episodic(change.entry)
+    await store.save_ledger(ledger.to_dict())
+
+
+async def test_is_a_memory_store(sessions: Sessions) -> None:
+    assert isinstance(await _store(sessions), MemoryStore)
+
+
+async def test_a_run_is_rebuilt_from_its_rows(sessions: Sessions) -> None:
+    store = await _store(sessions)
+    ledger = Ledger(goal="buy a kettle")
+    for n in range(1, 6):
+        ok = n != 3
+        ledger.record_step(
+            StepOutcome(n, SHOP, (f"click(ref={n}:1) -> {'ok' if ok else 'failed'}",), ok)
+        )
+        if not ok:
+            ledger.mark_dead_end("Buy did nothing", SHOP, "postcondition_miss", step=n)
+        ledger.record_fact("price", f"{10 + n} EUR", category="observation", step=n)
+        await _persist(store, ledger)
+    ledger.note("archived 4 messages at iter 5; ledger remains authoritative", 5, "archive")
+    await _persist(store, ledger)
+
+    async with sessions() as s:
+        snapshot = await repo.get_ledger(s, task_id=store.task_id)
+        steps = await repo.list_ledger_steps(s, task_id=store.task_id)
+        facts = await repo.list_facts(s, tenant_id=DEFAULT_TENANT, task_id=store.task_id)
+        notes = await repo.list_episodic_notes(s, task_id=store.task_id)
+    assert snapshot is not None  # one row, rewritten on each update
+    assert snapshot.data == json.loads(json.dumps(ledger.to_dict()))
+    assert [step_from_dict(r.data) for r in steps] == ledger.all_steps  # append-only
+    assert [(f.key, f.text) for f in facts] == [("price", f"{10 + n} EUR") for n in range(1, 6)]
+    assert [(n.kind, n.step) for n in notes] == [("archive", 5)]
+    assert Ledger.from_dict(snapshot.data).to_dict() == ledger.to_dict()
+
+
+async def test_dead_ends_reach_the_next_task_on_the_domain_only(sessions: Sessions) -> None:
+    first = await _store(sessions)
+    ledger = Ledger(goal="g")
+    dead = ledger.mark_dead_end(
+        "price filter 404", SHOP, "network", step=2, signature="click:[('ref', 'filter')]"
+    )
+    assert dead is not None
+    await _persist(first, ledger)
+    await first.record_learning("Shop.test", "route", {"kind": "browser", "confidence": 0.9})
+
+    second = await _store(sessions)
+    loaded = await second.load_domain_dead_ends("shop.test")
+    assert loaded == [dead]  # description, url, cause, step and signature survive
+    assert await second.load_domain_dead_ends("other.test") == []
+    assert await second.load_domain_learnings("SHOP.test") == {
+        "route": {"kind": "browser", "confidence": 0.9}
+    }
+    fresh = Ledger(goal="g2")
+    assert fresh.load_dead_ends(loaded) == 1
+    assert fresh.is_dead_end(SHOP, "click:[('ref', 'filter')]")
+
+    foreign = await _store(sessions, tenant_id="globex")
+    assert await foreign.load_domain_dead_ends("shop.test") == []
+    assert await foreign.load_domain_learnings("shop.test") == {}
+
+
+async def test_learning_upsert_and_steps_keep_their_json(sessions: Sessions) -> None:
+    store = await _store(sessions)
+    await store.record_learning("shop.test", "delegated:abc", {"substantive": False})
+    await store.record_learning("shop.test", "delegated:abc", {"substantive": True})
+    assert (await store.load_domain_learnings("shop.test"))["delegated:abc"] == {
+        "substantive": True
+    }
+    outcome = StepOutcome(1, SHOP, ("type(ref=1:2,text=ü) -> ok",), evaluation="typed ü")
+    await store.append_step(outcome)
+    async with sessions() as s:
+        (row,) = await repo.list_ledger_steps(s, task_id=store.task_id)
+    assert row.data == asdict(outcome) | {"actions": ["type(ref=1:2,text=ü) -> ok"]}
