@@ -149,40 +149,6 @@ def _map_text(message: Message, fn: Callable[[str], str]) -> Message:
     return message if new == content else {**message, "content": new}
 
 
-def _sub_blocks(
-    pattern: re.Pattern[str], keep: Callable[[re.Match[str]], bool], marker: str
-) -> Callable[[str], tuple[str, int]]:
-    def sub(text: str) -> tuple[str, int]:
-        count = 0
-
-        def one(match: re.Match[str]) -> str:
-            nonlocal count
-            if keep(match):
-                return match.group(0)
-            count += 1
-            return marker
-
-        return pattern.sub(one, text), count
-
-    return sub
-
-
-def _apply_sub(
-    messages: Sequence[Message], indices: Sequence[int], sub: Callable[[str], tuple[str, int]]
-) -> Phase:
-    out, total = list(messages), 0
-
-    def counted(text: str) -> str:
-        nonlocal total
-        new, n = sub(text)
-        total += n
-        return new
-
-    for i in indices:
-        out[i] = _map_text(out[i], counted)
-    return Phase(out, total)
-
-
 # --- E1 ----------------------------------------------------------------------------------
 
 
@@ -275,14 +241,20 @@ def current_page(messages: Sequence[Message]) -> PageKey | None:
 
 def collapse_stale_state_blocks(messages: Sequence[Message], k: int = 2) -> Phase:
     """E3: strip state blocks older than the last k turns, except at the current (url, title)."""
-    current = current_page(messages)
+    current, count = current_page(messages), 0
 
-    def keep(match: re.Match[str]) -> bool:
-        return PageKey(json.loads(match["url"]), json.loads(match["title"])) == current
+    def one(match: re.Match[str]) -> str:
+        nonlocal count
+        if PageKey(json.loads(match["url"]), json.loads(match["title"])) == current:
+            return match.group(0)  # the "you are stuck" signal
+        count += 1
+        return STATE_MARKER
 
-    cut = older_than(messages, k)
-    indices = [i for i in range(cut) if _evictable(messages[i])]
-    return _apply_sub(messages, indices, _sub_blocks(STATE_RE, keep, STATE_MARKER))
+    out = list(messages)
+    for i in range(older_than(messages, k)):
+        if _evictable(out[i]):
+            out[i] = _map_text(out[i], lambda text: STATE_RE.sub(one, text))
+    return Phase(out, count)
 
 
 # --- E4 ----------------------------------------------------------------------------------
