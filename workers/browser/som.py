@@ -9,6 +9,8 @@ after the capture. `anchors()` reuses the overlay for the vision tier's dashed [
 most 1024 px on the long side, quality 70): the viewport is cropped to the box that holds the
 visible content, scaled by Chromium itself (CDP clip scale, no image library), and each tag
 shows the element number n of ref `v:n`, so tag 12 in the image is ref 3:12 in the text.
+Unlike seed 002's yellow-filled boxes the tags are red outlines only, so colour swatches,
+shades and charts keep their true colours under the marks.
 """
 
 from __future__ import annotations
@@ -192,7 +194,7 @@ async def observation_image(
     try:
         if refs is not None:
             await _tag(refs, [n for n, _ in pairs])
-        await draw(page, [m for _, m in pairs])
+        await draw(page, [m for _, m in pairs], style="outline")  # no fill: colours stay true
         region = crop_region(await content_box(page), width, height)
         scale = fit_scale(region[2], region[3], max_side)
         jpeg = await capture(page, region, scale=scale, quality=quality)

@@ -28,7 +28,10 @@
   if (arg.op === 'content') {
     const vw = window.innerWidth, vh = window.innerHeight;
     let x0 = vw, y0 = vh, x1 = 0, y1 = 0, seen = 0;
-    const MEDIA = new Set(['IMG', 'CANVAS', 'SVG', 'VIDEO', 'INPUT', 'TEXTAREA', 'SELECT', 'BUTTON', 'IFRAME']);
+    // an <svg> counts through its drawn shapes (it may be far larger than its drawing)
+    const MEDIA = new Set(['IMG', 'CANVAS', 'VIDEO', 'INPUT', 'TEXTAREA', 'SELECT', 'BUTTON', 'IFRAME']);
+    const shape = (el, st) => el instanceof SVGGraphicsElement && !(el instanceof SVGSVGElement) &&
+      (st.fill !== 'none' || st.stroke !== 'none');
     const painted = (st) => st.backgroundImage !== 'none' || !/^(transparent|rgba\(0, 0, 0, 0\))$/.test(st.backgroundColor) ||
       parseFloat(st.borderTopWidth) > 0 || parseFloat(st.borderLeftWidth) > 0;
     const ownText = (el) => {
@@ -55,9 +58,10 @@
       const r = text ? textRect(el) : el.getBoundingClientRect();  // a heading's text, not its full-width block
       if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
       if (el.closest('[data-webagent-overlay]')) continue;
+      if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
       const st = getComputedStyle(el);
       if (st.visibility === 'hidden' || st.opacity === '0') continue;
-      if (!media && !text && !painted(st)) continue;
+      if (!media && !text && !painted(st) && !shape(el, st)) continue;
       x0 = Math.min(x0, r.left); y0 = Math.min(y0, r.top);
       x1 = Math.max(x1, r.right); y1 = Math.max(y1, r.bottom); seen++;
     }
@@ -82,7 +86,9 @@
   const fill = arg.style === 'outline' ? '' : 'background:rgba(255,235,59,0.15);';
   const palette = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#008080', '#9a6324', '#800000'];
   arg.marks.forEach((m, i) => {
-    const [x, y, w, h] = m.box;
+    // an outline sits just outside the element, so small swatches keep their own pixels
+    const out = arg.style === 'outline' ? 2 : 0;
+    const [x, y, w, h] = [m.box[0] - out, m.box[1] - out, m.box[2] + 2 * out, m.box[3] + 2 * out];
     const color = dashed ? palette[i % palette.length] : '#ff0000';
     const box = document.createElement('div');
     box.style.cssText = 'position:fixed;box-sizing:border-box;pointer-events:none;' +
@@ -90,9 +96,12 @@
       (dashed ? `border:2px dashed ${color};` : `border:2px solid ${color};${fill}`);
     const tag = document.createElement('div');
     tag.textContent = m.label;
-    const above = y >= 14;
-    tag.style.cssText = 'position:absolute;left:-2px;font:bold 11px/13px monospace;padding:0 2px;' +
-      `color:#fff;background:${color};white-space:nowrap;` + (above ? 'top:-15px;' : 'top:0;');
+    // the tag goes above the box, else to its left, else below, else inside its corner
+    const tagW = 6 * String(m.label).length + 5;
+    const place = y >= 14 ? 'left:-2px;top:-15px;' : x >= tagW ? `left:-${tagW}px;top:-2px;` :
+      y + h + 15 <= window.innerHeight ? 'left:-2px;top:100%;' : 'left:-2px;top:0;';
+    tag.style.cssText = 'position:absolute;font:bold 11px/13px monospace;padding:0 2px;' +
+      `color:#fff;background:${color};white-space:nowrap;` + place;
     box.appendChild(tag);
     root.appendChild(box);
   });
