@@ -120,8 +120,10 @@ class VisionChannel:
         last = dict(out[-1])
         parts = list(last.get("content") or [])
         caption = prompts.render("screenshot.md", version=version)
+        # the note stays: "unchanged since step k" tells the model its actions had no
+        # visible effect; the image comes back because nothing else in the prompt holds it
         last["content"] = [
-            *[p for p in parts if not (p.get("type") == "text" and UNCHANGED in p["text"])],
+            *parts,
             {"type": "text", "text": caption},
             image_part(self._sent.jpeg, self.config.detail),
         ]

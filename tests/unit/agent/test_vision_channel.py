@@ -121,8 +121,8 @@ def test_image_reattached_when_the_history_dropped_its_message() -> None:
     channel.content("one", obs(1, JPEG_A), 1)
     second = channel.content("one", obs(1, JPEG_A), 2)
     out = channel.finish(_prompt(second))
-    assert images_in(out[-1]["content"]) == [JPEG_A]
-    assert UNCHANGED not in texts_in(out[-1]["content"])
+    assert images_in(out[-1]["content"]) == [JPEG_A] and image_count(out) == 1
+    assert UNCHANGED in texts_in(out[-1]["content"]) and channel.images_sent == 1
 
 
 def _answer(text: str) -> LLMReply:
