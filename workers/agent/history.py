@@ -7,14 +7,20 @@ one line each (action, result, url) and only the previous step's tool results st
 
 from __future__ import annotations
 
+import base64
 import json
 import re
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Protocol
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from workers.agent import prompts
+from workers.agent.blocks import ledger_block
 from workers.agent.errors import recovery_signal
+from workers.agent.ledger import Ledger
 from workers.agent.protocols import Action, AgentTask, Observation, ToolCall, ToolResult
 from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY, redacted_args
 
@@ -126,7 +132,8 @@ def _short(value: Any) -> str:
     return text if len(text) <= LINE_ARG_CHARS else text[: LINE_ARG_CHARS - 1] + "…"
 
 
-def _call_line(executed: ExecutedCall) -> str:
+def call_line(executed: ExecutedCall) -> str:
+    """`click(ref=3:4) -> ok, page changed`: one executed call on one line."""
     if executed.action is not None:
         args: Mapping[str, Any] = redacted_args(executed.action)
         name = executed.action.name
@@ -143,7 +150,7 @@ def _call_line(executed: ExecutedCall) -> str:
 
 def step_line(record: StepRecord) -> str:
     """One line per past step (seed 003 §6.3 compressed log)."""
-    actions = "; ".join(_call_line(ex) for ex in record.calls) or "(no tool call)"
+    actions = "; ".join(call_line(ex) for ex in record.calls) or "(no tool call)"
     line = f"step {record.step}: {actions} @ {record.url}"
     note = " ".join((record.content or "").split())
     if note:
@@ -152,19 +159,32 @@ def step_line(record: StepRecord) -> str:
 
 
 def observation_message(
-    observation: Observation, step: int, max_steps: int, notes: str = ""
+    observation: Observation,
+    step: int,
+    max_steps: int,
+    notes: str = "",
+    *,
+    clock: str = "",
+    image_jpeg: bytes | None = None,
 ) -> Message:
+    """The current page as the last user message; with `image_jpeg`, OpenAI content parts
+    (the text, then the screenshot as a base64 `image_url` part)."""
     text = prompts.render(
         "observation.md",
         step=step,
         max_steps=max_steps,
+        clock=f" {clock}" if clock else "",
         version=observation.version,
         url=sanitize_page_text(observation.url),
         title=sanitize_page_text(" ".join(observation.title.split())),  # the page sets it
         text=sanitize_page_text(observation.text),
         notes=notes,
     )
-    return {"role": "user", "content": text}
+    if image_jpeg is None:
+        return {"role": "user", "content": text}
+    url = "data:image/jpeg;base64," + base64.b64encode(image_jpeg).decode("ascii")
+    image = {"type": "image_url", "image_url": {"url": url}}
+    return {"role": "user", "content": [{"type": "text", "text": text}, image]}
 
 
 def observation_notes(last: StepRecord | None, step: int, max_steps: int) -> str:
@@ -215,3 +235,105 @@ class CompressedHistory:
         notes = observation_notes(last, step, self._task.max_steps)
         messages.append(observation_message(observation, step, self._task.max_steps, notes))
         return messages
+
+
+# --- the Worker's prompt fed by the Ledger (seed 000 §5.5 eq. 16) -------------------------
+
+
+@dataclass(frozen=True)
+class RunClock:
+    """Time awareness (seed 003 §7.1): wall clock in the task's zone, elapsed, budget left.
+
+    `started` and `deadline` are time.monotonic() values; `started_at` the wall-clock start.
+    """
+
+    started: float
+    deadline: float
+    started_at: datetime
+    zone: tzinfo
+
+    @classmethod
+    def start(cls, deadline: float, zone_name: str = "UTC") -> RunClock:
+        zone = _zone(zone_name)
+        return cls(time.monotonic(), deadline, datetime.now(zone), zone)
+
+    def line(self, steps_done: int) -> str:
+        now = time.monotonic()
+        elapsed, left = now - self.started, max(0.0, self.deadline - now)
+        wall = (self.started_at + timedelta(seconds=elapsed)).strftime("%Y-%m-%d %H:%M:%S %Z")
+        per_step = f"~{elapsed / steps_done:.0f} s" if steps_done else "a few seconds"
+        return f"Now {wall}; elapsed {elapsed:.0f} s, {left:.0f} s left; a step takes {per_step}."
+
+
+def _zone(name: str) -> tzinfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+def session_message(task: AgentTask, clock: RunClock) -> Message:
+    """Session context (seed 003 §7.2 item 2): the task, budget and time zone; static per run."""
+    text = prompts.render(
+        "session.md",
+        instruction=task.instruction,
+        start_url=task.start_url or "(none)",
+        max_steps=task.max_steps,
+        time_zone=str(clock.zone),
+        started=clock.started_at.strftime("%Y-%m-%d %H:%M %Z"),
+    )
+    return {"role": "user", "content": text}
+
+
+class LedgerHistory:
+    """The Worker's prompt in seed 003 §7.2 order, nothing growing with the step count:
+
+    static system prompt (tool schemas travel beside it), session context, the Ledger's
+    Worker view (a `<ledger>` system block the eviction pass refreshes), the previous turn
+    verbatim (its tool results carry reasons, alternatives and hints), and the current page
+    LAST with the clock line. Older steps live in the Ledger, not in a transcript.
+    """
+
+    def __init__(
+        self,
+        task: AgentTask,
+        ledger: Ledger,
+        clock: RunClock,
+        render: Callable[[Ledger, str], str],
+    ) -> None:
+        self._task, self._ledger, self._clock, self.render = task, ledger, clock, render
+        session = session_message(task, clock)
+        self.session_text: str = session["content"]
+        self._head = [
+            {"role": "system", "content": prompts.load("worker_brain.md").strip()},
+            session,
+        ]
+        self._last: StepRecord | None = None
+        self.current_url = task.start_url or ""
+        self.notes: list[str] = []  # one-off notes for the next observation (Planner feedback)
+
+    def record(self, record: StepRecord, seen: Observation) -> None:
+        self._last = record
+
+    def ledger_message(self, url: str) -> Message:
+        return {"role": "system", "content": ledger_block(self.render(self._ledger, url))}
+
+    def messages(
+        self, observation: Observation, step: int, image_jpeg: bytes | None = None
+    ) -> list[Message]:
+        self.current_url = observation.url
+        messages = [*self._head, self.ledger_message(observation.url)]
+        if self._last is not None and self._last.calls:
+            messages.append(assistant_message(self._last))
+            messages.extend(tool_messages(self._last))
+        notes = [observation_notes(self._last, step, self._task.max_steps), *self.notes]
+        self.notes = []
+        current = observation_message(
+            observation,
+            step,
+            self._task.max_steps,
+            "\n".join(n for n in notes if n),
+            clock=self._clock.line(step - 1),
+            image_jpeg=image_jpeg,
+        )
+        return [*messages, current]

@@ -1,9 +1,23 @@
-"""The Worker run loop: seed 000 Algorithm 1 (three-role run loop), Worker role only.
+"""The browser run loop: seed 000 Algorithm 1 lines 7-23 (the three-role run loop).
 
-Lines 8-22 of Algorithm 1 as written: open the start page; for s = 1..M observe, ask the
-Worker for actions, execute them in order and stop the batch after a successful
-page-changing action. The Orchestrator's routing (lines 1-6) and the Planner's every-N-steps
-review (lines 10-14) are not here yet; they plug in around `_step` and via `History`.
+    L <- Ledger(goal = T); page <- OpenBrowser(T.url)                      lines 7-8
+    for s <- 1 to M:
+        state <- Observe(page)                                             line 9
+        if s mod N = 0 or workerDone (or repeated failures):               line 10
+            plan <- Planner(state, L, T); if plan.done: return answer      lines 11-12
+        actions <- Worker(state, L, plan.nextSteps)                        line 15
+        foreach a in actions:                                              lines 16-20
+            r <- Execute(a, page); L <- Ingest(L, a, r, state.url)
+            if a is page-changing and r.success: break
+    return failure                                                         line 23
+
+The Worker's `done` is a completion signal: the Planner verifies it once (seed 001 App. A.4)
+and is the only place the run is declared done. Every model call goes through one
+MeteredLLM (one `llm.call` event each) after the eviction pass of seed 000 Algorithm 3
+(`memory.evicted`). Failed actions become Ledger dead ends (they replace a private set of
+failed signatures); Ledger changes are persisted through the MemoryStore after every step,
+with `fact.recorded` / `dead_end.recorded` events. Without a `Brain` (the naive baseline and
+the Worker-only comparison) the same loop runs the Worker alone and `done` ends the run.
 """
 
 from __future__ import annotations
@@ -16,9 +30,18 @@ from functools import partial
 from typing import Any
 
 from app.contracts import ErrorCode, EventType, TaskStatus
+from workers.agent.brain import Brain, BrainConfig, Trigger, describe_action
 from workers.agent.errors import AgentError, FeedbackError
+from workers.agent.eviction import cause_of
 from workers.agent.guards import DomainGuard
-from workers.agent.history import CompressedHistory, ExecutedCall, History, StepRecord
+from workers.agent.history import (
+    CompressedHistory,
+    ExecutedCall,
+    History,
+    StepRecord,
+    call_line,
+)
+from workers.agent.ledger import Ledger, StepOutcome
 from workers.agent.protocols import (
     LLM,
     Action,
@@ -26,11 +49,13 @@ from workers.agent.protocols import (
     AgentTask,
     Browser,
     EventSink,
-    LLMReply,
+    MemoryStore,
     Observation,
     ToolCall,
     ToolResult,
 )
+from workers.agent.roles.planner import CompletionClaim
+from workers.agent.roles.worker import Worker, WorkerTurn
 from workers.agent.tools import (
     DONE,
     MAX_ACTIONS_PER_STEP,
@@ -39,26 +64,23 @@ from workers.agent.tools import (
     parse_action,
     redacted_args,
 )
+from workers.metered_llm import MeteredLLM
 
 PREVIEW_CHARS = 600
-WORKER = "worker"
+# failures that say "re-read the page", not "this path leads nowhere"
+NOT_DEAD_ENDS = frozenset(
+    {"skipped", "stale_ref", "bad_ref", "ref_not_found", "invalid_tool_call", "unknown_tool"}
+)
 
 
 @dataclass
 class Usage:
-    """Running totals for AgentOutcome and the task row."""
+    """Step and reply-quality counters; model usage is metered by the MeteredLLM."""
 
     steps: int = 0
-    llm_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
     nudges: int = 0
     feedback_errors: int = 0
-
-    def add(self, reply: LLMReply) -> None:
-        self.llm_calls += 1
-        self.input_tokens += reply.input_tokens
-        self.output_tokens += reply.output_tokens
+    text_actions: int = 0
 
 
 @dataclass(frozen=True)
@@ -75,7 +97,7 @@ class Ending:
 @dataclass
 class _Batch:
     executed: list[ExecutedCall] = field(default_factory=list)
-    ending: Ending | None = None
+    claim: CompletionClaim | None = None  # the Worker called done
     stopped: str = ""  # why the remaining calls of the batch are skipped
 
 
@@ -83,38 +105,53 @@ def _skipped(why: str) -> ToolResult:
     return ToolResult(success=False, reason=why, error="skipped")
 
 
-class WorkerLoop:
-    """One run: owns the usage meter, the history and the failed-action memory."""
+class AgentLoop:
+    """One run: the Worker every step, the Planner when Algorithm 1 line 10 says so."""
 
     def __init__(
-        self, task: AgentTask, browser: Browser, llm: LLM, sink: EventSink, history: History
+        self,
+        task: AgentTask,
+        browser: Browser,
+        llm: LLM,
+        sink: EventSink,
+        history: History,
+        *,
+        ledger: Ledger | None = None,
+        brain: Brain | None = None,
     ) -> None:
-        self.task, self.browser, self.llm, self.sink = task, browser, llm, sink
-        self.history = history
+        self.task, self.browser, self.sink = task, browser, sink
+        self.llm = llm if isinstance(llm, MeteredLLM) else MeteredLLM(llm, sink)
+        self.history, self.brain = history, brain
+        self.ledger = ledger if ledger is not None else Ledger(task.instruction)
+        self.worker = Worker(self.llm, WORKER_TOOLS)
         self.usage = Usage()
-        self._failed: set[str] = set()
-        self._nudged_last = False
         self.guard = DomainGuard(task.allowed_domains)
+        self._nudged_last = False
 
     async def run(self) -> AgentOutcome:
         try:
             ending = await self._run()
         except AgentError as exc:
             ending = Ending(TaskStatus.failed, error=exc.code, reason=str(exc))
+        if self.brain is not None:
+            await self.brain.persist(self.ledger, self.usage.steps)
+        metered = self.llm.usage
         return AgentOutcome(
             answer=ending.answer,
             success=ending.success,
             status=ending.status.value,
             steps=self.usage.steps,
-            llm_calls=self.usage.llm_calls,
-            input_tokens=self.usage.input_tokens,
-            output_tokens=self.usage.output_tokens,
+            llm_calls=metered.calls,
+            input_tokens=metered.input_tokens,
+            output_tokens=metered.output_tokens,
             error=ending.error.value if ending.error else None,
             reason=ending.reason,
         )
 
     async def _run(self) -> Ending:
-        if self.task.start_url:  # Algorithm 1 line 8: page <- OpenBrowser(T.url)
+        if self.brain is not None:
+            await self.brain.start(self.ledger, self.task)  # line 7: L <- Ledger(goal = T)
+        if self.task.start_url:  # line 8: page <- OpenBrowser(T.url)
             ending = await self._bounded(self._open)
             if ending is not None:
                 return ending
@@ -124,7 +161,7 @@ class WorkerLoop:
             ending = await self._bounded(partial(self._step, step))
             if ending is not None:
                 return ending
-        return Ending(
+        return Ending(  # line 23
             TaskStatus.failed,
             error=ErrorCode.max_steps,
             reason=f"no answer after {self.task.max_steps} steps",
@@ -150,17 +187,24 @@ class WorkerLoop:
         result = await self.browser.goto(url)
         await self._emit_action(0, Action("navigate", {"url": url}), result)
 
+    # -- one step of Algorithm 1 ----------------------------------------------------------
     async def _step(self, step: int) -> Ending | None:
-        self.usage.steps = step
+        self.usage.steps = self.llm.step = step
         await self.sink.emit(EventType.step_started, {"step": step})
-        observation = await self._observe(step)  # line 9: state <- Observe(page)
-        reply = await self._think(step, observation)  # line 15: actions <- Worker(state)
-        if not reply.tool_calls:
-            return await self._no_tool_call(step, observation, reply)
-        batch = await self._act(step, reply.tool_calls)  # lines 16-20
-        record = StepRecord(step, observation.url, reply.content, tuple(batch.executed))
-        self.history.record(record, observation)
-        return batch.ending
+        state = await self._observe(step)  # line 9
+        if self.brain is not None and self.brain.due(step):  # line 10
+            verdict = await self.brain.review(self.ledger, step, state, self.brain.trigger(step))
+            if verdict.done:  # line 12
+                return self._planner_ending(verdict.final_answer, verdict.success)
+        turn = await self._think(step, state)  # line 15
+        if not turn.calls:
+            return await self._no_tool_call(step, state, turn)
+        batch = await self._act(step, turn.calls, state)  # lines 16-20
+        self.history.record(StepRecord(step, state.url, turn.content, tuple(batch.executed)), state)
+        await self._ingest_step(step, state, turn, batch)
+        if batch.claim is not None:
+            return await self._claimed(step, state, batch)
+        return None
 
     async def _observe(self, step: int) -> Observation:
         await self._stay_on_allowlist()  # a page may have moved on its own since the last step
@@ -169,40 +213,31 @@ class WorkerLoop:
         await self.sink.save_screenshot(step, await self.browser.screenshot())
         return observation
 
-    async def _think(self, step: int, observation: Observation) -> LLMReply:
-        messages = self.history.messages(observation, step)
-        reply = await self.llm.chat(WORKER, messages, tools=WORKER_TOOLS, tool_choice="auto")
-        self.usage.add(reply)
-        await self.sink.emit(
-            EventType.llm_call,
-            {
-                "step": step,
-                "role": WORKER,
-                "model": reply.model,
-                "input_tokens": reply.input_tokens,
-                "output_tokens": reply.output_tokens,
-                "latency_s": round(reply.latency_s, 3),
-                "finish_reason": reply.finish_reason,
-                "tool_calls": len(reply.tool_calls),
-            },
-        )
-        return reply
+    async def _think(self, step: int, state: Observation) -> WorkerTurn:
+        messages = self.history.messages(state, step)
+        if self.brain is not None:
+            messages = await self.brain.evict(messages, self.ledger, step, state.url)
+        _, turn = await self.worker.act(messages)
+        if turn.from_text:
+            self.usage.text_actions += 1
+        return turn
 
-    async def _no_tool_call(self, step: int, seen: Observation, reply: LLMReply) -> Ending | None:
+    async def _no_tool_call(self, step: int, seen: Observation, turn: WorkerTurn) -> Ending | None:
         """Nudge once; a second reply in a row without a tool call means the model gave up."""
         self.usage.nudges += 1
         previous_nudged, self._nudged_last = self._nudged_last, True
-        self.history.record(StepRecord(step, seen.url, reply.content, ()), seen)
+        self.history.record(StepRecord(step, seen.url, turn.content, ()), seen)
+        await self._ingest_step(step, seen, turn, _Batch())
         if previous_nudged:
             return Ending(
                 TaskStatus.failed,
-                answer=reply.content,
+                answer=turn.content,
                 error=ErrorCode.gave_up,
                 reason="the model stopped calling tools",
             )
         return None
 
-    async def _act(self, step: int, calls: tuple[ToolCall, ...]) -> _Batch:
+    async def _act(self, step: int, calls: tuple[ToolCall, ...], state: Observation) -> _Batch:
         """Execute up to five calls in order; a page change or `done` ends the batch."""
         self._nudged_last = False
         batch = _Batch()
@@ -217,29 +252,17 @@ class WorkerLoop:
                 why = "an earlier action of this turn failed; read its result before finishing"
                 batch.executed.append(ExecutedCall(call, None, _skipped(why)))
                 continue
-            executed = await self._execute(step, call)
+            executed = await self._execute(step, call, state)
             batch.executed.append(executed)
-            batch.ending = self._ending_after(executed)
-            if batch.ending is not None:
+            if executed.action is not None and executed.action.name == DONE:
+                args = executed.action.args
+                batch.claim = CompletionClaim(str(args["answer"]), bool(args["success"]), step)
                 batch.stopped = "the run finished with an earlier call"
             elif _changed_page(executed):  # line 18: page-changing and r.success -> break
                 batch.stopped = "an earlier action changed the page; re-read it first"
         return batch
 
-    def _ending_after(self, executed: ExecutedCall) -> Ending | None:
-        action = executed.action
-        if action is None or action.name != DONE:
-            return None
-        success = bool(action.args["success"])
-        return Ending(
-            TaskStatus.succeeded if success else TaskStatus.failed,
-            answer=str(action.args["answer"]),
-            success=success,
-            error=None if success else ErrorCode.gave_up,
-            reason="done" if success else "the agent reported failure",
-        )
-
-    async def _execute(self, step: int, call: ToolCall) -> ExecutedCall:
+    async def _execute(self, step: int, call: ToolCall, state: Observation) -> ExecutedCall:
         try:
             action = parse_action(call)
         except FeedbackError as exc:
@@ -252,12 +275,68 @@ class WorkerLoop:
         else:
             result = await self.browser.execute(action)
             result = await self._stay_on_allowlist() or result
-        signature = _signature(action)
-        repeated = not result.success and signature in self._failed
-        if not result.success:
-            self._failed.add(signature)
+        repeated = self._ingest_action(step, action, result, state)
         await self._emit_action(step, action, result)
         return ExecutedCall(call, action, result, repeated)
+
+    def _ingest_action(
+        self, step: int, action: Action, result: ToolResult, state: Observation
+    ) -> bool:
+        """Ingest(L, a, r, state.url): a failure becomes a dead end; True if it was one."""
+        if result.success or (result.error or "") in NOT_DEAD_ENDS:
+            return False
+        description, signature = describe_action(action, state.text)
+        repeated = self.ledger.is_dead_end(state.url, signature)
+        reason = " ".join((result.reason or result.error or "failed").split())[:120]
+        self.ledger.mark_dead_end(
+            f"{description} failed: {reason}",
+            state.url,
+            cause_of(result.error),
+            step=step,
+            signature=signature,
+        )
+        return repeated
+
+    async def _ingest_step(
+        self, step: int, state: Observation, turn: WorkerTurn, batch: _Batch
+    ) -> None:
+        actions = tuple(call_line(ex) for ex in batch.executed)
+        failed = next((ex.result for ex in batch.executed if not ex.result.success), None)
+        outcome = StepOutcome(
+            step=step,
+            url=state.url,
+            actions=actions,
+            success=failed is None and bool(actions),
+            error=(failed.error or "failed") if failed else (None if actions else "no_action"),
+            evaluation=turn.notes.evaluation,
+            memory=turn.notes.memory,
+            next_goal=turn.notes.next_goal,
+        )
+        if self.brain is not None:
+            await self.brain.ingest(self.ledger, outcome, turn.notes, batch.executed, state)
+
+    async def _claimed(self, step: int, state: Observation, batch: _Batch) -> Ending | None:
+        """workerDone: without a Planner the claim ends the run; with one it is verified."""
+        claim = batch.claim
+        assert claim is not None
+        if self.brain is None or not self.brain.should_verify(claim, batch.executed):
+            return self._planner_ending(claim.answer, claim.success)
+        if len(batch.executed) > 1:  # earlier actions of the batch may have changed the page
+            state = await self._observe(step)
+        verdict = await self.brain.review(self.ledger, step, state, Trigger.completion, claim)
+        if verdict.done:
+            return self._planner_ending(verdict.final_answer or claim.answer, verdict.success)
+        return None
+
+    @staticmethod
+    def _planner_ending(answer: str, success: bool) -> Ending:
+        return Ending(
+            TaskStatus.succeeded if success else TaskStatus.failed,
+            answer=answer,
+            success=success,
+            error=None if success else ErrorCode.gave_up,
+            reason="done" if success else "the agent reported failure",
+        )
 
     async def _stay_on_allowlist(self) -> ToolResult | None:
         """Seed 003 §8.4.2: never show the model a page outside the allowed domains."""
@@ -294,10 +373,6 @@ def _changed_page(executed: ExecutedCall) -> bool:
     return result.page_changed or is_page_changing(action)
 
 
-def _signature(action: Action) -> str:
-    return f"{action.name}:{sorted(action.args.items())!r}"
-
-
 def observation_event(step: int, observation: Observation) -> Mapping[str, Any]:
     """What watchers see of a page: figures and a preview, not the whole snapshot."""
     return {
@@ -320,10 +395,27 @@ HistoryFactory = Callable[[AgentTask], History]
 async def run_worker_loop(
     task: AgentTask, browser: Browser, llm: LLM, sink: EventSink, history: History
 ) -> AgentOutcome:
-    """The loop with an explicit history strategy (compressed, full, or a later ledger view)."""
-    return await WorkerLoop(task, browser, llm, sink, history).run()
+    """The Worker alone with an explicit history (the naive and Worker-only baselines)."""
+    return await AgentLoop(task, browser, llm, sink, history).run()
 
 
-async def run_agent(task: AgentTask, browser: Browser, llm: LLM, sink: EventSink) -> AgentOutcome:
-    """Run a task with compressed history (seed 003 §6) and return how it ended."""
+async def run_worker_only(
+    task: AgentTask, browser: Browser, llm: LLM, sink: EventSink
+) -> AgentOutcome:
+    """The Worker-only loop with compressed history (seed 003 §6): no Planner, no Ledger view."""
     return await run_worker_loop(task, browser, llm, sink, CompressedHistory(task))
+
+
+async def run_agent(
+    task: AgentTask,
+    browser: Browser,
+    llm: LLM,
+    sink: EventSink,
+    *,
+    memory: MemoryStore | None = None,
+    config: BrainConfig | None = None,
+) -> AgentOutcome:
+    """Planner + Worker over the Ledger on an open browser (Algorithm 1 lines 7-23)."""
+    metered = MeteredLLM(llm, sink)
+    brain, ledger, history = Brain.create(task, metered, sink, memory, config or BrainConfig())
+    return await AgentLoop(task, browser, metered, sink, history, ledger=ledger, brain=brain).run()

@@ -134,6 +134,24 @@ class MemoryStore(Protocol):
     async def record_learning(self, domain: str, key: str, value: Any) -> None: ...
 
 
+@dataclass(frozen=True)
+class FetchedPage:
+    """A page fetched over plain HTTP for the search route: its final URL and text."""
+
+    url: str
+    status: int
+    title: str = ""
+    text: str = ""
+    error: str | None = None  # why nothing usable came back (blocked, network, not text)
+
+
+@runtime_checkable
+class Fetcher(Protocol):
+    """HTTP GET through the same egress policy as the browser (no browser involved)."""
+
+    async def fetch(self, url: str) -> FetchedPage: ...
+
+
 @runtime_checkable
 class EventSink(Protocol):
     """Where the agent reports progress; the only way events leave a worker."""
@@ -155,6 +173,7 @@ class AgentTask:
     deadline: float
     allowed_domains: tuple[str, ...] = ()
     observation_mode: str = "compact"  # passed to Browser.observe() every step
+    time_zone: str = "UTC"  # IANA name; the Worker's clock line uses it (seed 003 §7.1)
 
 
 @dataclass(frozen=True)

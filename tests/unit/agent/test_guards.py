@@ -8,7 +8,7 @@ import time
 from workers.agent.guards import DomainGuard, off_allowlist
 from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentTask
-from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, reply
+from workers.agent.testing import BRAIN_SIDE, FakeBrowser, FakeLLM, RecordingSink, reply
 
 HOME, AWAY = "http://shop.example/", "http://tracker.test/landing"
 PAGES = {HOME: [("link", "Partner offer", AWAY)], AWAY: [("button", "Claim", None)]}
@@ -34,7 +34,11 @@ def test_guard_remembers_the_last_allowed_page() -> None:
 async def test_an_action_that_lands_off_the_allowlist_is_undone_and_reported() -> None:
     browser, sink = FakeBrowser(PAGES), RecordingSink()
     llm = FakeLLM(
-        [reply(("click", {"ref": "1:1"})), reply(("done", {"answer": "no offer", "success": True}))]
+        [
+            reply(("click", {"ref": "1:1"})),
+            reply(("done", {"answer": "no offer", "success": True})),
+        ],
+        BRAIN_SIDE,
     )
     task = AgentTask("find the price", HOME, 5, time.monotonic() + 60, ("shop.example",))
     outcome = await run_agent(task, browser, llm, sink)

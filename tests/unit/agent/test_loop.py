@@ -1,4 +1,8 @@
-"""Loop control flow with in-test doubles: batches, feedback, nudges, limits, ends."""
+"""Loop control flow with in-test doubles: batches, feedback, nudges, limits, ends.
+
+The Worker-only loop shares this control flow with the brain (tests/unit/agent/test_brain.py
+covers what the Planner and the Ledger add), so these tests run the Worker alone.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import json
 import time
 
 from workers.agent.errors import GuardViolation, LLMUnavailable
-from workers.agent.loop import run_agent
+from workers.agent.loop import run_worker_only as run_agent
 from workers.agent.naive import run_naive
 from workers.agent.protocols import AgentTask, LLMReply, ToolCall, ToolResult
 from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, reply
@@ -106,7 +110,8 @@ async def test_stale_ref_failure_reaches_the_model_with_a_hint() -> None:
 async def test_repeating_a_failed_action_is_flagged() -> None:
     browser = FakeBrowser(PAGES)
     browser.fail["hover"] = ToolResult(success=False, reason="nothing", error="no_effect")
-    llm = FakeLLM([reply(("hover", {"ref": "1:3"})), reply(("hover", {"ref": "1:3"})), done()])
+    # the same element on the next snapshot: a new ref, the same dead end
+    llm = FakeLLM([reply(("hover", {"ref": "1:3"})), reply(("hover", {"ref": "2:3"})), done()])
     await run_agent(task(), browser, llm, RecordingSink())
     assert "no visible effect" in tool_messages(llm.prompts[1])[0]["hint"]
     assert "already tried exactly this" in tool_messages(llm.prompts[2])[0]["hint"]

@@ -1,0 +1,279 @@
+"""The loop's memory hook and Planner cadence (seed 000 §4.1, §5; seed 004 §3.2, §3.4).
+
+`Brain` holds what the browser loop adds around the Worker:
+- when the Planner runs (Algorithm 1 line 10: s mod N = 0, N = PLANNER_EVERY_N_STEPS,
+  default 4; after `failures_before_review` failed steps in a row; on a completion claim;
+  optionally at start) and the single verification pass of seed 001 App. A.4;
+- Ingest: each step's StepOutcome, the Worker's facts, one checklist update per step, a
+  dead end when the Worker reports that its previous move led nowhere, navigation
+  checkpoints, and the adaptive memory of seed 004 §3.4;
+- the eviction pass before every model call (seed 000 Algorithm 3, `memory.evicted`);
+- persistence: the Ledger's journal goes to the MemoryStore after each step (snapshot
+  rewritten; steps, facts, episodic notes appended; dead ends stored per domain) with
+  `fact.recorded` / `dead_end.recorded` events; a new run loads its domain's dead ends.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from app.contracts import EventType
+from workers.agent.eviction import evict
+from workers.agent.history import ExecutedCall, LedgerHistory, Message, RunClock
+from workers.agent.ledger import DeadEnd, Fact, Ledger, LedgerChange, StepOutcome, domain_of
+from workers.agent.memory import AdaptiveMemory
+from workers.agent.protocols import (
+    LLM,
+    Action,
+    AgentTask,
+    EventSink,
+    MemoryStore,
+    Observation,
+)
+from workers.agent.roles.planner import CompletionClaim, Planner, PlannerVerdict
+from workers.agent.roles.worker import WorkerNotes
+from workers.agent.testing import InMemoryMemoryStore
+from workers.agent.tools import DONE, is_page_changing
+from workers.agent.views import render_worker, worker_view
+
+LABEL_CHARS = 80
+_FAILED_EVALUATION = re.compile(r"^\s*(?:failed|failure|did not work|unsuccessful)\b", re.I)
+
+
+class Trigger(StrEnum):
+    start = "start"
+    periodic = "periodic"
+    failures = "failures"
+    completion = "completion"
+
+
+@dataclass(frozen=True)
+class BrainConfig:
+    planner_every_n_steps: int = 4  # N of Algorithm 1 (PLANNER_EVERY_N_STEPS)
+    failures_before_review: int = 2  # failed steps in a row that call the Planner early
+    planner_at_start: bool = False  # a Planner call before the first Worker step
+
+
+def element_label(page_text: str, ref: str) -> str:
+    """`role "name"` of the element with this ref in the snapshot text ('' if absent)."""
+    match = re.search(
+        rf'^\s*\[{re.escape(ref)}\]\s+([\w-]+)(?:\s+("(?:[^"\\]|\\.)*"))?', page_text, re.M
+    )
+    if not match:
+        return ""
+    return f"{match[1]} {match[2]}" if match[2] else match[1]
+
+
+def describe_action(action: Action, page_text: str) -> tuple[str, str]:
+    """(one-line description, signature) of an action, by element name rather than ref, so
+    a dead end still matches on the next snapshot version and in a later run."""
+    args = dict(action.args)
+    target = element_label(page_text, str(args.pop("ref"))) if "ref" in args else ""
+    if action.name == "type" and args.get("secret"):
+        args["text"] = "***"
+    rest = ", ".join(f"{k}={str(v)[:LABEL_CHARS]}" for k, v in sorted(args.items()))
+    description = " ".join(p for p in (action.name, target, rest and f"({rest})") if p)
+    return description, description.lower()
+
+
+def _fact_event(fact: Fact, step: int) -> dict[str, Any]:
+    value = "***" if fact.category == "credential" else fact.value
+    return {
+        "step": step,
+        "key": fact.key,
+        "value": value,
+        "category": fact.category,
+        "confidence": fact.confidence,
+        "source_step": fact.source_step,
+    }
+
+
+def _dead_end_event(dead_end: DeadEnd, step: int) -> dict[str, Any]:
+    return {
+        "step": step,
+        "description": dead_end.description,
+        "url": dead_end.url,
+        "cause": dead_end.cause,
+        "domain": dead_end.domain,
+    }
+
+
+class Brain:
+    """One per run: the Planner, the adaptive memory and the Ledger's persistence."""
+
+    def __init__(
+        self,
+        planner: Planner,
+        adaptive: AdaptiveMemory,
+        memory: MemoryStore,
+        sink: EventSink,
+        history: LedgerHistory,
+        config: BrainConfig,
+    ) -> None:
+        self.planner, self.adaptive, self.memory = planner, adaptive, memory
+        self.sink, self.history, self.config = sink, history, config
+        self.verified = False  # seed 001 A.4: at most one verification pass per run
+        self.failed_streak = 0
+        self._checklist_step = 0  # the step whose one checklist update is spent
+        self._last_move: tuple[str, str, str] | None = None  # (url, description, signature)
+        self._session = history.session_text
+
+    @classmethod
+    def create(
+        cls,
+        task: AgentTask,
+        llm: LLM,
+        sink: EventSink,
+        memory: MemoryStore | None,
+        config: BrainConfig,
+    ) -> tuple[Brain, Ledger, LedgerHistory]:
+        ledger = Ledger(task.instruction)
+        adaptive = AdaptiveMemory(llm, ledger)
+
+        def render(ledger: Ledger, url: str) -> str:
+            return render_worker(worker_view(ledger, url, adaptive.window), include_goal=False)
+
+        clock = RunClock.start(task.deadline, task.time_zone)
+        history = LedgerHistory(task, ledger, clock, render)
+        store = memory if memory is not None else InMemoryMemoryStore()
+        brain = cls(Planner(llm), adaptive, store, sink, history, config)
+        return brain, ledger, history
+
+    # -- start and cadence ----------------------------------------------------------------
+    async def start(self, ledger: Ledger, task: AgentTask) -> None:
+        """Dead ends remembered for the start page's domain enter the new Ledger."""
+        domain = domain_of(task.start_url or "")
+        if domain:
+            ledger.load_dead_ends(await self.memory.load_domain_dead_ends(domain))
+        await self.persist(ledger, 0)
+
+    def due(self, step: int) -> bool:
+        return self.trigger(step) is not None
+
+    def trigger(self, step: int) -> Trigger | None:
+        if step == 1 and self.config.planner_at_start:
+            return Trigger.start
+        if step % self.config.planner_every_n_steps == 0:
+            return Trigger.periodic
+        if self.failed_streak >= self.config.failures_before_review:
+            return Trigger.failures
+        return None
+
+    def should_verify(self, claim: CompletionClaim, executed: Sequence[ExecutedCall]) -> bool:
+        """A claim is verified once; a failure claimed on a first step that did nothing
+        else has nothing to verify (no plan, no progress) and ends the run."""
+        if self.verified:
+            return False
+        first_and_only = claim.step == 1 and all(
+            ex.action is not None and ex.action.name == DONE for ex in executed
+        )
+        return claim.success or not first_and_only
+
+    # -- the Planner ------------------------------------------------------------------------
+    async def review(
+        self,
+        ledger: Ledger,
+        step: int,
+        state: Observation,
+        trigger: Trigger | None,
+        claim: CompletionClaim | None = None,
+    ) -> PlannerVerdict:
+        kind = trigger or Trigger.periodic
+        verdict = await self.planner.review(ledger, self._session, state, claim)
+        self.failed_streak = 0
+        if verdict.checklist_update is not None:
+            self._checklist_step = step
+        if claim is not None:
+            self.verified = True
+            if not verdict.done:
+                self.history.notes.append(
+                    "The Planner did not accept completion yet: "
+                    + (verdict.challenges or "; ".join(verdict.next_steps) or "keep going")
+                )
+        payload = verdict.event(step, kind.value)
+        payload["subgoal"] = ledger.subgoal
+        payload["checklist"] = [
+            {"id": i.id, "text": i.text, "status": i.status} for i in ledger.checklist
+        ]
+        await self.sink.emit(EventType.plan_updated, payload)
+        await self.persist(ledger, step)
+        return verdict
+
+    # -- Ingest -------------------------------------------------------------------------------
+    async def ingest(
+        self,
+        ledger: Ledger,
+        outcome: StepOutcome,
+        notes: WorkerNotes,
+        executed: Sequence[ExecutedCall],
+        state: Observation,
+    ) -> None:
+        step = outcome.step
+        if _FAILED_EVALUATION.match(notes.evaluation) and self._last_move is not None:
+            url, description, signature = self._last_move
+            ledger.mark_dead_end(
+                f"{description} led nowhere: {notes.evaluation[:120]}",
+                url,
+                "postcondition_miss",
+                step=step,
+                signature=signature,
+            )
+        self._last_move = self._move_of(executed, state)
+        for key, value in notes.facts:
+            ledger.record_fact(key, value, category="observation", confidence=0.8, step=step)
+        one_left = notes.checklist is not None and self._checklist_step != step
+        if one_left and ledger.update_checklist_item(*notes.checklist) is not None:  # type: ignore[misc]
+            self._checklist_step = step
+        ledger.record_step(outcome)
+        self.failed_streak = 0 if outcome.success else self.failed_streak + 1
+        await self.adaptive.add(outcome)
+        await self.persist(ledger, step)
+
+    def _move_of(
+        self, executed: Sequence[ExecutedCall], state: Observation
+    ) -> tuple[str, str, str] | None:
+        """The step's successful page-changing action, if any, as a checkpoint candidate."""
+        for ex in executed:
+            if ex.action is None or not ex.result.success or ex.action.name == DONE:
+                continue
+            if ex.result.page_changed or is_page_changing(ex.action):
+                description, signature = describe_action(ex.action, state.text)
+                return state.url, description, signature
+        return None
+
+    # -- eviction and persistence ----------------------------------------------------------
+    async def evict(
+        self, messages: list[Message], ledger: Ledger, step: int, url: str
+    ) -> list[Message]:
+        """Algorithm 3 before the model call, then the Ledger it wrote to is persisted."""
+        result = evict(messages, ledger, step=step, render=lambda led: self._render(led, url))
+        await self.sink.emit(EventType.memory_evicted, result.event(step))
+        await self.persist(ledger, step)
+        return result.messages
+
+    def _render(self, ledger: Ledger, url: str) -> str:
+        return self.history.render(ledger, url)
+
+    async def persist(self, ledger: Ledger, step: int) -> None:
+        """Write the journal since the last call, then the snapshot."""
+        for change in ledger.drain():
+            await self._store(change, step)
+        await self.memory.save_ledger(ledger.to_dict())
+
+    async def _store(self, change: LedgerChange, step: int) -> None:
+        entry = change.entry
+        if change.kind == "step":
+            await self.memory.append_step(entry)
+        elif change.kind == "fact":
+            await self.memory.append_fact(entry, domain_of(self.history.current_url))
+            await self.sink.emit(EventType.fact_recorded, _fact_event(entry, step))
+        elif change.kind == "dead_end":
+            domain = entry.domain or domain_of(self.history.current_url)
+            await self.memory.record_dead_end(domain, entry)
+            await self.sink.emit(EventType.dead_end_recorded, _dead_end_event(entry, step))
+        elif change.kind == "episodic":
+            await self.memory.append_episodic(entry)
