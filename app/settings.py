@@ -69,6 +69,13 @@ class Settings(BaseSettings):
     #   pipeline - divide-and-conquer summary + relevant controls (seed 001 §2.4, App. A.3);
     #              extra "summarizer" LLM calls each changed page, counted in the task usage
     observation_mode: Literal["compact", "pagemem", "som", "vision", "pipeline"] = "compact"
+    # the hand (seed 000 §6.3-6.4): Bézier cursor paths, click timing and typing rhythm;
+    # false sends the same CDP press/release straight to the target (faster, still trusted)
+    humanize: bool = True
+    humanize_typos: bool = False  # §6.4's 2% typo-and-correct while typing
+    # tier 3 of the click cascade (scripted el.click(), isTrusted=false); never used on
+    # domains the per-domain learnings mark bot-protected
+    click_allow_untrusted: bool = False
 
     # worker liveness
     worker_metrics_port: int = 9101

@@ -1,0 +1,134 @@
+"""Outcome attribution, pixel difference (seed 002), dead-click guard with toggle exemption
+(seed 000 §4.5), stalling warning (seed 004 F.2.4) and the per-domain click-tier memory."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from workers.agent.protocols import Action, ToolResult
+from workers.browser.click_memory import InMemoryClickMemory, tier_order
+from workers.browser.verify import (
+    DeadClickGuard,
+    StallMonitor,
+    outcome,
+    pixel_difference,
+    typed_ok,
+)
+
+
+def png(colour: int, box: tuple[int, int, int, int] | None = None, fill: int = 0) -> bytes:
+    img = Image.new("L", (200, 100), colour)
+    if box is not None:
+        img.paste(fill, box)
+    out = io.BytesIO()
+    img.save(out, "PNG")
+    return out.getvalue()
+
+
+def test_ambient_only_summary_is_no_effect() -> None:
+    out = outcome({"causal": 0, "late": 0, "ambient": 12, "children": ["Reply", "Forward"]})
+    assert not out.effect
+    assert out.children == ("Reply", "Forward")
+
+
+def test_each_signal_is_an_effect() -> None:
+    for summary in (
+        {"causal": 1},
+        {"late": 2},
+        {"focusMoved": True},
+        {"scrolled": True},
+        {"modal": 1},
+        {"stateChanged": True},
+        {"valueChanged": True, "value": "x"},
+        {"detached": True},
+        {"url": True},
+    ):
+        assert outcome(summary).effect, summary
+    assert outcome({}, dialogs=("alert 'hi'",)).effect
+    assert outcome({}, popup=True).effect
+    assert outcome(None).url_changed  # the frame went away: navigation
+
+
+def test_pixels_decide_for_silent_widgets() -> None:
+    assert not outcome({}, pixel_diff=0.009).effect
+    assert outcome({}, pixel_diff=0.01).effect
+
+
+def test_pixel_difference_256_gray() -> None:
+    assert pixel_difference(png(255), png(255)) == 0.0
+    half = pixel_difference(png(255), png(255, (0, 0, 100, 100), 0))
+    assert abs(half - 0.5) < 0.02
+    tiny = pixel_difference(png(255), png(255, (0, 0, 2, 2), 250))
+    assert tiny < 0.01
+
+
+def test_evidence_mentions_toggle() -> None:
+    out = outcome({"activeBefore": False, "activeAfter": True, "stateChanged": True})
+    assert out.toggled and "now on" in out.evidence()
+
+
+def test_dead_click_guard_refuses_second_silent_click() -> None:
+    guard = DeadClickGuard()
+    assert not guard.refuses("a", False)
+    guard.record("a", 0, False)
+    assert guard.refuses("a", False)
+    assert not guard.refuses("b", False)  # another target
+
+
+def test_dead_click_guard_toggle_exemption_and_reset() -> None:
+    guard = DeadClickGuard()
+    guard.record("filter", 0, True)  # un-applying a filter: no mutation, state flipped
+    assert not guard.refuses("filter", False)
+    guard.record("x", 3, False)  # a click that mutated is never dead
+    assert not guard.refuses("x", False)
+    guard.record("y", 0, False)
+    guard.reset()
+    assert not guard.refuses("y", False)
+
+
+def test_stall_warning_after_identical_failures() -> None:
+    monitor = StallMonitor()
+    act = Action("click", {"ref": "1:2"})
+    fail = ToolResult(success=False, error="no_effect", reason="nothing")
+    assert "stalling" not in monitor.check(act, fail).data
+    assert "stalling" not in monitor.check(act, fail).data
+    third = monitor.check(act, fail)
+    assert "same action failed 3 times" in third.data["stalling"]
+    assert "Reconsider the strategy" in third.reason
+
+
+def test_stall_warning_on_failure_rate() -> None:
+    monitor = StallMonitor()
+    ok = ToolResult(success=True)
+    for i in range(4):
+        res = monitor.check(
+            Action("click", {"ref": f"1:{i}"}), ToolResult(success=False, error="e")
+        )
+        if i < 3:
+            assert "stalling" not in res.data
+    assert "4 of the last 4" in res.data["stalling"]
+    assert monitor.check(Action("scroll"), ok) is ok
+
+
+def test_typed_ok() -> None:
+    assert typed_ok("abc", "abc", cleared=True)
+    assert typed_ok("4111 1111", "4111-1111".replace("-", ""), cleared=True)
+    assert not typed_ok("abc", "ab", cleared=True)
+    assert not typed_ok("abc", None, cleared=False)
+
+
+def test_click_memory_best_tier_and_bot_protection() -> None:
+    mem = InMemoryClickMemory()
+    assert tier_order(mem, "shop.test", allow_untrusted=False) == ("cdp", "playwright")
+    assert tier_order(mem, "shop.test", allow_untrusted=True) == ("cdp", "playwright", "js")
+    mem.record("shop.test", ("cdp", "playwright"), "playwright")
+    mem.record("shop.test", ("cdp",), None)
+    assert tier_order(mem, "shop.test", allow_untrusted=True) == ("playwright", "cdp", "js")
+    mem.mark_bot_protected("shop.test")
+    assert tier_order(mem, "shop.test", allow_untrusted=True) == ("playwright", "cdp")
+    again = InMemoryClickMemory()
+    again.load("shop.test", mem.export("shop.test"))
+    assert again.export("shop.test") == mem.export("shop.test")
+    assert again.best_tier("shop.test") == "playwright" and again.bot_protected("shop.test")

@@ -1,0 +1,330 @@
+"""Three-tier click cascade (seed 000 §6.3, Algorithm 5) with humanized motion (§6.4).
+
+Tier "cdp": probe the element (found / disabled / visible), scroll it to the viewport centre
+when needed, check with elementsFromPoint that it is on top at its centre (also the <iframe>
+chain it lives in): covered → `element_covered` naming what covers it, only its container
+hit → `selector_ambiguous`; sweep the cursor along the Algorithm 6 path, hesitate, press and
+release through CDP `Input.dispatchMouseEvent` (isTrusted=true). Tier "playwright": the
+locator/handle click (trusted, Playwright's own actionability checks). Tier "js": the
+scripted `el.click()` (isTrusted=false), only with `allow_untrusted` and never on a domain the
+learnings mark bot-protected. Each attempt is verified (verify.py); the first with an effect
+wins and is recorded per domain so later tasks start at that tier; none → `no_effect`.
+The dead-click guard (verify.DeadClickGuard) refuses a second silent click on one target.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from playwright.async_api import CDPSession, ElementHandle, Error, Frame, Page
+
+from workers.agent.protocols import Action, ToolResult
+from workers.agent.toolerrors import ToolError
+from workers.browser import humanize, snapper
+from workers.browser.click_memory import ClickMemory, InMemoryClickMemory, domain_of, tier_order
+from workers.browser.frames import js
+from workers.browser.verify import DeadClickGuard, Outcome, StallMonitor, ghost, pointer
+from workers.browser.vision import Rect
+
+ACTION_TIMEOUT_MS = 5000
+SCROLL_WAIT_S = 0.15  # Alg. 5 line 7
+TIER_WAIT_S = 1.5  # how long a tier's click may take to show an effect (Alg. 5 line 24)
+CLICK_TOOLS = frozenset({"click", "click_at"})
+
+Act = Callable[[], Awaitable[None]]
+# runs act between arming and settling the effect check (PageSession._effect)
+Runner = Callable[[Frame, ElementHandle | None, Act, float], Awaitable[Outcome]]
+
+
+class TierFailed(Exception):
+    """A tier could not click; `final` stops the cascade (Alg. 5 lines 6, 9, 10)."""
+
+    def __init__(self, code: str, reason: str, *alternatives: str, final: bool = False) -> None:
+        super().__init__(reason)
+        self.code, self.reason, self.alternatives, self.final = code, reason, alternatives, final
+
+
+@dataclass(frozen=True)
+class ClickPolicy:
+    humanize: humanize.Humanize = field(default_factory=humanize.Humanize)
+    allow_untrusted: bool = False
+    tier_wait_s: float = TIER_WAIT_S
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to click: an element in its frame, optionally at a viewport point (click_at)."""
+
+    el: ElementHandle
+    frame: Frame
+    point: tuple[float, float] | None = None
+    button: Literal["left", "right", "middle"] = "left"
+    count: int = 1
+    hold_ms: float = 0.0  # press-and-hold: keep the button down this long
+
+    @classmethod
+    def of(cls, el: ElementHandle, frame: Frame, args: Mapping[str, Any], **kw: Any) -> Target:
+        """From click tool arguments (button / right_click, double / double_click, hold_ms)."""
+        right = args.get("right_click") or args.get("rightClick") or args.get("button") == "right"
+        button: Literal["left", "right", "middle"] = (
+            "right" if right else "middle" if args.get("button") == "middle" else "left"
+        )
+        double = args.get("double") or args.get("double_click") or args.get("doubleClick")
+        hold = float(args.get("hold_ms") or 0)
+        return cls(el, frame, button=button, count=2 if double else 1, hold_ms=hold, **kw)
+
+
+Tier = Callable[["Hand", Page, Target], Awaitable[Act]]
+
+
+async def _viewport_rect(el: ElementHandle) -> tuple[float, float, float, float]:
+    box = await el.bounding_box()
+    if box is None or box["width"] <= 0 or box["height"] <= 0:
+        raise TierFailed(ToolError.not_visible, "the element has no box on screen")
+    return box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]
+
+
+async def _probe(el: ElementHandle) -> dict[str, Any]:
+    p: dict[str, Any] = await el.evaluate(js("click.js"), ["probe"])
+    if not p["found"]:
+        raise TierFailed(ToolError.stale_ref, "the element is no longer in the page", final=True)
+    if p["disabled"]:
+        raise TierFailed(
+            ToolError.disabled,
+            "the element is disabled",
+            "fill in the required fields first",
+            final=True,
+        )
+    if not p["visible"]:
+        raise TierFailed(
+            ToolError.not_visible, "the element is not visible", "scroll to it or open its section"
+        )
+    return p
+
+
+async def _top_check(target: Target, x: float, y: float) -> None:
+    """elementsFromPoint at (x, y) in the element's frame and up the <iframe> chain."""
+    el, frame = target.el, await target.el.owner_frame() or target.frame
+    while True:
+        local = await el.evaluate(js("click.js"), ["probe"])
+        vx0, vy0, _, _ = await _viewport_rect(el)
+        lx, ly = x - (vx0 - local["local"][0]), y - (vy0 - local["local"][1])
+        top = await el.evaluate(js("click.js"), ["top", lx, ly])
+        if top["verdict"] == "covered":
+            raise TierFailed(
+                ToolError.element_covered,
+                f"the element is covered by {top['cover']}",
+                f"close or dismiss {top['cover']} first (its close button, or press_key Escape)",
+                "scroll the element into a free area and retry",
+                final=True,
+            )
+        if top["verdict"] == "ambiguous":
+            raise TierFailed(
+                ToolError.selector_ambiguous,
+                f"its centre reaches only {top['cover'] or 'its container'}, not the element",
+                "click one of the controls inside it, or click_at the exact point",
+                final=True,
+            )
+        parent = frame.parent_frame
+        if parent is None:
+            return
+        el, frame = await frame.frame_element(), parent
+
+
+async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
+    p = await _probe(t.el)
+    if not p["inViewport"] and t.point is None:
+        await t.el.evaluate(js("click.js"), ["scroll", "center"])
+        await asyncio.sleep(SCROLL_WAIT_S)
+    rect = await _viewport_rect(t.el)
+    centre = t.point or ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
+    await _top_check(t, *centre)
+    cdp = await hand.cdp(page)
+    hand.cursor = await pointer(page) or hand.cursor
+    press = await hand.approach(cdp, centre, rect)
+
+    async def act() -> None:
+        await hand.press(cdp, press, t.button, t.count, t.hold_ms)
+
+    return act
+
+
+async def tier_playwright(hand: Hand, page: Page, t: Target) -> Act:
+    position = None
+    if t.point is not None:
+        x0, y0, _, _ = await _viewport_rect(t.el)
+        position = {"x": t.point[0] - x0, "y": t.point[1] - y0}
+
+    async def act() -> None:
+        await t.el.click(
+            button=t.button,
+            click_count=t.count,
+            delay=t.hold_ms,
+            position=position,  # type: ignore[arg-type]
+            timeout=ACTION_TIMEOUT_MS,
+        )
+
+    return act
+
+
+async def tier_js(hand: Hand, page: Page, t: Target) -> Act:
+    if t.button != "left" or t.count != 1 or t.hold_ms:
+        raise TierFailed(
+            ToolError.action_failed, "a scripted click can only be a single left click"
+        )
+    p = await _probe(t.el)
+    if not p["inViewport"]:
+        await t.el.evaluate(js("click.js"), ["scroll", "nearest"])
+
+    async def act() -> None:
+        await t.el.evaluate(js("click.js"), ["jsclick"])
+
+    return act
+
+
+TIERS: Mapping[str, Tier] = {"cdp": tier_cdp, "playwright": tier_playwright, "js": tier_js}
+
+
+@dataclass
+class Hand:
+    """Per-session click state: cursor position, randomness, the domain memory, the guards."""
+
+    policy: ClickPolicy = ClickPolicy()
+    memory: ClickMemory = field(default_factory=InMemoryClickMemory)
+    rng: random.Random = field(default_factory=random.Random)
+    tiers: Mapping[str, Tier] = field(default_factory=lambda: dict(TIERS))
+    cursor: tuple[float, float] = (0.0, 0.0)
+    guard: DeadClickGuard = field(default_factory=DeadClickGuard)
+    stall: StallMonitor = field(default_factory=StallMonitor)
+    _cdp: dict[int, CDPSession] = field(default_factory=dict)
+
+    async def cdp(self, page: Page) -> CDPSession:
+        session = self._cdp.get(id(page))
+        if session is None:
+            session = await page.context.new_cdp_session(page)
+            self._cdp[id(page)] = session
+        return session
+
+    async def _move(self, cdp: CDPSession, x: float, y: float) -> None:
+        await cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+        self.cursor = (x, y)
+
+    async def approach(
+        self, cdp: CDPSession, centre: tuple[float, float], rect: tuple[float, float, float, float]
+    ) -> tuple[float, float]:
+        """Sweep to the target (Alg. 6) and hesitate; returns the (jittered) press point."""
+        if not self.policy.humanize.enabled:
+            await self._move(cdp, *centre)
+            return centre
+        for wp in humanize.motion_path(self.cursor, centre, "click", self.rng):
+            await asyncio.sleep(wp.dt_ms / 1000)
+            await self._move(cdp, wp.x, wp.y)
+        await asyncio.sleep(humanize.hesitation_ms(self.rng) / 1000)
+        point = humanize.press_point(centre, rect, self.rng)
+        await self._move(cdp, *point)
+        return point
+
+    async def press(
+        self, cdp: CDPSession, point: tuple[float, float], button: str, count: int, hold_ms: float
+    ) -> None:
+        """mousePressed / mouseReleased pairs at the point (a double click is two pairs)."""
+        x, y = point
+        for n in range(1, count + 1):
+            base = {"x": x, "y": y, "button": button, "clickCount": n}
+            await cdp.send(
+                "Input.dispatchMouseEvent", {**base, "type": "mousePressed", "buttons": 1}
+            )
+            if hold_ms > 0:
+                await asyncio.sleep(hold_ms / 1000)
+            elif self.policy.humanize.enabled:
+                await asyncio.sleep(humanize.hold_ms(self.rng) / 1000)
+            await cdp.send(
+                "Input.dispatchMouseEvent", {**base, "type": "mouseReleased", "buttons": 0}
+            )
+
+    async def click_at(
+        self, page: Page, box: Rect, label: str, what: str, run: Runner, args: Mapping[str, Any]
+    ) -> ToolResult:
+        """A vision box or a point, snapped to a pressable point (Algorithm 4), then clicked."""
+        found = await snapper.snap(page.main_frame, box, label)
+        el = await found.element() if found is not None else None
+        if found is None or el is None:
+            return _failure(
+                ToolError.no_effect,
+                f"{what}: nothing clickable in that {'point' if box.area <= 0 else 'box'}.",
+                "observe again and use a ref, or another vision box",
+            )
+        t = Target.of(el, found.frame, args, point=(found.x, found.y))
+        where = f"{what} at ({found.x:.0f}, {found.y:.0f}) via snap phase {found.phase}"
+        return await self.click(page, t, where, run)
+
+    def note(self, action: Action, result: ToolResult) -> ToolResult:
+        """After any tool call: break the guard's "in a row" and watch for stalling."""
+        if action.name not in CLICK_TOOLS:
+            self.guard.reset()
+        return self.stall.check(action, result)
+
+    async def click(self, page: Page, t: Target, what: str, run: Runner) -> ToolResult:
+        """Algorithm 5 over the domain's tier order, each attempt verified by `run`."""
+        domain = domain_of(page.url)
+        ident: dict[str, Any] = await t.el.evaluate(js("click.js"), ["probe"])
+        key, active = str(ident["key"]), bool(ident["active"])
+        if t.point is not None:  # a canvas is one element with many targets on it
+            key += f"@{t.point[0]:.0f},{t.point[1]:.0f}"
+        if self.guard.refuses(key, active):
+            return _failure(
+                ToolError.dead_click,
+                f"{what} refused: the same target was just clicked with no DOM change.",
+                "observe the page again (take a fresh snapshot or screenshot) before retrying",
+                "choose a different element, or press_key Enter on the focused element",
+            )
+        order = tier_order(self.memory, domain, allow_untrusted=self.policy.allow_untrusted)
+        tried: list[str] = []
+        last: Outcome | None = None
+        for name in order:
+            tried.append(name)
+            try:
+                act = await self.tiers[name](self, page, t)
+                last = await run(t.frame, t.el, act, self.policy.tier_wait_s)
+            except TierFailed as exc:
+                if exc.final:
+                    return _failure(
+                        exc.code, f"{what}: {exc.reason}.", *exc.alternatives, tried=tried
+                    )
+                continue
+            except Error as exc:
+                if name == order[-1] and last is None:
+                    raise
+                del exc
+                continue
+            if last.effect:
+                self.memory.record(domain, tried, name)
+                self.guard.record(key, last.mutations, active)
+                return ToolResult(
+                    success=True,
+                    reason=f"{what} done ({last.evidence()}; tier {name})",
+                    tried=tuple(tried),
+                    page_changed=last.url_changed,
+                    data={"tier": name},
+                )
+            if last.url_changed or last.detached:
+                break  # the page moved on: never click again
+        self.memory.record(domain, tried, None)
+        self.guard.record(key, last.mutations if last else 0, active)
+        return ghost(what, last, tried)
+
+
+def _failure(
+    code: str, reason: str, *alternatives: str, tried: list[str] | tuple[str, ...] = ()
+) -> ToolResult:
+    return ToolResult(
+        success=False,
+        error=code,
+        reason=reason,
+        alternatives=tuple(alternatives),
+        tried=tuple(tried),
+    )

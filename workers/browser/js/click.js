@@ -1,0 +1,56 @@
+// Element probes of the click cascade (seed 000 §6.3, Algorithm 5): ElementHandle.evaluate(el, [op, ...]).
+// op "probe": found / disabled / visible / in viewport, the frame-local rect, an identity
+//   (document URL + XPath) and the active (checked / pressed / selected) state;
+// op "scroll": scrollIntoView (block centre, or nearest for tier 3);
+// op "top": the elementsFromPoint check at a frame-local point: "ok" when the element (or
+//   something inside it, or its <label>) is on top, "covered" naming what is, "ambiguous"
+//   when the point reaches only the element's container (the element itself is not hit);
+// op "jsclick": tier 3, the scripted el.click() (isTrusted=false).
+(el, args) => {
+  const [op, x, y] = args;
+  const r = el.getBoundingClientRect();
+  if (op === 'probe') {
+    const st = getComputedStyle(el);
+    const win = el.ownerDocument.defaultView;
+    const visible = el.isConnected && r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none';
+    const disabled = !!el.disabled || (el.closest && !!el.closest('fieldset[disabled]') && ['button', 'input', 'select', 'textarea'].includes(el.localName));
+    const inViewport = r.bottom > 0 && r.right > 0 && r.top < win.innerHeight && r.left < win.innerWidth
+      && r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
+    const parts = [];
+    for (let n = el; n && n.nodeType === 1; n = n.parentNode) {
+      let i = 1;
+      for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === n.localName) i += 1;
+      parts.unshift(`${n.localName}[${i}]`);
+    }
+    const active = !!(el.checked || el.selected) || ['true', 'mixed'].includes(el.getAttribute('aria-pressed'))
+      || el.getAttribute('aria-checked') === 'true' || el.getAttribute('aria-selected') === 'true';
+    return { found: el.isConnected, disabled, visible, inViewport, local: [r.left, r.top, r.right, r.bottom],
+      key: `${win.location.href}|/${parts.join('/')}`, active };
+  }
+  if (op === 'scroll') {
+    el.scrollIntoView({ block: x || 'center', inline: 'nearest' });
+    return true;
+  }
+  if (op === 'jsclick') {
+    el.click();
+    return true;
+  }
+  // op "top"
+  const root = el.getRootNode && el.getRootNode().elementsFromPoint ? el.getRootNode() : el.ownerDocument;
+  const stack = root.elementsFromPoint(x, y);
+  const inside = (outer, inner) => {
+    for (let n = inner; n; n = n.parentNode || n.host) if (n === outer) return true;
+    return false;
+  };
+  const top = stack[0];
+  if (!top) return { verdict: 'ambiguous', cover: '' };
+  if (inside(el, top) || (top.localName === 'label' && top.control === el)) return { verdict: 'ok', cover: '' };
+  const describe = (e) => {
+    const id = e.id ? `#${e.id}` : '';
+    const cls = typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\s+/).slice(0, 2).join('.') : '';
+    const text = (e.innerText || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 40);
+    return `${e.localName}${id}${cls}${text ? ` "${text}"` : ''}`;
+  };
+  if (!stack.includes(el) && inside(top, el)) return { verdict: 'ambiguous', cover: describe(top) };
+  return { verdict: 'covered', cover: describe(top) };
+}

@@ -1,0 +1,114 @@
+// Before/after state of an action for verify-act-verify (seed 004 App. F.2.2, seed 002),
+// run in the target element's own frame after verify_tracker.js is installed there.
+// op "arm": start a session and return the before-state; op "collect": return what changed,
+// with mutations attributed (input-caused vs late, ambient tickers excluded, target-related);
+// op "value": the value a field shows (typing read-back, seed 004 F.2.3); op "mouse": the
+// last pointer position seen in this frame.
+// Called as ElementHandle.evaluate(el, [op, end]) or Frame.evaluate([op, null, end]).
+(a, b) => {
+  const [op, el, end] = b === undefined ? a : [b[0], a, b[1]];
+  if (op === 'value') return typeof el.value === 'string' ? el.value : (el.isContentEditable ? el.innerText : null);
+  const doc = el ? el.ownerDocument : document;
+  const win = doc.defaultView || window;
+  const getComputedStyle = (e) => win.getComputedStyle(e);
+  const V = win.__webagentVerify;
+  if (!V) return null;
+  if (op === 'mouse') return V.mouse || null;
+  const ACTIVE_CLASS = /(^|[-_\s])(active|selected|checked|pressed|current|open|on|toggled)($|[-_\s])/i;
+
+  function deepFocus() {
+    let f = doc.activeElement;
+    while (f && f.shadowRoot && f.shadowRoot.activeElement) f = f.shadowRoot.activeElement;
+    return f;
+  }
+  function editable(f) {
+    if (!f) return false;
+    const tag = f.localName;
+    if (tag === 'textarea' || tag === 'select' || f.isContentEditable) return true;
+    return tag === 'input' && !['button', 'submit', 'reset', 'checkbox', 'radio', 'image', 'range', 'color', 'file'].includes(f.type);
+  }
+  function scroller(e) {
+    for (let n = e && e.parentElement; n; n = n.parentElement) {
+      const st = getComputedStyle(n);
+      if (/(auto|scroll)/.test(st.overflowY + st.overflowX) && (n.scrollHeight > n.clientHeight || n.scrollWidth > n.clientWidth)) return n;
+    }
+    return null;
+  }
+  function scrollPos(e) {
+    const s = scroller(e);
+    return [win.scrollX, win.scrollY, s ? s.scrollLeft : 0, s ? s.scrollTop : 0];
+  }
+  function modals() {
+    let n = 0;
+    for (const m of doc.querySelectorAll('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]')) {
+      const r = m.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && getComputedStyle(m).visibility !== 'hidden') n += 1;
+    }
+    return n;
+  }
+  function stateOf(e) {
+    if (!e) return { active: false, sig: '', value: null, connected: false };
+    const attrs = ['aria-pressed', 'aria-checked', 'aria-selected', 'aria-expanded', 'aria-current', 'open']
+      .map((a) => `${a}=${e.getAttribute(a)}`);
+    const classes = Array.from(e.classList || []).filter((c) => ACTIVE_CLASS.test(c)).sort().join(' ');
+    const checked = 'checked' in e ? !!e.checked : null;
+    const selected = 'selected' in e ? !!e.selected : null;
+    const active = checked === true || selected === true || !!classes
+      || ['true', 'mixed'].includes(e.getAttribute('aria-pressed')) || e.getAttribute('aria-checked') === 'true'
+      || e.getAttribute('aria-selected') === 'true' || (e.getAttribute('aria-current') || 'false') !== 'false';
+    return { active, sig: `${attrs.join(';')}|${classes}|${checked}|${selected}`,
+      value: 'value' in e && typeof e.value === 'string' ? e.value : null, connected: e.isConnected };
+  }
+  function xpath(e) {
+    const parts = [];
+    for (let n = e; n && n.nodeType === 1; n = n.parentNode) {
+      let i = 1;
+      for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === n.localName) i += 1;
+      parts.unshift(`${n.localName}[${i}]`);
+    }
+    return '/' + parts.join('/');
+  }
+
+  if (op === 'arm') {
+    V.flush();
+    const focus = deepFocus();
+    V.session = { records: [], target: el, focus, scroll: scrollPos(el), modals: modals(), url: win.location.href, state: stateOf(el) };
+    const tag = el ? el.localName : '';
+    return { xpath: el ? xpath(el) : '', state: V.session.state, silent: ['canvas', 'video', 'embed', 'object'].includes(tag) };
+  }
+
+  // op "collect"
+  V.flush();
+  const s = V.session;
+  if (!s) return null;
+  const tgt = s.target;
+  const sessionBursts = new Map();
+  for (const r of s.records) if (!r.causal) sessionBursts.set(r.el, (sessionBursts.get(r.el) || 0) + 1);
+  const out = { causal: 0, late: 0, target: 0, ambient: 0, kinds: {} };
+  for (const r of s.records) {
+    const periodic = r.ambientBefore || (!r.causal && V.isAmbient(r.el) && (sessionBursts.get(r.el) || 0) >= 2);
+    if (periodic) { out.ambient += 1; continue; }
+    if (r.causal) out.causal += 1; else out.late += 1;
+    out.kinds[r.kind] = (out.kinds[r.kind] || 0) + 1;
+    if (tgt && (r.el === tgt || tgt.contains(r.el) || (r.kind === 'attr' && r.el.contains(tgt)))) out.target += 1;
+  }
+  const focus = deepFocus();
+  const after = stateOf(tgt);
+  const pos = scrollPos(tgt);
+  out.url = win.location.href !== s.url;
+  out.focusMoved = focus !== s.focus && !!focus && focus !== doc.body && !(tgt && focus === tgt && !editable(focus));
+  out.focusEditable = editable(focus) && focus !== s.focus;
+  out.scrolled = pos.some((v, i) => Math.abs(v - s.scroll[i]) >= 1);
+  out.modal = modals() - s.modals;
+  out.activeBefore = s.state.active;
+  out.activeAfter = after.active;
+  out.stateChanged = after.sig !== s.state.sig;
+  out.valueChanged = after.value !== s.state.value;
+  out.value = after.value;
+  out.detached = !!tgt && !after.connected;
+  out.children = tgt ? Array.from(tgt.querySelectorAll('a[href], button, [role=button], [role=link], [role=option], [role=menuitem], input, [onclick], [tabindex]'))
+    .map((c) => (c.innerText || c.getAttribute('aria-label') || c.getAttribute('title') || c.value || '').replace(/\s+/g, ' ').trim())
+    .filter((t) => t).slice(0, 4) : [];
+  if (end) V.session = null;
+  return out;
+}

@@ -1,0 +1,64 @@
+// Effect tracker for verify-act-verify (seed 002; seed 004 App. F.2.2), one per document.
+// Installed as an init script in every frame (and lazily by verify.js): a MutationObserver
+// that tells apart mutations caused by input (delivered while an input event's task and its
+// microtasks run: pointer/mouse/key/input/change/submit/focus events) from ambient ones
+// (timers, clocks, tickers). An element whose non-input mutations come in two or more
+// separate bursts is "ambient"; its mutations never count as the effect of an action.
+// Our own overlays (data-webagent-*) and attributes (data-agent-id) are ignored. The last
+// pointer position is kept (V.mouse) so a cursor path starts where the pointer really is.
+(() => {
+  if (window.__webagentVerify) return;
+  const EVENTS = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick', 'auxclick',
+    'contextmenu', 'keydown', 'keypress', 'keyup', 'beforeinput', 'input', 'change', 'submit',
+    'focusin', 'focusout', 'reset', 'select', 'toggle'];
+  const BURST_MS = 30;
+  const MAX_RECORDS = 3000;
+  const V = { causal: 0, bursts: new WeakMap(), session: null };
+  const elOf = (n) => (n && n.nodeType === 1 ? n : n && n.parentElement);
+  const own = (r, el) => (r.type === 'attributes' && (r.attributeName === 'data-agent-id' || r.attributeName === 'data-webagent-overlay'))
+    || (el.closest && el.closest('[data-webagent-overlay]'))
+    || Array.from(r.addedNodes).some((n) => n.nodeType === 1 && n.hasAttribute && n.hasAttribute('data-webagent-overlay'))
+    || Array.from(r.removedNodes).some((n) => n.nodeType === 1 && n.hasAttribute && n.hasAttribute('data-webagent-overlay'));
+  function kindOf(r) {
+    if (r.type === 'attributes') return 'attr';
+    if (r.type === 'characterData') return 'text';
+    const isEl = (n) => n.nodeType === 1;
+    if (Array.from(r.addedNodes).some(isEl)) return 'added';
+    if (Array.from(r.removedNodes).some(isEl)) return 'removed';
+    return 'text';
+  }
+  function burst(el, now) {
+    const b = V.bursts.get(el) || { n: 0, last: -1e9 };
+    if (now - b.last > BURST_MS) b.n += 1;
+    b.last = now;
+    V.bursts.set(el, b);
+    return b;
+  }
+  function onRecords(records) {
+    const causal = V.causal > 0;
+    const now = performance.now();
+    for (const r of records) {
+      const el = elOf(r.target);
+      if (!el || own(r, el)) continue;
+      const ambientBefore = (V.bursts.get(el) || { n: 0 }).n >= 2;
+      if (!causal) burst(el, now);
+      const s = V.session;
+      if (s && s.records.length < MAX_RECORDS) {
+        s.records.push({ el, causal, kind: kindOf(r), ambientBefore, attr: r.attributeName || '' });
+      }
+    }
+  }
+  const obs = new MutationObserver(onRecords);
+  const start = () => obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  start();
+  const enter = () => {
+    onRecords(obs.takeRecords());  // what happened before this input is not its effect
+    V.causal += 1;
+    setTimeout(() => { onRecords(obs.takeRecords()); V.causal -= 1; }, 0);
+  };
+  for (const t of EVENTS) window.addEventListener(t, enter, true);
+  window.addEventListener('mousemove', (e) => { V.mouse = [e.clientX, e.clientY]; }, true);
+  V.flush = () => onRecords(obs.takeRecords());
+  V.isAmbient = (el) => (V.bursts.get(el) || { n: 0 }).n >= 2;
+  Object.defineProperty(window, '__webagentVerify', { value: V, configurable: false, enumerable: false, writable: false });
+})();

@@ -1,0 +1,411 @@
+"""Knowing that an action worked (seed 004 App. F.2, seed 002 verify-act-verify, seed 000 §4.5).
+
+Before an action, `arm` starts an effect session in the target's frame (js/verify.js on top of
+the js/verify_tracker.js MutationObserver); after it, `settle` waits for evidence and returns
+an `Outcome`: URL / navigation, dialog, popup, DOM mutations attributed to the action, focus,
+scroll, modal appearance, the target's active state and value, and network requests sent (a
+click whose handler only posts to the server is not silent). Mutations count only when an
+input event caused them (delivered while its task and microtasks ran) or when they come late
+from an element that is not ticking on its own: a clock or carousel that changes in two or
+more separate bursts without input is ambient and never counts (issue 7 class 2: a click on a
+dead target was reported done because a page timer mutated the DOM). DOM-silent widgets
+(canvas, video, embed, object) fall back to seed 002's screenshot difference: the widget's
+box, 256×256 grayscale, mean |Δ|/255 ≥ 0.01 means it changed.
+
+`DeadClickGuard` is seed 000 §4.5's dead-click guard with its toggle exemption; `StallMonitor`
+is the strategic pattern analysis of seed 004 App. F.2.4 (repeated identical failures or a
+high recent failure rate → a warning to reconsider the strategy or stop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from PIL import Image
+from playwright.async_api import ElementHandle, Error, FloatRect, Frame, Page, Request
+
+from workers.agent.protocols import Action, ToolResult
+from workers.agent.toolerrors import ToolError
+from workers.browser.frames import js
+
+PIXEL_SIZE = (256, 256)
+PIXEL_THRESHOLD = 0.01  # seed 002 ghost-click threshold
+MIN_SETTLE_S = 0.15  # let handlers and transitions run before the first look
+POLL_S = 0.05
+
+
+async def install(target: Any) -> None:
+    """Install the effect tracker in every frame of a context or page (before page scripts)."""
+    await target.add_init_script(script=js("verify_tracker.js"))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an action changed; `effect` is False for a ghost (silent) action."""
+
+    url_changed: bool = False
+    dialogs: tuple[str, ...] = ()
+    popup: bool = False
+    causal: int = 0  # mutations delivered while an input event ran
+    late: int = 0  # later mutations of elements that do not tick on their own
+    target: int = 0  # of those, on/inside the target (or its ancestors' attributes)
+    ambient: int = 0  # mutations of ticking elements, ignored
+    focus_moved: bool = False
+    scrolled: bool = False
+    modal: int = 0  # modals opened (+) or closed (-)
+    state_changed: bool = False
+    active_before: bool = False
+    active_after: bool = False
+    value_changed: bool = False
+    value: str | None = None
+    detached: bool = False
+    pixel_diff: float | None = None
+    children: tuple[str, ...] = ()  # separately clickable things inside the target
+    requests: int = 0  # network requests the page sent meanwhile (fetch, XHR, form, ...)
+
+    @property
+    def mutations(self) -> int:
+        return self.causal + self.late
+
+    @property
+    def toggled(self) -> bool:
+        return self.active_before != self.active_after
+
+    @property
+    def effect(self) -> bool:
+        pixels = self.pixel_diff is not None and self.pixel_diff >= PIXEL_THRESHOLD
+        return bool(
+            self.url_changed or self.dialogs or self.popup or self.mutations or self.requests
+            or self.focus_moved
+            or self.scrolled or self.modal or self.state_changed or self.value_changed
+            or self.detached or pixels
+        )  # fmt: skip
+
+    def evidence(self) -> str:
+        """A short account of the effect for the tool result's reason."""
+        parts = [
+            (self.url_changed, "navigated"),
+            (bool(self.dialogs), "a dialog opened"),
+            (self.popup, "a tab opened"),
+            (self.modal > 0, "a modal opened"),
+            (self.modal < 0, "a modal closed"),
+            (self.toggled, f"it is now {'on' if self.active_after else 'off'}"),
+            (self.value_changed, f"value now {self.value!r}"[:80]),
+            (self.target > 0, f"{self.target} changes on the element"),
+            (self.mutations - self.target > 0, f"{self.mutations - self.target} page changes"),
+            (self.focus_moved, "focus moved"),
+            (self.scrolled, "scrolled"),
+            (self.detached, "the element was replaced"),
+            (self.requests > 0, f"{self.requests} requests sent"),
+            (self.pixel_diff is not None and self.pixel_diff >= PIXEL_THRESHOLD, "pixels changed"),
+        ]
+        return ", ".join(text for on, text in parts if on)
+
+
+def pixel_difference(before: bytes, after: bytes) -> float:
+    """Seed 002: both images as 256×256 grayscale, mean absolute difference / 255."""
+
+    def gray(png: bytes) -> np.ndarray:
+        with Image.open(io.BytesIO(png)) as img:
+            return np.asarray(img.convert("L").resize(PIXEL_SIZE), dtype=np.float32)
+
+    return float(np.abs(gray(before) - gray(after)).mean() / 255.0)
+
+
+def outcome(
+    summary: Mapping[str, Any] | None,
+    *,
+    url_changed: bool = False,
+    dialogs: tuple[str, ...] = (),
+    popup: bool = False,
+    pixel_diff: float | None = None,
+    requests: int = 0,
+) -> Outcome:
+    """Build an Outcome from verify.js "collect" (None: the frame went away = navigation)."""
+    if summary is None:
+        return Outcome(
+            url_changed=True, dialogs=dialogs, popup=popup, pixel_diff=pixel_diff, requests=requests
+        )
+    return Outcome(
+        url_changed=url_changed or bool(summary.get("url")),
+        dialogs=dialogs,
+        popup=popup,
+        causal=int(summary.get("causal", 0)),
+        late=int(summary.get("late", 0)),
+        target=int(summary.get("target", 0)),
+        ambient=int(summary.get("ambient", 0)),
+        focus_moved=bool(summary.get("focusMoved")),
+        scrolled=bool(summary.get("scrolled")),
+        modal=int(summary.get("modal", 0)),
+        state_changed=bool(summary.get("stateChanged")),
+        active_before=bool(summary.get("activeBefore")),
+        active_after=bool(summary.get("activeAfter")),
+        value_changed=bool(summary.get("valueChanged")),
+        value=summary.get("value"),
+        detached=bool(summary.get("detached")),
+        pixel_diff=pixel_diff,
+        children=tuple(summary.get("children") or ()),
+        requests=requests,
+    )
+
+
+@dataclass
+class Probe:
+    """An armed effect session: where it runs and what the page looked like before."""
+
+    page: Page
+    frame: Frame
+    element: ElementHandle | None
+    url: str
+    xpath: str = ""
+    active: bool = False
+    clip: FloatRect | None = None
+    shot: bytes | None = None
+    requests: list[str] = field(default_factory=list)
+
+    def _on_request(self, request: Request) -> None:
+        self.requests.append(request.url)
+
+    def listen(self) -> None:
+        self.page.on("request", self._on_request)
+
+    def stop(self) -> None:
+        self.page.remove_listener("request", self._on_request)
+
+
+async def _frame_of(frame: Frame, el: ElementHandle | None) -> Frame:
+    if el is None:
+        return frame
+    try:
+        return await el.owner_frame() or frame
+    except Error:
+        return frame
+
+
+async def arm(page: Page, frame: Frame, el: ElementHandle | None) -> Probe:
+    """Start watching the element's document; a DOM-silent target also gets a screenshot."""
+    own = await _frame_of(frame, el)
+    probe = Probe(page, own, el, page.url)
+    probe.listen()
+    try:
+        await own.evaluate(js("verify_tracker.js"))  # no-op where the init script ran
+        before = await _verify_js(probe, "arm")
+    except Error:
+        return probe
+    if before:
+        probe.xpath = str(before.get("xpath", ""))
+        probe.active = bool(before.get("state", {}).get("active"))
+        if before.get("silent") and el is not None:
+            box = await el.bounding_box()
+            if box and box["width"] > 0 and box["height"] > 0:
+                probe.clip = box
+                probe.shot = await _shot(page, box)
+    return probe
+
+
+async def _shot(page: Page, clip: FloatRect) -> bytes | None:
+    try:
+        return await page.screenshot(clip=clip, type="png", animations="disabled")
+    except Error:
+        return None
+
+
+async def _verify_js(probe: Probe, op: str, end: bool = False) -> Any:
+    """verify.js in the element's own document (handles stay in their own context)."""
+    if probe.element is not None:
+        return await probe.element.evaluate(js("verify.js"), [op, end])
+    return await probe.frame.evaluate(js("verify.js"), [op, None, end])
+
+
+async def _collect(probe: Probe, end: bool) -> Mapping[str, Any] | None:
+    try:
+        result: Mapping[str, Any] | None = await _verify_js(probe, "collect", end)
+        return result
+    except Error:
+        return None
+
+
+async def settle(
+    probe: Probe,
+    *,
+    min_wait_s: float = MIN_SETTLE_S,
+    max_wait_s: float,
+    events: Callable[[], tuple[bool, tuple[str, ...], bool]] = lambda: (False, (), False),
+) -> Outcome:
+    """Wait min_wait_s, then until the action shows an effect or max_wait_s has passed, and
+    say what changed. `events()` gives what the session saw: (navigated, dialogs, popup)."""
+    started = time.monotonic()
+    await asyncio.sleep(min(min_wait_s, max_wait_s))
+    while True:
+        navigated, dialogs, popup = events()
+        summary = await _collect(probe, end=False)
+        sent = len(probe.requests)
+        current = outcome(
+            summary, url_changed=navigated, dialogs=dialogs, popup=popup, requests=sent
+        )
+        if current.effect or time.monotonic() - started >= max_wait_s:
+            break
+        await asyncio.sleep(POLL_S)
+    probe.stop()
+    final = await _collect(probe, end=True) if summary is not None else None
+    navigated, dialogs, popup = events()
+    navigated = navigated or probe.page.url != probe.url
+    diff = None
+    if probe.shot is not None and probe.clip is not None and not current.effect:
+        after = await _shot(probe.page, probe.clip)
+        diff = pixel_difference(probe.shot, after) if after is not None else None
+    return outcome(
+        final if final is not None else summary,
+        url_changed=navigated,
+        dialogs=dialogs,
+        popup=popup,
+        pixel_diff=diff,
+        requests=len(probe.requests),
+    )
+
+
+async def pointer(page: Page) -> tuple[float, float] | None:
+    """Where the page last saw the pointer (after a hover by another tool, say)."""
+    try:
+        at = await page.main_frame.evaluate(js("verify.js"), ["mouse", None])
+    except Error:
+        return None
+    return (float(at[0]), float(at[1])) if at else None
+
+
+def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
+    """The ghost click of seed 002 (click_silent of seed 000 Alg. 5) with concrete next moves."""
+    alternatives: list[str] = []
+    if out is not None and out.children:
+        parts = ", ".join(repr(c) for c in out.children)
+        alternatives.append(f"it contains separately clickable parts ({parts}): click one of those")
+    alternatives += [
+        "the element may be disabled, decorative or only a label: observe again and pick the"
+        " real control",
+        "press_key Enter (or Space) if the element has focus",
+    ]
+    ambient = f" ({out.ambient} changes by page timers ignored)" if out and out.ambient else ""
+    tiers = f"; tried {', '.join(tried)}" if tried else ""
+    return ToolResult(
+        success=False,
+        error=ToolError.no_effect,
+        reason=f"{what} had no visible effect: no navigation, DOM change, focus, value, scroll"
+        f" or dialog change{ambient}{tiers}.",
+        alternatives=tuple(alternatives),
+        tried=tuple(tried),
+    )
+
+
+def report(what: str, out: Outcome, url: str) -> ToolResult:
+    """A successful action: what it changed, where the page is now."""
+    evidence = out.evidence()
+    reason = f"{what} done" + (f" ({evidence})" if evidence else "")
+    if out.url_changed:
+        reason += f"; now at {url}"
+    if out.popup:
+        reason += " (it opened a new tab; you are now in that tab)"
+    if out.dialogs:
+        reason += f"; the page showed a dialog, accepted: {'; '.join(out.dialogs)}"
+    return ToolResult(success=True, reason=reason, page_changed=out.url_changed or out.popup)
+
+
+async def read_back(el: ElementHandle) -> str | None:
+    """The value a field shows now (input/textarea/select value or editable text)."""
+    try:
+        got: str | None = await el.evaluate(js("verify.js"), ["value"])
+        return got
+    except Error:
+        return None
+
+
+def typed_ok(expected: str, got: str | None, *, cleared: bool) -> bool:
+    """Seed 004 F.2.3: the field holds what was typed (masked/formatted fields compare loosely)."""
+    if got is None:
+        return False
+    if cleared and got == expected:
+        return True
+    squash = "".join(expected.split()).lower()
+    return bool(squash) and squash in "".join(got.split()).lower()
+
+
+# ---------------------------------------------------------------- guards over several actions
+
+
+@dataclass(frozen=True)
+class _Click:
+    key: str
+    mutations: int
+    active: bool
+
+
+class DeadClickGuard:
+    """Seed 000 §4.5: the same target clicked twice in a row with mutation_delta = 0 is
+    refused (re-observe first), unless its active state flipped between the attempts."""
+
+    def __init__(self) -> None:
+        self._last: _Click | None = None
+
+    def refuses(self, key: str, active_now: bool) -> bool:
+        last = self._last
+        return (
+            last is not None
+            and last.key == key
+            and last.mutations == 0
+            and last.active == active_now  # toggle exemption: the state flipped
+        )
+
+    def record(self, key: str, mutations: int, active_before: bool) -> None:
+        self._last = _Click(key, mutations, active_before)
+
+    def reset(self) -> None:
+        """Any other action breaks the "twice in a row"."""
+        self._last = None
+
+
+STALL_REPEATS = 3  # consecutive identical failures
+STALL_WINDOW, STALL_FAILURES = 6, 4  # or this many failures among the last steps
+STALL_WARNING = (
+    "Warning: you seem to be stalling ({why}). Reconsider the strategy: observe the page "
+    "again, use a different element, tool or route, or finish with done and say what blocks you."
+)
+
+
+@dataclass
+class StallMonitor:
+    """Seed 004 App. F.2.4: warn when identical failures repeat or most recent steps fail."""
+
+    recent: deque[tuple[str, bool]] = field(default_factory=lambda: deque(maxlen=STALL_WINDOW))
+
+    @staticmethod
+    def key(action: Action) -> str:
+        args = json.dumps(dict(action.args), sort_keys=True, default=str)
+        return f"{action.name}|{args}"
+
+    def check(self, action: Action, result: ToolResult) -> ToolResult:
+        self.recent.append((self.key(action), result.success))
+        if result.success:
+            return result
+        tail = list(self.recent)[-STALL_REPEATS:]
+        repeated = len(tail) == STALL_REPEATS and len({k for k, ok in tail if not ok}) == 1
+        repeated = repeated and not any(ok for _, ok in tail)
+        failures = sum(1 for _, ok in self.recent if not ok)
+        if repeated:
+            why = f"the same action failed {STALL_REPEATS} times in a row"
+        elif failures >= STALL_FAILURES:
+            why = f"{failures} of the last {len(self.recent)} actions failed"
+        else:
+            return result
+        warning = STALL_WARNING.format(why=why)
+        return replace(
+            result,
+            reason=f"{result.reason} {warning}",
+            data={**result.data, "stalling": why},
+        )
