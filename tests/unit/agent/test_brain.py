@@ -1,0 +1,262 @@
+"""The brain around the Worker: Planner cadence and verification, Ledger ingest, dead ends
+across runs, eviction before each call, the prompt's cache order and time awareness."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from workers.agent.brain import BrainConfig, describe_action
+from workers.agent.loop import run_agent
+from workers.agent.protocols import Action, AgentTask, LLMReply, ToolResult
+from workers.agent.testing import (
+    BRAIN_SIDE,
+    FakeBrowser,
+    FakeLLM,
+    InMemoryMemoryStore,
+    RecordingSink,
+    default_summarizer,
+    reply,
+)
+
+HOME, LIST, ITEM = "http://shop.test/", "http://shop.test/list", "http://shop.test/item"
+PAGES = {
+    HOME: [("link", "List", LIST), ("link", "Express", HOME), ("button", "Noop", None)],
+    LIST: [("link", "Item", ITEM)],
+    ITEM: [("button", "Buy", None)],
+}
+
+
+def task(max_steps: int = 20, zone: str = "UTC") -> AgentTask:
+    return AgentTask("buy the item", HOME, max_steps, time.monotonic() + 60, time_zone=zone)
+
+
+def done(answer: str = "bought", success: bool = True) -> LLMReply:
+    return reply(("done", {"answer": answer, "success": success}))
+
+
+def scroll() -> LLMReply:
+    return reply(("scroll", {"direction": "down"}))
+
+
+def with_notes(r: LLMReply, **notes: Any) -> LLMReply:
+    return LLMReply(json.dumps(notes), r.tool_calls, 100, 10, "m", 0.0, "tool_calls")
+
+
+def planner(*verdicts: Mapping[str, Any]):
+    """A scripted Planner: each call takes the next verdict (the last one repeats)."""
+    queue = list(verdicts)
+
+    def answer(messages: Sequence[Mapping[str, Any]]) -> LLMReply:
+        verdict = queue.pop(0) if len(queue) > 1 else queue[0]
+        body = {
+            "observation": "",
+            "challenges": "",
+            "next_steps": [],
+            "final_answer": "",
+            "reasoning": "",
+            "done": False,
+            **verdict,
+        }
+        return LLMReply(json.dumps(body), (), 40, 10, "planner", 0.0, "stop")
+
+    return answer
+
+
+def side(*verdicts: Mapping[str, Any]) -> dict:
+    return {"planner": planner(*verdicts), "summarizer": default_summarizer}
+
+
+def roles(llm: FakeLLM) -> list[str]:
+    return [role for role, _, _ in llm.calls]
+
+
+async def test_planner_runs_every_n_steps_and_verifies_the_claim() -> None:
+    llm = FakeLLM([scroll() for _ in range(8)] + [done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, sink)
+    assert outcome.success and outcome.steps == 9
+    assert roles(llm).count("planner") == 3  # steps 4 and 8, then the completion claim
+    triggers = [e["trigger"] for e in sink.of_type("plan.updated")]
+    assert triggers == ["periodic", "periodic", "completion"]
+    assert [e["step"] for e in sink.of_type("plan.updated")] == [4, 8, 9]
+    # each model call metered once: one llm.call per call, and the outcome agrees
+    assert len(sink.of_type("llm.call")) == len(llm.calls) == outcome.llm_calls
+
+
+async def test_planner_interval_is_configurable() -> None:
+    llm = FakeLLM([scroll() for _ in range(5)] + [done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    await run_agent(
+        task(), FakeBrowser(PAGES), llm, sink, config=BrainConfig(planner_every_n_steps=2)
+    )
+    assert [e["step"] for e in sink.of_type("plan.updated")] == [2, 4, 6, 6]
+
+
+async def test_rejected_claim_continues_and_a_second_claim_ends_the_run() -> None:
+    rejecting = side({"done": False, "challenges": "the cart is still empty"})
+    llm = FakeLLM([done("early"), scroll(), done("second")], rejecting)
+    sink = RecordingSink()
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, sink)
+    assert (outcome.success, outcome.answer, outcome.steps) == (True, "second", 3)
+    assert roles(llm).count("planner") == 1  # seed 001 A.4: one verification per run
+    assert "the cart is still empty" in llm.prompts[1][-1]["content"]
+
+
+async def test_only_the_planner_declares_done() -> None:
+    llm = FakeLLM(
+        [scroll(), scroll(), scroll(), scroll()], side({"done": True, "final_answer": "42"})
+    )
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    # Algorithm 1 line 12: the Planner at step 4 returns its final answer before the Worker
+    assert (outcome.success, outcome.answer, outcome.steps) == (True, "42", 4)
+    assert roles(llm) == ["worker", "worker", "worker", "planner"]
+
+
+async def test_planner_answer_replaces_the_claimed_answer() -> None:
+    llm = FakeLLM([done("some text")], side({"done": True, "final_answer": "The item costs $3"}))
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    assert outcome.answer == "The item costs $3"
+
+
+async def test_a_first_step_failure_claim_needs_no_planner() -> None:
+    llm = FakeLLM([done("impossible", success=False)], BRAIN_SIDE)
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    assert (outcome.status, outcome.error) == ("failed", "gave_up")
+    assert roles(llm) == ["worker"]
+
+
+async def test_repeated_failures_call_the_planner_early() -> None:
+    browser = FakeBrowser(PAGES)
+    browser.fail["hover"] = ToolResult(success=False, reason="nothing", error="no_effect")
+    hovers = [reply(("hover", {"ref": f"{v}:3"})) for v in (1, 2)]
+    llm = FakeLLM([*hovers, done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    await run_agent(task(), browser, llm, sink)
+    assert [(e["step"], e["trigger"]) for e in sink.of_type("plan.updated")][0] == (3, "failures")
+
+
+async def test_failed_actions_become_dead_ends_that_the_next_run_starts_with() -> None:
+    store = InMemoryMemoryStore()
+    browser = FakeBrowser(PAGES)
+    browser.fail["hover"] = ToolResult(success=False, reason="covered by a banner", error="covered")
+    llm = FakeLLM([reply(("hover", {"ref": "1:3"})), done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    await run_agent(task(), browser, llm, sink, memory=store)
+    recorded = sink.of_type("dead_end.recorded")
+    assert recorded[0]["description"].startswith('hover button "Noop" failed: covered by a banner')
+    assert (recorded[0]["url"], recorded[0]["cause"], recorded[0]["domain"]) == (
+        HOME,
+        "postcondition_miss",
+        "shop.test",
+    )
+    assert [d.description for d in store.domain_dead_ends["shop.test"]] == [
+        recorded[0]["description"]
+    ]
+    ledger_in_prompt = next(m for m in llm.prompts[1] if "<ledger>" in str(m["content"]))
+    assert 'hover button "Noop"' in ledger_in_prompt["content"]
+
+    second, before = FakeLLM([done()], BRAIN_SIDE), len(store.snapshots)
+    await run_agent(task(), FakeBrowser(PAGES), second, RecordingSink(), memory=store)
+    first_prompt = second.prompts[0]
+    ledger = next(m for m in first_prompt if "<ledger>" in str(m["content"]))
+    assert 'hover button "Noop" failed' in ledger["content"]
+    assert store.snapshots[before]["dead_ends"][0]["description"] == recorded[0]["description"]
+
+
+async def test_a_move_the_worker_calls_failed_becomes_a_dead_end() -> None:
+    first = reply(("click", {"ref": "1:2"}))  # "Express" reloads the same page: no progress
+    second = with_notes(
+        reply(("click", {"ref": "2:1"})), evaluation_previous_goal="Failed: express went nowhere"
+    )
+    llm = FakeLLM([first, second, done()], BRAIN_SIDE)
+    store, sink = InMemoryMemoryStore(), RecordingSink()
+    await run_agent(task(), FakeBrowser(PAGES), llm, sink, memory=store)
+    dead = store.domain_dead_ends["shop.test"][0]
+    assert dead.cause == "postcondition_miss" and dead.description.startswith(
+        'click link "Express"'
+    )
+    assert dead.signature == 'click link "express"'
+
+
+async def test_facts_and_the_checklist_feed_the_ledger() -> None:
+    step = with_notes(
+        scroll(),
+        memory="on home",
+        facts={"price": "$3"},
+        checklist={"id": 1, "status": "completed"},
+    )
+    llm = FakeLLM([step, done()], BRAIN_SIDE)
+    store, sink = InMemoryMemoryStore(), RecordingSink()
+    await run_agent(task(), FakeBrowser(PAGES), llm, sink, memory=store)
+    fact = sink.of_type("fact.recorded")[0]
+    assert (fact["key"], fact["value"], fact["source_step"]) == ("price", "$3", 1)
+    assert [(d, f.key) for d, f in store.facts] == [("shop.test", "price")]
+    snapshot = store.latest
+    assert snapshot["recent"][0]["memory"] == "on home"
+    assert [s["step"] for s in snapshot["recent"]] == [1, 2]
+
+
+async def test_prompt_order_puts_the_page_last_and_eviction_runs_before_each_call() -> None:
+    llm = FakeLLM([scroll(), scroll(), done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    await run_agent(task(zone="Europe/Oslo"), FakeBrowser(PAGES), llm, sink)
+    prompt = llm.prompts[2]
+    kinds = [m["role"] for m in prompt]
+    assert kinds[:3] == ["system", "user", "system"] and kinds[-1] == "user"
+    assert kinds[3:5] == ["assistant", "tool"]
+    assert "<ledger>" in prompt[2]["content"] and "<task>" in prompt[1]["content"]
+    assert "Time zone: Europe/Oslo" in prompt[1]["content"]
+    last = prompt[-1]["content"]
+    assert "<page_content" in last and "elapsed" in last and "left" in last and "CE" in last
+    assert llm.prompts[0][:2] == prompt[:2]  # the static head is byte-identical
+    evicted = sink.of_type("memory.evicted")
+    assert [e["step"] for e in evicted] == [1, 2, 3]  # before each Worker call
+    assert set(evicted[0]["counts"]) >= {"screenshots", "failures", "archived"}
+
+
+async def test_prompt_stays_flat_over_many_steps() -> None:
+    llm = FakeLLM([scroll() for _ in range(30)] + [done()], BRAIN_SIDE)
+    await run_agent(task(max_steps=40), FakeBrowser(PAGES), llm, RecordingSink())
+    size = [len(json.dumps(p)) for p in llm.prompts]
+    assert size[29] <= 1.15 * size[9]
+
+
+async def test_an_action_written_as_text_is_executed_not_nudged() -> None:
+    as_text = LLMReply('{"action": "click", "args": {"ref": "1:1"}}', (), 50, 5, "m", 0.0, "stop")
+    browser = FakeBrowser(PAGES)
+    outcome = await run_agent(
+        task(), browser, FakeLLM([as_text, done()], BRAIN_SIDE), RecordingSink()
+    )
+    assert outcome.success and browser.current == LIST
+    assert [a.name for a in browser.actions] == ["click"]
+
+
+def test_dead_end_signature_uses_the_element_name_not_the_ref() -> None:
+    page = '[4:7] link "Quick order" (new)\n[4:8] textbox "Email"'
+    assert describe_action(Action("click", {"ref": "4:7"}), page) == (
+        'click link "Quick order"',
+        'click link "quick order"',
+    )
+    typed = describe_action(Action("type", {"ref": "4:8", "text": "pw", "secret": True}), page)
+    assert typed[0] == 'type textbox "Email" (secret=True, text=***)'
+
+
+async def test_one_checklist_item_is_updated_per_step() -> None:
+    update = {"id": 1, "status": "completed"}
+    steps = [scroll() for _ in range(4)] + [
+        with_notes(scroll(), checklist=update),
+        with_notes(scroll(), checklist={"id": 2, "status": "in_progress"}),
+        done(),
+    ]
+    checklist = {"checklist": ["cart opened", "item bought"]}
+    second = {"checklist_update": {"id": 2, "status": "failed"}, "done": True}
+    llm = FakeLLM(steps, side(checklist, second))
+    store = InMemoryMemoryStore()
+    await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink(), memory=store)
+    statuses = [(i["id"], i["status"]) for i in store.latest["checklist"]]
+    # step 4 created it, step 5 the Worker completed item 1, step 6 item 2 in progress,
+    # then the verification (step 7) marked item 2 failed: never two updates in one step
+    assert statuses == [(1, "completed"), (2, "failed")]

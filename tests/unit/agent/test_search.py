@@ -1,0 +1,128 @@
+"""Algorithm 1 lines 1-6: routing, the HTTP-only search route, fallback and the breaker."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from workers.agent.protocols import AgentTask, Browser, FetchedPage, LLMReply
+from workers.agent.search import lookup_urls, run_task
+from workers.agent.testing import (
+    BRAIN_SIDE,
+    FakeBrowser,
+    FakeLLM,
+    InMemoryMemoryStore,
+    RecordingSink,
+    reply,
+)
+
+WIKI = "https://en.wikipedia.org/wiki/Norway"
+NORWAY = "Norway is a country in Northern Europe. Capital: Oslo. Population 5.5 million."
+
+
+class FakeFetcher:
+    def __init__(self, pages: dict[str, FetchedPage]) -> None:
+        self.pages, self.fetched = pages, []
+
+    async def fetch(self, url: str) -> FetchedPage:
+        self.fetched.append(url)
+        return self.pages.get(url, FetchedPage(url, 404, error="HTTP 404"))
+
+
+class Opener:
+    def __init__(self) -> None:
+        self.opened = 0
+
+    @asynccontextmanager
+    async def __call__(self) -> AsyncIterator[Browser]:
+        self.opened += 1
+        yield FakeBrowser({WIKI: [("link", "Oslo", None)]})
+
+
+def answer(text: str, found: bool = True) -> LLMReply:
+    return LLMReply(json.dumps({"answer": text, "found": found}), (), 300, 8, "m", 0.0, "stop")
+
+
+def task(instruction: str, url: str | None = WIKI) -> AgentTask:
+    return AgentTask(instruction, url, 10, time.monotonic() + 30)
+
+
+async def test_a_lookup_is_answered_over_http_without_a_browser() -> None:
+    fetcher = FakeFetcher({WIKI: FetchedPage(WIKI, 200, "Norway", NORWAY)})
+    llm, sink, opener = FakeLLM([answer("Oslo")]), RecordingSink(), Opener()
+    outcome = await run_task(
+        task("What is the capital of Norway"), opener, llm, sink, fetcher=fetcher
+    )
+    assert (outcome.success, outcome.answer, outcome.llm_calls) == (True, "Oslo", 1)
+    assert opener.opened == 0 and fetcher.fetched == [WIKI]
+    route = sink.of_type("route.decided")[0]
+    assert (route["kind"], route["confidence"], route["families"]) == ("search", 0.6, ["factual"])
+    prompt = llm.prompts[0][-1]["content"]
+    assert "Capital: Oslo" in prompt and '<page_content untrusted="true">' in prompt
+    assert llm.calls[0][2]["type"] == "json_schema"
+
+
+async def test_a_transaction_opens_the_browser() -> None:
+    fetcher, opener, sink = FakeFetcher({}), Opener(), RecordingSink()
+    llm = FakeLLM([reply(("done", {"answer": "booked", "success": True}))], BRAIN_SIDE)
+    outcome = await run_task(task("book the cheapest flight"), opener, llm, sink, fetcher=fetcher)
+    assert outcome.success and opener.opened == 1 and fetcher.fetched == []
+    assert sink.of_type("route.decided")[0]["kind"] == "browser"
+
+
+async def test_a_lookup_without_an_answer_falls_back_to_the_browser() -> None:
+    fetcher = FakeFetcher({WIKI: FetchedPage(WIKI, 200, "Norway", "nothing useful")})
+    llm = FakeLLM(
+        [answer("", found=False), reply(("done", {"answer": "Oslo", "success": True}))], BRAIN_SIDE
+    )
+    sink, opener = RecordingSink(), Opener()
+    outcome = await run_task(
+        task("What is the capital of Norway"), opener, llm, sink, fetcher=fetcher
+    )
+    assert (outcome.answer, opener.opened) == ("Oslo", 1)
+    assert [(r["kind"], r["source"]) for r in sink.of_type("route.decided")] == [
+        ("search", "classifier"),
+        ("browser", "search_fallback"),
+    ]
+    assert outcome.llm_calls == 3  # search answer, Worker, Planner verification
+
+
+async def test_the_circuit_breaker_answers_a_repeated_lookup_without_delegating() -> None:
+    store = InMemoryMemoryStore()
+    fetcher = FakeFetcher({WIKI: FetchedPage(WIKI, 200, "Norway", NORWAY)})
+    first = await run_task(
+        task("What is the capital of Norway"),
+        Opener(),
+        FakeLLM([answer("Oslo")]),
+        RecordingSink(),
+        memory=store,
+        fetcher=fetcher,
+    )
+    llm = FakeLLM([])
+    again = await run_task(
+        task("what is the capital of norway"),
+        Opener(),
+        llm,
+        RecordingSink(),
+        memory=store,
+        fetcher=fetcher,
+    )
+    assert first.answer == again.answer == "Oslo" and "circuit breaker" in again.reason
+    assert llm.calls == [] and fetcher.fetched == [WIKI]
+
+
+async def test_no_url_means_no_search_route() -> None:
+    opener, sink = Opener(), RecordingSink()
+    llm = FakeLLM([reply(("done", {"answer": "Oslo", "success": True}))], BRAIN_SIDE)
+    await run_task(
+        task("What is the capital of Norway", None), opener, llm, sink, fetcher=FakeFetcher({})
+    )
+    assert opener.opened == 1
+    assert sink.of_type("route.decided")[0]["source"] == "no_fetch"
+
+
+def test_lookup_urls_take_the_start_page_and_urls_in_the_text() -> None:
+    t = task("Compare https://a.test/x and https://b.test/y.", "https://a.test/x")
+    assert lookup_urls(t) == ["https://a.test/x", "https://b.test/y"]

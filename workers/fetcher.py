@@ -1,0 +1,158 @@
+"""Plain HTTP fetching for the search route (seed 000 §4.2: "a search worker that uses HTTP
+fetching only"), under the browser's egress policy.
+
+Every hop is checked with app.urlpolicy before it is requested (scheme, allowlist, and, unless
+private networks are allowed, that the host resolves only to public addresses), redirects
+are followed by hand so each Location is checked too, and bodies are capped. HTML becomes
+text (script, style and hidden blocks dropped); other text types pass through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from urllib.parse import urljoin
+
+import httpx
+
+from app.urlpolicy import check_url_async
+from workers.agent.protocols import FetchedPage
+
+MAX_REDIRECTS = 5
+MAX_BYTES = 2_000_000
+TIMEOUT_S = 20.0
+_SKIPPED_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "head"})
+_BLOCK_TAGS = frozenset(
+    {
+        "p",
+        "div",
+        "br",
+        "li",
+        "tr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "section",
+        "article",
+        "table",
+        "ul",
+        "ol",
+        "header",
+        "footer",
+        "main",
+        "nav",
+        "dd",
+        "dt",
+        "title",
+    }
+)
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    allow_private: bool = False
+    allowed_domains: Sequence[str] = ()
+    user_agent: str = "webagent-search/1.0"
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title = ""
+        self._skip = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "title":
+            self._in_title = True
+        if tag in _SKIPPED_TAGS or ("hidden", None) in attrs:
+            self._skip += 1
+        elif tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self._in_title = False
+        if tag in _SKIPPED_TAGS and self._skip:
+            self._skip -= 1
+        elif tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+        if not self._skip:
+            self.parts.append(data)
+
+
+def html_text(html: str) -> tuple[str, str]:
+    """(title, visible text) of an HTML document, one block per line."""
+    parser = _Text()
+    parser.feed(html)
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
+    return " ".join(parser.title.split()), "\n".join(line for line in lines if line)
+
+
+class HttpFetcher:
+    """Fetcher protocol over httpx; one client per fetcher."""
+
+    def __init__(self, policy: FetchPolicy, transport: httpx.AsyncBaseTransport | None = None):
+        self.policy = policy
+        self._client = httpx.AsyncClient(
+            follow_redirects=False,
+            timeout=TIMEOUT_S,
+            headers={"User-Agent": policy.user_agent},
+            transport=transport,
+            trust_env=False,  # no ambient proxies: the policy check must see the real target
+        )
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+    async def fetch(self, url: str) -> FetchedPage:
+        for _ in range(MAX_REDIRECTS + 1):
+            blocked = await check_url_async(
+                url,
+                allow_private=self.policy.allow_private,
+                allowed_domains=self.policy.allowed_domains,
+            )
+            if blocked:
+                return FetchedPage(url, 0, error=f"blocked: {blocked}")
+            try:
+                response = await self._get(url)
+            except httpx.HTTPError as exc:
+                return FetchedPage(url, 0, error=f"network: {type(exc).__name__}: {exc}")
+            if response.is_redirect and "location" in response.headers:
+                url = urljoin(url, response.headers["location"])
+                continue
+            return _page(url, response)
+        return FetchedPage(url, 0, error="too many redirects")
+
+    async def _get(self, url: str) -> httpx.Response:
+        async with self._client.stream("GET", url) as response:
+            body = b""
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > MAX_BYTES:
+                    break
+            return httpx.Response(
+                response.status_code, headers=response.headers, content=body[:MAX_BYTES]
+            )
+
+
+def _page(url: str, response: httpx.Response) -> FetchedPage:
+    kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if response.status_code >= 400:
+        return FetchedPage(url, response.status_code, error=f"HTTP {response.status_code}")
+    if kind not in ("text/html", "application/xhtml+xml", "text/plain", ""):
+        return FetchedPage(url, response.status_code, error=f"not text: {kind}")
+    text = response.text
+    if kind == "text/plain":
+        return FetchedPage(url, response.status_code, "", text)
+    title, body = html_text(text)
+    return FetchedPage(url, response.status_code, title, body)
