@@ -135,7 +135,8 @@ async def test_repeated_failures_call_the_planner_early() -> None:
     llm = FakeLLM([*hovers, done()], BRAIN_SIDE)
     sink = RecordingSink()
     await run_agent(task(), browser, llm, sink)
-    assert [(e["step"], e["trigger"]) for e in sink.of_type("plan.updated")][0] == (3, "failures")
+    first = sink.of_type("plan.updated")[0]
+    assert (first["step"], first["trigger"]) == (3, "failures")
 
 
 async def test_failed_actions_become_dead_ends_that_the_next_run_starts_with() -> None:

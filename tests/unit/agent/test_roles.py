@@ -66,7 +66,8 @@ def test_planner_owns_plan_subgoal_and_checklist() -> None:
         ledger,
         parse_verdict(
             text(
-                '{"next_steps": ["search lamp", "add to cart"], "checklist": ["lamp found", "lamp in cart"]}'
+                '{"next_steps": ["search lamp", "add to cart"], '
+                '"checklist": ["lamp found", "lamp in cart"]}'
             )
         ),
     )
