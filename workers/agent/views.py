@@ -4,10 +4,11 @@
     v_P(L) = (goal, plan, subgoal, recent_3, facts, deadEnds, checkpoints)        (17)
     v_O(L) = L ⊕ learnings_{domain(u_t)}                                          (18)
 
-The Worker is shielded from strategic state it cannot act on (attentional gating); the
-Planner additionally owns the task-tracking checklist (seed 004 §3.2); the Orchestrator sees
-the whole Ledger plus what earlier runs learned about the domain. The Worker and Planner also
-see the adaptive-memory summary of steps that left the window (seed 004 §3.4).
+The Worker is shielded from strategic state it cannot act on (attentional gating): no plan,
+no other page's dead ends, no checkpoints; it does see the task-tracking checklist it works
+through (seed 004 §3.2, owned and updated by the Planner). The Orchestrator sees the whole
+Ledger plus what earlier runs learned about the domain. The Worker and Planner also see the
+adaptive-memory summary of steps that left the window (seed 004 §3.4).
 
 Views are frozen snapshots; rendering is deterministic (same Ledger, same text) so the
 rendered block does not break the provider's prefix cache by itself, and reading a view
@@ -40,7 +41,8 @@ CHECK_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "fail
 
 @dataclass(frozen=True)
 class WorkerView:
-    """Eq. 16: what the operational layer needs for the next action on page `url`."""
+    """Eq. 16: what the operational layer needs for the next action on page `url`, plus the
+    checklist the executor tracks (seed 004 §3.2) and the adaptive-memory summary (§3.4)."""
 
     goal: str
     subgoal: str
@@ -49,6 +51,7 @@ class WorkerView:
     facts: tuple[Fact, ...]
     dead_ends: tuple[DeadEnd, ...]
     summary: str = ""
+    checklist: tuple[ChecklistItem, ...] = ()
     earlier: tuple[StepOutcome, ...] = ()  # adaptive-memory window steps older than recent
 
 
@@ -91,6 +94,7 @@ def worker_view(ledger: Ledger, url: str, window: Iterable[StepOutcome] = ()) ->
         dead_ends=tuple(ledger.dead_ends_for(url)),
         summary=ledger.summary,
         earlier=earlier,
+        checklist=tuple(ledger.checklist),
     )
 
 
@@ -171,15 +175,18 @@ def _field(title: str, value: str) -> list[str]:
 
 
 def render_worker(view: WorkerView, include_goal: bool = True) -> str:
+    """Slots ordered by how rarely they change (seed 003 §7.2 prefix caching): the rotating
+    step lines come last."""
     lines = _field("goal", view.goal) if include_goal else []
     lines += _field("subgoal", view.subgoal)
-    lines += _field("earlier steps (summary)", view.summary)
-    lines += _section("recent steps", (render_step(s) for s in (*view.earlier, *view.recent)))
+    lines += _section("checklist", (render_checklist_item(i) for i in view.checklist))
     lines += _section("facts", (render_fact(f) for f in view.facts))
     lines += _section(
         "dead ends on this page (do not repeat)",
         (render_dead_end(d, with_url=False) for d in view.dead_ends),
     )
+    lines += _field("earlier steps (summary)", view.summary)
+    lines += _section("recent steps", (render_step(s) for s in (*view.earlier, *view.recent)))
     return "\n".join(lines)
 
 

@@ -46,11 +46,12 @@ def test_worker_view_is_eq_16() -> None:
     assert view.summary == led.summary
 
 
-def test_worker_sees_no_plan_checklist_or_other_pages_dead_ends() -> None:
+def test_worker_sees_no_plan_checkpoints_or_other_pages_dead_ends() -> None:
     text = render_worker(worker_view(ledger(), CART))
     assert "Buy button did nothing [postcondition_miss]" in text
     assert "price filter 404" not in text
-    assert "add to cart" not in text and "Kettle list opened" not in text
+    assert "add to cart" not in text and "kettle list" not in text
+    assert "[ ] 1. Kettle list opened" in text  # the checklist it works through
     assert "k2: v2" in text and "k1: v1" not in text and "k0" not in text
     assert "step 2:" not in text and "step 5: click(ref=1:5) -> ok @ " in text
     assert render_worker(worker_view(ledger(), CART), include_goal=False).startswith("subgoal:")
@@ -83,6 +84,15 @@ def test_orchestrator_view_is_eq_18() -> None:
     assert render_planner(planner_view(led)) in text
     assert "archived 4 messages" in text
     assert 'learnings for shop.test:\n- route = {"kind": "browser"}' in text
+
+
+def test_worker_slots_rotating_steps_last() -> None:
+    text = render_worker(worker_view(ledger(), CART), include_goal=False)
+    order = ["subgoal:", "checklist:", "facts:", "dead ends on this page", "earlier steps"]
+    positions = [text.index(label) for label in order]
+    assert positions == sorted(positions)
+    assert text.index("recent steps:") > positions[-1]
+    assert "goal: buy" not in text
 
 
 def test_rendering_is_deterministic_and_read_only() -> None:
