@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 
 from tests.support.background import BackgroundServer
+from workers.agent import prompts
+from workers.agent.testing import default_planner_verdict
 
 MODEL = "scripted-model"
 
@@ -64,6 +66,34 @@ def malformed_reply() -> Reply:
 
 
 Policy = Callable[[dict[str, Any]], Reply]
+PLANNER_SCHEMA_NAME = "planner_verdict"
+
+
+def request_role(request: dict[str, Any]) -> str:
+    """Which agent role sent a request, read from the request like a proxy could:
+    the Planner asks for its JSON schema, the summarizer speaks with its system prompt."""
+    schema = (request.get("response_format") or {}).get("json_schema") or {}
+    if schema.get("name") == PLANNER_SCHEMA_NAME:
+        return "planner"
+    messages = request.get("messages") or [{}]
+    first = messages[0].get("content")
+    if isinstance(first, str) and first.strip() == prompts.load("memory_system.md").strip():
+        return "summarizer"
+    return "other"
+
+
+def side_reply(request: dict[str, Any]) -> Reply | None:
+    """Default answers for the Planner and the summarizer, so policies written for the
+    Worker keep working: the Planner accepts a completion claim as stated and otherwise lets
+    the Worker go on; the summarizer repeats the last line it was given."""
+    role = request_role(request)
+    text = "\n".join(_content_text(m.get("content")) for m in request.get("messages") or [])
+    if role == "planner":
+        return text_reply(json.dumps(default_planner_verdict(text)))
+    if role == "summarizer":
+        lines = text.strip().splitlines()
+        return text_reply((lines[-1] if lines else "summary")[:200])
+    return None
 
 
 def estimate_tokens(text: str) -> int:
@@ -161,6 +191,7 @@ class ScriptedLLMServer(BackgroundServer):
 
     def __init__(self, policy: Policy | None = None) -> None:
         self.policy: Policy = policy or _no_policy
+        self.answers_side_roles = False  # True: Planner and summarizer calls reach the policy
         self.requests: list[dict[str, Any]] = []
         self.authorizations: list[str] = []
         self.rejected: list[str] = []  # conversation errors answered with 400
@@ -171,8 +202,10 @@ class ScriptedLLMServer(BackgroundServer):
     def base_url(self) -> str:
         return f"{self.origin}/v1"
 
-    def set_policy(self, policy: Policy) -> None:
+    def set_policy(self, policy: Policy, *, side_roles: bool = False) -> None:
+        """`side_roles`: the policy answers Planner and summarizer requests itself."""
         self.policy = policy
+        self.answers_side_roles = side_roles
 
     def prompt_tokens(self) -> list[int]:
         """Estimated prompt size of every chat request received, in order."""
@@ -185,7 +218,8 @@ class ScriptedLLMServer(BackgroundServer):
         if problem:
             self.rejected.append(problem)
             return 400, json.dumps({"error": {"message": problem, "type": "invalid_request_error"}})
-        reply = self.policy(request)
+        reply = None if self.answers_side_roles else side_reply(request)
+        reply = reply or self.policy(request)
         if reply.delay_s:
             time.sleep(reply.delay_s)
         if reply.raw_body is not None:

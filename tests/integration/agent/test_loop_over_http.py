@@ -9,7 +9,13 @@ from __future__ import annotations
 import time
 
 from app.settings import Settings
-from tests.support.llm_server import ScriptedLLMServer, raw_tool_reply
+from tests.support.llm_server import (
+    ScriptedLLMServer,
+    estimate_tokens,
+    prompt_text,
+    raw_tool_reply,
+    request_role,
+)
 from tests.support.policies import ScriptedPolicy, click, done, last_tool_results
 from workers.agent.loop import run_agent
 from workers.agent.naive import run_naive
@@ -52,7 +58,8 @@ async def test_scripted_run_round_trips_usage(llm_server: ScriptedLLMServer) -> 
     assert (outcome.status, outcome.answer, outcome.steps) == ("succeeded", "item page reached", 4)
     assert browser.current == ITEM
     assert llm_server.rejected == []
-    assert "not valid JSON" in last_tool_results(llm_server.requests[1])[0]["reason"]
+    worker = [r for r in llm_server.requests if request_role(r) == "other"]
+    assert "not valid JSON" in last_tool_results(worker[1])[0]["reason"]
     assert outcome.input_tokens == sum(llm_server.prompt_tokens())
     calls = sink.of_type("llm.call")
     assert [c["input_tokens"] for c in calls] == llm_server.prompt_tokens()
@@ -73,7 +80,8 @@ async def test_compressed_prompts_stay_small_where_naive_grows(
         outcome = await runner(task(), FakeBrowser(PAGES, text_extra=FILLER), llm, RecordingSink())
         await llm.close()
         assert outcome.success and llm_server.rejected == []
-        sizes[name] = llm_server.prompt_tokens()
+        worker = [r for r in llm_server.requests if request_role(r) == "other"]
+        sizes[name] = [estimate_tokens(prompt_text(r)) for r in worker]
     compressed, naive = sizes["compressed"], sizes["naive"]
     page_tokens = len(FILLER) // 4
     assert compressed[-1] - compressed[1] < page_tokens  # flat: a few lines per step

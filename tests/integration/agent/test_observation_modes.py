@@ -13,7 +13,7 @@ import pytest
 from playwright.async_api import Page
 
 from app.settings import Settings
-from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
+from tests.support.llm_server import Reply, ScriptedLLMServer, request_role, tool_reply
 from tests.support.policies import cheapest_product_policy, latest_observation
 from tests.support.sites import TestSite, cheapest
 from tests.support.summarizer import is_summarizer_request, with_summarizer
@@ -21,7 +21,6 @@ from workers.agent.loop import run_agent
 from workers.agent.naive import run_naive
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import RecordingSink
-from workers.browser.launch import launch_chromium
 from workers.browser.session import PageSession
 from workers.llm_client import OpenAILLM
 from workers.metered_llm import MeteredLLM
@@ -33,18 +32,12 @@ CHEAPEST = "Find the cheapest product in the shop and its price."
 
 
 @pytest.fixture
-async def page(chromium_path: str) -> AsyncIterator[Page]:
-    from playwright.async_api import async_playwright
-
-    settings = Settings(chromium_path=chromium_path)
-    async with async_playwright() as pw:
-        browser = await launch_chromium(pw, settings)
-        context = await browser.new_context(viewport={"width": 1280, "height": 800})
-        try:
-            yield await context.new_page()
-        finally:
-            await context.close()
-            await browser.close()
+async def page(chromium_browser: Any) -> AsyncIterator[Page]:
+    context = await chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        yield await context.new_page()
+    finally:
+        await context.close()
 
 
 def settings_for(server: ScriptedLLMServer) -> Settings:
@@ -103,7 +96,9 @@ async def test_pipeline_mode_summarizes_for_the_goal_and_counts_the_calls(
     assert len(calls) == len(llm_server.requests)
     assert [c["role"] for c in calls].count("summarizer") == len(summarizer)
     assert sum(c["input_tokens"] for c in calls) == sum(llm_server.prompt_tokens())
-    assert outcome.llm_calls == len(worker_requests(llm_server)) == outcome.steps
+    agent = worker_requests(llm_server)  # the Worker's and the Planner's calls
+    assert outcome.llm_calls == len(agent)
+    assert len([r for r in agent if request_role(r) == "other"]) == outcome.steps
     # the Worker saw the pipeline's observation (summary + controls), refs of the live snapshot
     observed = [latest_observation(r) for r in worker_requests(llm_server)]
     assert all("\n\nControls:\n" in text for text in observed)
