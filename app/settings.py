@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     llm_model_vision_fallback: str = ""
     llm_timeout_s: float = 180.0
     llm_max_retries: int = 2
+    # the Planner reviews every N steps (seed 000 §4.1 Algorithm 1, N = 4), after failed steps
+    # in a row, and on the Worker's completion claim
+    planner_every_n_steps: int = Field(default=4, ge=1)
 
     # browser
     chromium_path: str = "/usr/bin/chromium"
