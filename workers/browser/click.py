@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from playwright.async_api import CDPSession, ElementHandle, Error, Frame, Page
@@ -27,7 +27,14 @@ from workers.agent.toolerrors import ToolError
 from workers.browser import humanize, snapper
 from workers.browser.click_memory import ClickMemory, InMemoryClickMemory, domain_of, tier_order
 from workers.browser.frames import js
-from workers.browser.verify import DeadClickGuard, Outcome, StallMonitor, ghost, pointer
+from workers.browser.verify import (
+    DeadClickGuard,
+    Outcome,
+    StallMonitor,
+    ghost,
+    pointer,
+    report,
+)
 from workers.browser.vision import Rect
 
 ACTION_TIMEOUT_MS = 5000
@@ -137,7 +144,7 @@ async def _top_check(target: Target, x: float, y: float) -> None:
 
 async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
     p = await _probe(t.el)
-    if not p["inViewport"] and t.point is None:
+    if (not p["inViewport"] or not p["hit"]) and t.point is None:
         await t.el.evaluate(js("click.js"), ["scroll", "center"])
         await asyncio.sleep(SCROLL_WAIT_S)
     rect = await _viewport_rect(t.el)
@@ -304,13 +311,8 @@ class Hand:
             if last.effect:
                 self.memory.record(domain, tried, name)
                 self.guard.record(key, last.mutations, active)
-                return ToolResult(
-                    success=True,
-                    reason=f"{what} done ({last.evidence()}; tier {name})",
-                    tried=tuple(tried),
-                    page_changed=last.url_changed,
-                    data={"tier": name},
-                )
+                done = report(what, last, page.url)
+                return replace(done, tried=tuple(tried), data={**done.data, "tier": name})
             if last.url_changed or last.detached:
                 break  # the page moved on: never click again
         self.memory.record(domain, tried, None)

@@ -92,9 +92,6 @@ class Outcome:
     def evidence(self) -> str:
         """A short account of the effect for the tool result's reason."""
         parts = [
-            (self.url_changed, "navigated"),
-            (bool(self.dialogs), "a dialog opened"),
-            (self.popup, "a tab opened"),
             (self.modal > 0, "a modal opened"),
             (self.modal < 0, "a modal closed"),
             (self.toggled, f"it is now {'on' if self.active_after else 'off'}"),
@@ -170,6 +167,7 @@ class Probe:
     clip: FloatRect | None = None
     shot: bytes | None = None
     requests: list[str] = field(default_factory=list)
+    top: Probe | None = None  # the main frame's session when the target is in an iframe
 
     def _on_request(self, request: Request) -> None:
         self.requests.append(request.url)
@@ -196,6 +194,10 @@ async def arm(page: Page, frame: Frame, el: ElementHandle | None) -> Probe:
     probe = Probe(page, own, el, page.url)
     probe.listen()
     try:
+        if own != page.main_frame:  # an iframe's click often shows in the parent page
+            probe.top = Probe(page, page.main_frame, None, page.url)
+            await page.main_frame.evaluate(js("verify_tracker.js"))
+            await _verify_js(probe.top, "arm")
         await own.evaluate(js("verify_tracker.js"))  # no-op where the init script ran
         before = await _verify_js(probe, "arm")
     except Error:
@@ -228,9 +230,20 @@ async def _verify_js(probe: Probe, op: str, end: bool = False) -> Any:
 async def _collect(probe: Probe, end: bool) -> Mapping[str, Any] | None:
     try:
         result: Mapping[str, Any] | None = await _verify_js(probe, "collect", end)
-        return result
+        top = await _verify_js(probe.top, "collect", end) if probe.top is not None else None
     except Error:
         return None
+    return merge(result, top) if result is not None and top is not None else result
+
+
+def merge(own: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """The target frame's summary plus what changed in the main page around it."""
+    out = dict(own)
+    for key in ("causal", "late", "ambient", "modal"):
+        out[key] = int(own.get(key, 0)) + int(top.get(key, 0))
+    for key in ("url", "focusMoved", "scrolled"):
+        out[key] = bool(own.get(key)) or bool(top.get(key))
+    return out
 
 
 async def settle(

@@ -1,5 +1,6 @@
 // Element probes of the click cascade (seed 000 §6.3, Algorithm 5): ElementHandle.evaluate(el, [op, ...]).
-// op "probe": found / disabled / visible / in viewport, the frame-local rect, an identity
+// op "probe": found / disabled / visible / in viewport / hit at its centre (not clipped by a
+//   scrolled box), the frame-local rect, an identity
 //   (document URL + XPath) and the active (checked / pressed / selected) state;
 // op "scroll": scrollIntoView (block centre, or nearest for tier 3);
 // op "top": the elementsFromPoint check at a frame-local point: "ok" when the element (or
@@ -22,10 +23,13 @@
       for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === n.localName) i += 1;
       parts.unshift(`${n.localName}[${i}]`);
     }
+    const root = el.getRootNode && el.getRootNode().elementsFromPoint ? el.getRootNode() : el.ownerDocument;
+    const centre = root.elementsFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+    const hit = centre.some((e) => { for (let n = e; n; n = n.parentNode || n.host) if (n === el) return true; return false; });
     const active = !!(el.checked || el.selected) || ['true', 'mixed'].includes(el.getAttribute('aria-pressed'))
       || el.getAttribute('aria-checked') === 'true' || el.getAttribute('aria-selected') === 'true';
     return { found: el.isConnected, disabled, visible, inViewport, local: [r.left, r.top, r.right, r.bottom],
-      key: `${win.location.href}|/${parts.join('/')}`, active };
+      key: `${win.location.href}|/${parts.join('/')}`, active, hit };
   }
   if (op === 'scroll') {
     el.scrollIntoView({ block: x || 'center', inline: 'nearest' });

@@ -96,7 +96,8 @@
   const after = stateOf(tgt);
   const pos = scrollPos(tgt);
   out.url = win.location.href !== s.url;
-  out.focusMoved = focus !== s.focus && !!focus && focus !== doc.body && !(tgt && focus === tgt && !editable(focus));
+  out.focusMoved = focus !== s.focus && !!focus && focus !== doc.body && !(tgt && focus === tgt && !editable(focus))
+    && !['iframe', 'frame'].includes(focus.localName);  // a click inside a frame focuses it
   out.focusEditable = editable(focus) && focus !== s.focus;
   out.scrolled = pos.some((v, i) => Math.abs(v - s.scroll[i]) >= 1);
   out.modal = modals() - s.modals;
