@@ -12,6 +12,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -21,12 +22,15 @@ from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
 from app.db.types import as_utc
 from workers import runtime
+from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError
-from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentOutcome, AgentTask
+from workers.agent.search import run_task as run_routed
 from workers.browser import views
 from workers.browser.pool import is_browser_fault
 from workers.browser.session import PageSession
+from workers.fetcher import FetchPolicy, HttpFetcher
+from workers.memory_store import DbMemoryStore
 from workers.metered_llm import MeteredLLM
 from workers.runtime import WorkerRuntime
 from workers.sink import DbEventSink
@@ -85,28 +89,52 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
         deadline=time.monotonic() + spec.timeout_s,
         allowed_domains=spec.allowed_domains,
         observation_mode=mode,
+        worker_vision=rt.settings.llm_worker_vision,
+        image_detail=rt.settings.llm_image_detail,
+        look_tool=rt.settings.vision_enabled,
     )
     try:
         problem = views.configuration_problem(mode, rt.settings)
         if problem is not None:  # before a browser context is taken from the pool
             raise ConfigurationError(problem)
         await require_vision(rt.llm, rt.settings)  # image settings need models that see
-        async with asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S):
-            async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
-                # perception's own LLM calls (summarizer, vision) become llm.call events
-                perception = MeteredLLM(rt.llm, sink)
-                browser = await PageSession.open(
-                    page, rt.settings, llm=perception, goal=spec.instruction
+        memory = DbMemoryStore(rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id)
+        policy = FetchPolicy(rt.settings.allow_private_networks, spec.allowed_domains)
+        fetcher = HttpFetcher(policy)  # the search route reads pages without a browser
+        brain = BrainConfig(planner_every_n_steps=rt.settings.planner_every_n_steps)
+        try:
+            async with asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S):
+                return await run_routed(
+                    agent_task,
+                    partial(_open_browser, rt, spec, sink),
+                    rt.llm,
+                    sink,
+                    memory=memory,
+                    fetcher=fetcher,
+                    config=brain,
                 )
-                try:
-                    return await run_agent(agent_task, browser, rt.llm, sink)
-                finally:
-                    await browser.close()  # no background vision look outlives the task
+        finally:
+            await fetcher.close()
     except TimeoutError:
         return failed_outcome(TaskStatus.timed_out, ErrorCode.timeout, "task timeout reached")
     except Exception as exc:  # the job boundary: any failure becomes a failed task
         log.exception("task %s failed", spec.task_id)
         return failed_outcome(TaskStatus.failed, error_code(exc), f"{type(exc).__name__}: {exc}")
+
+
+@contextlib.asynccontextmanager
+async def _open_browser(
+    rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink
+) -> AsyncIterator[PageSession]:
+    """A fresh browser context for the browser route (the search route never opens one)."""
+    async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
+        # perception's own LLM calls (summarizer, vision) become llm.call events
+        perception = MeteredLLM(rt.llm, sink)
+        browser = await PageSession.open(page, rt.settings, llm=perception, goal=spec.instruction)
+        try:
+            yield browser
+        finally:
+            await browser.close()  # no background vision look outlives the task
 
 
 def error_code(exc: BaseException) -> ErrorCode:
