@@ -47,6 +47,8 @@ class ToolError(StrEnum):
     pdf_failed = "pdf_failed"
     scripts_not_allowed = "scripts_not_allowed"
     script_error = "script_error"
+    not_supported = "not_supported"
+    bad_arguments = "bad_arguments"
     vision_unavailable = "vision_unavailable"
     screenshot_failed = "screenshot_failed"
     # generic browser failures
@@ -117,6 +119,10 @@ HINTS: dict[ToolError, str] = {
     " pixel colours with read_canvas.",
     ToolError.screenshot_failed: "The screenshot failed. Scroll the element into view or look"
     " at the whole screen without a ref.",
+    ToolError.not_supported: "That variant is not supported on this element. Use a plain click"
+    " or another tool.",
+    ToolError.bad_arguments: "An argument the tool needs is missing or empty. Call it again with"
+    " every required argument filled in.",
     ToolError.action_failed: "The browser refused the action. Read the reason and try another"
     " element, tool or sequence.",
     ToolError.unknown_tool: "There is no tool with that name. Use one of the listed tools.",

@@ -7,14 +7,18 @@ Failures come back as feedback for the model (seed 003 §5.4), never as exceptio
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+import asyncio
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import ElementHandle, Error, Frame, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from workers.agent.protocols import ToolResult
 from workers.browser.frames import js
+
+if TYPE_CHECKING:
+    from workers.agent.tools.args import ClickArgs, SelectOptionArgs, TypeArgs
 
 ACTION_TIMEOUT_MS = 5000
 
@@ -42,7 +46,11 @@ async def changes(frames: list[Frame]) -> int:
 
 def failure(error: str, reason: str, *alternatives: str, tried: tuple[str, ...] = ()) -> ToolResult:
     return ToolResult(
-        success=False, error=error, reason=reason, alternatives=tuple(alternatives), tried=tried
+        success=False,
+        error=str(error),
+        reason=reason,
+        alternatives=tuple(alternatives),
+        tried=tried,
     )
 
 
@@ -68,35 +76,82 @@ def explain(exc: Error, what: str) -> ToolResult:
     return failure("action_failed", f"{what}: {msg.splitlines()[0][:200]}")
 
 
-async def click(el: ElementHandle, args: Mapping[str, Any]) -> None:
-    right = args.get("right_click") or args.get("rightClick")
-    button: Literal["left", "right"] = "right" if right else "left"
-    count = 2 if args.get("double_click") or args.get("doubleClick") else 1
-    await el.click(button=button, click_count=count, timeout=ACTION_TIMEOUT_MS)
+async def centre(el: ElementHandle) -> tuple[float, float]:
+    """The element's centre in viewport pixels, scrolled into view first."""
+    await el.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
+    box = await el.bounding_box()
+    if box is None:
+        raise Error("element is not visible")
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-async def type_text(page: Page, el: ElementHandle, args: Mapping[str, Any]) -> None:
-    text = str(args.get("text", ""))
-    clear = args.get("clear", args.get("should_clear", True))
+async def click(page: Page, el: ElementHandle, args: ClickArgs) -> None:
+    """Left/right/middle, double, or press-and-hold (mouse down, wait, up at the centre)."""
+    if args.hold_ms:
+        x, y = await centre(el)
+        await page.mouse.move(x, y)
+        await page.mouse.down(button=args.button)
+        await asyncio.sleep(args.hold_ms / 1000)
+        await page.mouse.up(button=args.button)
+        return
+    count = 2 if args.double else 1
+    await el.click(button=args.button, click_count=count, timeout=ACTION_TIMEOUT_MS)
+
+
+async def drag(
+    page: Page, start: tuple[float, float], end: tuple[float, float], steps: int
+) -> None:
+    """Press, move in `steps` (a first small move starts HTML5 drags), release."""
+    await page.mouse.move(*start)
+    await page.mouse.down()
+    await page.mouse.move(start[0] + 3, start[1] + 3, steps=2)
+    await page.mouse.move(*end, steps=steps)
+    await page.mouse.up()
+
+
+async def type_text(page: Page, el: ElementHandle, args: TypeArgs) -> None:
     editable = await el.evaluate(
         "e => e.isContentEditable || ['input','textarea'].includes(e.localName)"
     )
-    if clear and editable:
-        await el.fill(text, timeout=ACTION_TIMEOUT_MS)
+    if args.clear and editable:
+        await el.fill(args.text, timeout=ACTION_TIMEOUT_MS)
     else:
         await el.click(timeout=ACTION_TIMEOUT_MS)
         await page.keyboard.press("End")
-        await page.keyboard.type(text)
-    if args.get("submit"):
+        await page.keyboard.type(args.text)
+    if args.submit:
         await el.press("Enter", timeout=ACTION_TIMEOUT_MS)
 
 
-async def select_option(el: ElementHandle, args: Mapping[str, Any]) -> list[str]:
+async def read_value(el: ElementHandle) -> str | None:
+    """What a field holds now (None for elements without a value)."""
+    try:
+        value = await el.evaluate(
+            "e => 'value' in e && e.localName !== 'button' ? String(e.value) :"
+            " (e.isContentEditable ? e.innerText : null)"
+        )
+    except Error:
+        return None
+    return None if value is None else str(value)
+
+
+def same_text(typed: str, value: str) -> bool:
+    """Equal up to case, spaces and punctuation (masks add separators: '(555) 123-4567')."""
+
+    def core(t: str) -> str:
+        return "".join(c for c in t.lower() if c.isalnum())
+
+    return core(typed) == core(value)
+
+
+def note(result: ToolResult, extra: str) -> ToolResult:
+    return replace(result, reason=f"{result.reason}; {extra}")
+
+
+async def select_option(el: ElementHandle, args: SelectOptionArgs) -> list[str]:
     """Select by label or value in one lookup: Playwright's select_option(label=...) waits out
     its whole timeout before a value fallback could run, and mixed choices never matched."""
-    raw = args.get("values", args.get("value", []))
-    values = [str(v) for v in (raw if isinstance(raw, list | tuple) else [raw])]
-    found = await el.evaluate(js("match_options.js"), values)
+    found = await el.evaluate(js("match_options.js"), list(args.values))
     if found["missing"]:
         shown = ", ".join(repr(label) for label in found["labels"])
         raise OptionNotFound(
@@ -109,16 +164,25 @@ class OptionNotFound(Exception):
     """The model named an option the list does not have: feedback, with the real labels."""
 
 
-async def scroll(page: Page, el: ElementHandle | None, args: Mapping[str, Any]) -> None:
-    direction = str(args.get("direction", "down")).lower()
-    amount = float(args.get("amount", 0.8))
-    if el is not None and direction in ("", "into_view", "to"):
-        await el.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
-        return
-    dx, dy = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}.get(
-        direction, (0, 1)
-    )
-    if el is not None:
-        await el.evaluate(js("scroll_container.js"), [dx, dy, amount])
-    else:
-        await page.evaluate(js("scroll_page.js"), [dx, dy, amount])
+_DIRECTIONS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+
+
+async def scroll(
+    page: Page,
+    el: ElementHandle | None,
+    direction: str,
+    *,
+    pixels: int | None = None,
+    percent: float | None = None,
+    to: str | None = None,
+    amount: float = 0.8,
+) -> dict[str, Any]:
+    """Scroll the page or el's scrollable ancestor; returns positions before and after."""
+    dx, dy = _DIRECTIONS.get(direction, (0, 1))
+    opts = {"dx": dx, "dy": dy, "amount": amount, "pixels": pixels, "percent": percent, "to": to}
+    if el is None:  # the document element scrolls the page
+        root = (await page.evaluate_handle("document.documentElement")).as_element()
+        if root is None:
+            raise Error("the page has no document element")
+        el = root
+    return dict(await el.evaluate(js("scroll_by.js"), opts))

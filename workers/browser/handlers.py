@@ -1,154 +1,39 @@
-"""The browser tools the Worker calls (seed 003 §5.2-5.3), one function each, on a PageSession.
+"""The browser side of the tool registry: one handler per ToolName (seed 003 §5.2-5.3).
 
-Each returns a ToolResult; ref errors raise RefError, which PageSession.execute turns into
-a safe failure with a fresh snapshot (seed 003 §5.1.1).
+Argument models, schemas and error codes are defined once in workers/agent/tools; the
+handlers live by concern in handlers_input (pointer, keyboard, lists), handlers_nav
+(navigation, scrolling, waiting), handlers_read (reading and detection), tabs, files and
+dialogs. PageSession.execute validates the arguments with the tool's model and calls the
+handler; ref errors raise RefError, which it turns into a compact failure.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
-from app.urlpolicy import ALLOWED_SCHEMES
 from workers.agent.protocols import Action, ToolResult
-from workers.browser import actions, look
-from workers.browser.refs import RefError, parse_ref
+from workers.agent.tools import ToolName as T
+from workers.browser import dialogs, files, look, tabs
+from workers.browser import handlers_input as hi
+from workers.browser import handlers_nav as hn
+from workers.browser import handlers_read as hr
+from workers.browser.handlers_nav import NAV_TIMEOUT_MS
 
 if TYPE_CHECKING:
+    from workers.agent.tools.registry import BulkArgs
     from workers.browser.session import PageSession
 
-NAV_TIMEOUT_MS = 30000
+__all__ = ["HANDLERS", "NAV_TIMEOUT_MS", "Handler", "bulk"]
 
 
-async def click(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    el, target = await s._element(args)
-    return await s._verified(
-        f"click {args['ref']}", target.frame, lambda: actions.click(el, args), ghost=True
-    )
-
-
-async def type_into(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    el, target = await s._element(args)
-    return await s._verified(
-        f"type into {args['ref']}",
-        target.frame,
-        lambda: actions.type_text(s.page, el, args),
-        ghost=False,
-    )
-
-
-async def select(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    el, target = await s._element(args)
-    if target.role not in ("combobox", "listbox"):
-        return actions.failure(
-            "not_a_select",
-            f"{args['ref']} is a {target.role}, not a <select>.",
-            "click it to open the list, then click the option",
-        )
-    return await s._verified(
-        f"select in {args['ref']}", target.frame, lambda: actions.select_option(el, args), False
-    )
-
-
-async def hover(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    el, target = await s._element(args)
-    return await s._verified(
-        f"hover {args['ref']}",
-        target.frame,
-        lambda: el.hover(timeout=actions.ACTION_TIMEOUT_MS),
-        ghost=False,
-        mutating=False,
-    )
-
-
-async def focus(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    el, target = await s._element(args)
-    return await s._verified(
-        f"focus {args['ref']}", target.frame, el.focus, ghost=False, mutating=False
-    )
-
-
-async def press(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    key = str(args.get("key", "Enter"))
-    return await s._verified(f"press {key}", None, lambda: s.page.keyboard.press(key), ghost=False)
-
-
-async def scroll(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    el, frame = None, None
-    if args.get("ref"):
-        el, target = await s._element(args)
-        frame = target.frame
-    return await s._verified(
-        f"scroll {args.get('direction', 'down')}",
-        frame,
-        lambda: actions.scroll(s.page, el, args),
-        ghost=False,
-        mutating=False,
-    )
-
-
-async def navigate(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    """The model's navigate: web pages only (no file://, chrome://, view-source:)."""
-    url = str(args.get("url", "")).strip()
-    scheme = urlsplit(url).scheme.lower()
-    if scheme not in ALLOWED_SCHEMES and url != "about:blank":
-        return actions.failure(
-            "navigation_blocked", f"Only http(s) URLs can be opened, not {scheme or url!r}."
-        )
-    return await s.goto(url)
-
-
-async def back(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    before = s.page.url
-    response = await s.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
-    if response is None and s.page.url == before:
-        return actions.failure("no_history", "There is no previous page in this tab.")
-    if s.page.url == "about:blank" and before != "about:blank":
-        # the blank page a tab starts on is not a page the task visited: stay put
-        await s.page.go_forward(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
-        return actions.failure("no_history", "There is no previous page in this tab.")
-    s._refs = None
-    s.invalidate()
-    s._after_mutation()
-    return ToolResult(success=True, reason=f"Back at {s.page.url}", page_changed=True)
-
-
-async def wait(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    seconds = min(float(args.get("seconds", args.get("time", 1.0))), 10.0)
-    await asyncio.sleep(seconds)
-    return ToolResult(success=True, reason=f"waited {seconds:g}s")
-
-
-async def expand(s: PageSession, args: dict[str, Any]) -> ToolResult:
-    """snapshot(start, end): trimmed lines of the current snapshot (seed 003 §6.1)."""
-    if s.last is not None and s._navigated:  # its ranges describe another page
-        return ToolResult(
-            success=False,
-            error="stale_ref",
-            reason=f"the page navigated since snapshot {s.last.version}; its ranges "
-            "no longer apply: read the new page in the next observation",
-        )
-    if s.last is None:
-        s.last = await s.snapshot()
-    start, end = _range(args, s.last.version)
-    text = s.last.expand(start, end, max_tokens=s.max_tokens)
-    return ToolResult(
-        success=True,
-        reason=f"refs {start}-{end} of snapshot {s.last.version}",
-        data={"text": text, "version": s.last.version},
-    )
-
-
-async def bulk(s: PageSession, args: dict[str, Any]) -> ToolResult:
+async def bulk(s: PageSession, args: BulkArgs) -> ToolResult:
     """Several independent actions in one call; stops at the first failure (seed 003 §5.3)."""
     done: list[str] = []
     changed = False
-    for step in args.get("actions", []):
-        step = dict(step)
-        name = str(step.pop("type", step.pop("name", "")))
-        result = await s.execute(Action(name, step))
+    for step in args.actions:
+        name = str(step["tool"])
+        result = await s.execute(Action(name, step["args"]))
         changed = changed or result.page_changed
         if not result.success:
             return ToolResult(
@@ -160,48 +45,51 @@ async def bulk(s: PageSession, args: dict[str, Any]) -> ToolResult:
                 page_changed=changed,
                 data=result.data,
             )
-        done.append(f"{name} {step.get('ref', '')}".strip())
+        done.append(f"{name} {step['args'].get('ref', '')}".strip())
     return ToolResult(
-        success=True,
-        reason=f"{len(done)} actions done",
-        tried=tuple(done),
-        page_changed=changed,
+        success=True, reason=f"{len(done)} actions done", tried=tuple(done), page_changed=changed
     )
 
 
-def _range(args: dict[str, Any], version: int) -> tuple[int, int]:
-    """Accepts start/end (refs or indices) or range="120-480"."""
-    raw = args.get("range")
-    if isinstance(raw, str) and "-" in raw:
-        a, b = raw.split("-", 1)
-        return _index(a, version), _index(b, version)
-    start = _index(args.get("start", args.get("startRef", 1)), version)
-    return start, _index(args.get("end", args.get("endRef", start + 200)), version)
+async def _look(s: PageSession, args: Any) -> ToolResult:
+    return await look.look(s, args.model_dump(exclude_none=True))
 
 
-def _index(value: object, version: int) -> int:
-    text = str(value).strip()
-    if ":" in text:
-        v, n = parse_ref(text)
-        if v != version:
-            raise RefError("stale_ref", f"Range ref {text} is not from snapshot {version}.")
-        return n
-    return int(text)
-
-
-Handler = Callable[["PageSession", dict[str, Any]], Awaitable[ToolResult]]
-HANDLERS: dict[str, Handler] = {
-    "click": click,
-    "type": type_into,
-    "select_option": select,
-    "hover": hover,
-    "focus": focus,
-    "press_key": press,
-    "scroll": scroll,
-    "navigate": navigate,
-    "go_back": back,
-    "wait": wait,
-    "snapshot": expand,
-    "bulk": bulk,
-    "look": look.look,
+Handler = Callable[["PageSession", Any], Awaitable[ToolResult]]
+HANDLERS: Mapping[str, Handler] = {
+    T.navigate: hn.navigate,
+    T.go_back: hn.back,
+    T.go_forward: hn.forward,
+    T.click: hi.click,
+    T.click_at: hi.click_at,
+    T.type: hi.type_into,
+    T.press_key: hi.press,
+    T.hover: hi.hover,
+    T.focus: hi.focus,
+    T.select_option: hi.select,
+    T.get_dropdown_options: hi.dropdown_options,
+    T.upload_file: files.upload_file,
+    T.drag: hi.drag,
+    T.scroll: hn.scroll,
+    T.scroll_within: hn.scroll_within,
+    T.wait: hn.wait,
+    T.wait_for: hn.wait_for,
+    T.wait_for_condition: hn.wait_for_condition,
+    T.handle_dialog: dialogs.handle_dialog,
+    T.tabs: tabs.tabs,
+    T.read_text: hr.read_text,
+    T.snapshot: hr.expand,
+    T.screenshot: hr.screenshot,
+    T.dom_search: hr.dom_search,
+    T.get_console_errors: hr.console_errors,
+    T.export_pdf: files.export_pdf,
+    T.get_accessibility_tree: hr.accessibility_tree,
+    T.read_canvas: hr.read_canvas,
+    T.detect_captcha: hr.detect_captcha,
+    T.detect_geo_block: hr.detect_geo_block,
+    T.read_download: files.read_download,
+    T.record_fact: hr.record_fact,
+    T.evaluate_script: hr.evaluate_script,
+    T.look: _look,
+    T.bulk: bulk,
 }

@@ -13,24 +13,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from playwright.async_api import Dialog, Error, Frame, Page
+from playwright.async_api import ConsoleMessage, Dialog, Download, Error, Frame, Page
 
 from app.settings import Settings
-from workers.agent.errors import ConfigurationError
-from workers.agent.protocols import LLM, Action, Observation, ToolResult
-from workers.browser import actions, frames, handlers, views
+from workers.agent.errors import ConfigurationError, FeedbackError
+from workers.agent.protocols import LLM, Action, Observation, ToolCall, ToolResult
+from workers.agent.toolerrors import ToolError
+from workers.agent.tools import TOOLS, parse_action
+from workers.browser import actions, files, frames, handlers, rerender, views
 from workers.browser import fingerprint as gate
+from workers.browser.dialogs import DialogDesk
 from workers.browser.fingerprint import Fingerprint, FingerprintError, ObservationCache
 from workers.browser.handlers import NAV_TIMEOUT_MS
 from workers.browser.observe_pipeline import ObservePipeline
-from workers.browser.refs import RefError, RefTable, RefTarget, parse_ref, resolve
+from workers.browser.profile import Artifacts, SessionProfile
+from workers.browser.refs import RefError, RefTable, RefTarget, resolve
 from workers.browser.snapshot import Snapshot, capture
+from workers.browser.vision import VisionBox
 from workers.browser.vision_observer import VisionObserver
 
+CONSOLE_KEPT = 50
+RECENT_VERSIONS = 10  # past snapshots kept to re-find the element of a stale ref
 SETTLE_S = 0.3  # let click handlers and transitions run before verifying the effect
 
 
@@ -45,8 +53,23 @@ class PageSession:
         max_tokens: int | None = None,
         llm: LLM | None = None,
         goal: str | None = None,
+        profile: SessionProfile | None = None,
     ) -> None:
         self.page = page
+        self.profile = profile or SessionProfile()  # attachments, artifacts dir, scripts
+        self.artifacts = Artifacts(self.profile.artifacts_dir)
+        self.downloads: list[str] = []  # artifact names of files the page downloaded
+        self.downloads_started = 0  # an action that starts a download had an effect
+        self._saving: set[asyncio.Task[None]] = set()
+        self.facts: dict[str, str] = {}  # record_fact
+        self.console_errors: deque[str] = deque(maxlen=CONSOLE_KEPT)
+        self.held_keys: list[str] = []  # press_key action "down" until "up"
+        self.dialogs = DialogDesk()
+        self.vision_boxes: tuple[VisionBox, ...] = ()  # [Vn] boxes click_at(index) uses
+        self.last_status: int | None = None  # HTTP status of the last goto
+        self.rerouted: list[str] = []  # stale refs re-resolved during the current tool
+        self.stale_told: int | None = None  # stale snapshot version already explained
+        self._listened: set[int] = set()
         self.goal = goal  # the task instruction: what mode "pipeline" summarises the page for
         self.settings = settings
         self.max_tokens = max_tokens if max_tokens is not None else settings.snapshot_max_tokens
@@ -61,24 +84,53 @@ class PageSession:
         self._pipeline = ObservePipeline(llm) if llm else None  # per task: caches summaries
         self.look_llm = llm if llm and settings.vision_enabled else None  # the `look` tool
         self._vision_on = False  # the model asked for vision: prefetch after mutating actions
-        self._dialogs: list[str] = []  # JS dialogs shown since the current action started
+        self._dialogs = self.dialogs.shown  # JS dialogs shown since the current action started
         self._popups: list[Page] = []  # tabs/windows the page opened, adopted after an action
         self._listen(page)
 
     def _listen(self, page: Page) -> None:
+        if id(page) in self._listened:
+            return
+        self._listened.add(id(page))
         page.on("framenavigated", self._on_navigated)
         page.on("dialog", self._on_dialog)
         page.on("popup", self._on_popup)
+        page.on("download", self._on_download)
+        page.on("console", self._on_console)
+        page.on("pageerror", lambda exc: self.console_errors.append(f"uncaught: {exc}"[:300]))
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.console_errors.append(message.text[:300])
+
+    def _on_download(self, download: Download) -> None:
+        self.downloads_started += 1
+        task = asyncio.get_running_loop().create_task(files.keep_download(self, download))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    async def settle_downloads(self) -> None:
+        """Wait for downloads still being saved into the artifact directory."""
+        if self._saving:
+            await asyncio.gather(*list(self._saving), return_exceptions=True)
+
+    def switch_to(self, page: Page) -> None:
+        """Act on another tab from now on (tabs tool); its refs come with the next look."""
+        if page is self.page:
+            return
+        self.page = page
+        self._listen(page)
+        self._refs = None
+        self._navigated = True
+        self.invalidate()
 
     def _on_popup(self, popup: Page) -> None:
         self._popups.append(popup)
 
     async def _on_dialog(self, dialog: Dialog) -> None:
-        """Accept alert/confirm/prompt and tell the model: unhandled, Playwright dismisses
-        them silently, so a confirm() the task needs could never be answered with OK."""
-        self._dialogs.append(f"{dialog.type} {dialog.message[:200]!r}")
-        with contextlib.suppress(Error):
-            await dialog.accept(dialog.default_value)  # a prompt() keeps its suggested answer
+        """The model's handle_dialog decision, else accept (dialogs.py): unhandled,
+        Playwright dismisses them silently, so a needed confirm() could never get OK."""
+        await self.dialogs.answer(dialog)
 
     async def _adopt_popup(self) -> str | None:
         """A click opened a new tab: continue there (the agent would be lost otherwise)."""
@@ -89,9 +141,7 @@ class PageSession:
         popup = opened[-1]
         with contextlib.suppress(Error):
             await popup.wait_for_load_state("domcontentloaded", timeout=NAV_TIMEOUT_MS)
-        self.page = popup
-        self._listen(popup)
-        self._navigated = True
+        self.switch_to(popup)
         return popup.url
 
     @classmethod
@@ -124,7 +174,10 @@ class PageSession:
     async def goto(self, url: str) -> ToolResult:
         before = self.page.url
         try:
-            await self.page.goto(url, wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
+            response = await self.page.goto(
+                url, wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS
+            )
+            self.last_status = response.status if response is not None else None
         except Error as exc:
             return actions.failure("navigation_failed", f"Could not open {url}: {exc.message}")
         self._refs = None
@@ -142,7 +195,7 @@ class PageSession:
         self._snap_fp = None
         snap, refs = await capture(self.page, version=self.version, max_tokens=self.max_tokens)
         self.last, self._refs = snap, refs
-        self._recent = {v: s for v, s in self._recent.items() if v > snap.version - 3}
+        self._recent = {v: s for v, s in self._recent.items() if v > snap.version - RECENT_VERSIONS}
         self._recent[snap.version] = snap
         return snap
 
@@ -221,50 +274,47 @@ class PageSession:
         return await self.page.screenshot(type="jpeg", quality=70)
 
     async def execute(self, action: Action) -> ToolResult:
-        handler = handlers.HANDLERS.get(action.name)
+        """Validate with the tool's argument model (workers/agent/tools), run its handler."""
+        try:
+            parsed = parse_action(ToolCall("browser", action.name, dict(action.args)))
+        except FeedbackError as exc:
+            return actions.failure(exc.error, exc.message)
+        handler = handlers.HANDLERS.get(parsed.name)
         if handler is None:
             return actions.failure(
-                "unknown_tool",
+                ToolError.unknown_tool,
                 f"No browser tool named {action.name!r}.",
                 *sorted(handlers.HANDLERS),
             )
+        self.rerouted.clear()
         try:
-            return await handler(self, dict(action.args))
+            result = await handler(self, TOOLS[parsed.name].args.model_validate(parsed.args))
         except RefError as exc:
-            return await self._ref_failure(exc, action)
+            return await self._ref_failure(exc, parsed)
         except actions.OptionNotFound as exc:
-            return actions.failure("option_not_found", f"{action.name}: {exc}")
+            return actions.failure(ToolError.option_not_found, f"{action.name}: {exc}")
         except Error as exc:
             return actions.explain(exc, action.name)
+        for note in self.rerouted:
+            result = actions.note(result, note)
+        return result
 
     async def _ref_failure(self, exc: RefError, action: Action) -> ToolResult:
-        """Stale/bad ref: refuse, take a fresh snapshot, point at the element's new refs."""
-        key = _ref_key(action.args.get("ref"))
-        past = self._recent.get(int(key.split(":")[0])) if key else None
-        old = past.node(key) if past else None
-        fp = await self._fingerprint()
-        reuse = self._unchanged(fp) and self.last is not None
-        fresh = self.last if reuse and self.last is not None else await self.snapshot()
-        self._snap_fp = fp  # the next observe() keeps this version while the page holds still
-        alternatives: list[str] = []
-        if old is not None:
-            alternatives = [
-                f"{n.ref} {n.role} {n.name!r}"
-                for n in fresh.nodes
-                if n.interactive and n.role == old.role and n.name == old.name
-            ][:3]
-        return ToolResult(
-            success=False,
-            error=exc.code,
-            reason=exc.reason + f" A fresh snapshot (version {fresh.version}) is attached.",
-            alternatives=tuple(alternatives),
-            data={"snapshot": fresh.text, "version": fresh.version},
-        )
+        """Stale/bad ref that could not be re-resolved: a compact refusal (rerender.py)."""
+        return await rerender.stale_failure(self, exc, action)
 
     async def _element(self, args: dict[str, Any]) -> tuple[Any, RefTarget]:
         if self._navigated and self._refs is not None:
             self._refs = None
-        return await resolve(self._refs, args.get("ref"))
+        try:
+            return await resolve(self._refs, args.get("ref"))
+        except RefError as exc:
+            if exc.code != ToolError.stale_ref:
+                raise
+            found = await rerender.reresolve(self, args.get("ref"))
+            if found is None:
+                raise
+            return found
 
     def invalidate(self) -> None:
         """Next observe() takes a new snapshot whatever the fingerprint says."""
@@ -292,6 +342,7 @@ class PageSession:
         watched = list({self.page.main_frame, *(() if frame is None else (frame,))})
         await actions.watch(watched)
         before = self.page.url
+        downloads = self.downloads_started
         self._navigated = False
         self._dialogs.clear()
         await act()
@@ -299,7 +350,8 @@ class PageSession:
         popup = await self._adopt_popup()
         navigated = self._navigated or self.page.url != before
         dialogs = list(self._dialogs)
-        changed = navigated or bool(dialogs) or await actions.changes(watched) > 0
+        downloaded = self.downloads_started > downloads
+        changed = navigated or bool(dialogs) or downloaded or await actions.changes(watched) > 0
         if navigated:
             self._refs = None
         if changed and (mutating or navigated):
@@ -316,17 +368,11 @@ class PageSession:
         reason = f"{what} done" + (f"; now at {self.page.url}" if navigated else "")
         if popup is not None:
             reason += " (it opened a new tab; you are now in that tab)"
+        if downloaded:
+            reason += "; it started a download (see read_download)"
         if dialogs:
-            reason += f"; the page showed a dialog, accepted: {'; '.join(dialogs)}"
+            reason += f"; the page showed a dialog: {'; '.join(dialogs)}"
         return ToolResult(success=True, reason=reason, page_changed=navigated)
-
-
-def _ref_key(ref: object) -> str:
-    try:
-        v, n = parse_ref(ref)
-    except RefError:
-        return ""
-    return f"{v}:{n}"
 
 
 def _ms(started: float) -> float:

@@ -89,6 +89,8 @@ async def test_stale_ref_points_at_refs_that_stay_valid(
 ) -> None:
     await _open(session, probe_port)
     old = _ref(session, "Show alert")
+    # moved far away: no longer recognisably the same element, so not re-resolved
+    await session.page.add_style_tag(content="body { padding-top: 400px; }")
     session.invalidate()
     await session.observe()  # version 2: refs of version 1 are stale
     stale = await session.execute(Action("click", {"ref": old}))

@@ -37,13 +37,41 @@ def test_every_registered_tool_has_a_generated_schema() -> None:
 def test_seed_000_appendix_a_is_covered() -> None:
     """Every App. A tool name parses, as itself or as one of its spellings."""
     table = (
-        "navigate go_back click_element input_text select_option send_keys "
-        "get_dropdown_options select_dropdown_by_text scroll_down scroll_up scroll_to_percent "
-        "scroll_to_top scroll_to_bottom scroll_to_text scroll_pixels scroll_within open_tab "
-        "switch_tab close_tab done wait handle_dialog upload_file evaluate_script run_script "
-        "extract_markdown export_pdf dom_search wait_for_condition get_console_errors "
-        "get_accessibility_tree detect_captcha screenshot_captcha detect_geo_block"
-    ).split()
+        "navigate",
+        "go_back",
+        "click_element",
+        "input_text",
+        "select_option",
+        "send_keys",
+        "get_dropdown_options",
+        "select_dropdown_by_text",
+        "scroll_down",
+        "scroll_up",
+        "scroll_to_percent",
+        "scroll_to_top",
+        "scroll_to_bottom",
+        "scroll_to_text",
+        "scroll_pixels",
+        "scroll_within",
+        "open_tab",
+        "switch_tab",
+        "close_tab",
+        "done",
+        "wait",
+        "handle_dialog",
+        "upload_file",
+        "evaluate_script",
+        "run_script",
+        "extract_markdown",
+        "export_pdf",
+        "dom_search",
+        "wait_for_condition",
+        "get_console_errors",
+        "get_accessibility_tree",
+        "detect_captcha",
+        "screenshot_captcha",
+        "detect_geo_block",
+    )
     from workers.agent.tools import resolve_alias
 
     for name in table:
@@ -88,6 +116,7 @@ def test_every_error_code_has_its_own_hint() -> None:
         ("go_back", {}, {}),
         ("snapshot", {"start": 120, "end": 480}, {"start": 120, "end": 480}),
         ("snapshot", {"start": "3:120", "end": "480"}, {"start": 120, "end": 480}),
+        ("snapshot", {"range": "120-480"}, {"start": 120, "end": 480}),
         ("done", {"answer": "42", "success": True}, {"answer": "42", "success": True}),
     ],
 )
@@ -125,7 +154,7 @@ def test_invalid_arguments_become_feedback(tool: str, args: dict, fragment: str)
         parse_action(call(tool, **args))
     assert info.value.message.startswith(f"{tool}: ")
     assert fragment in info.value.message
-    assert info.value.error == "invalid_tool_call"
+    assert info.value.error == ("navigation_blocked" if tool == "navigate" else "invalid_tool_call")
 
 
 def test_unknown_tool_lists_the_real_ones() -> None:

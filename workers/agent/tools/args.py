@@ -12,6 +12,9 @@ import re
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from workers.agent.toolerrors import ToolError
 
 REF_HINT = "refs look like '3:12' (snapshot version, colon, element number) as shown in brackets"
 _REF_RE = re.compile(r"^\d+:\d+$")
@@ -91,7 +94,10 @@ class NavigateArgs(Args):
     @model_validator(mode="after")
     def _scheme(self) -> NavigateArgs:
         if not re.match(r"^https?://", self.url.strip()):
-            raise ValueError("url must start with http:// or https://")
+            # a code of its own (not invalid_tool_call): the browser refuses the same way
+            raise PydanticCustomError(
+                ToolError.navigation_blocked.value, "url must start with http:// or https://"
+            )
         return self.model_copy(update={"url": self.url.strip()})
 
 
@@ -311,6 +317,15 @@ class SnapshotArgs(Args):
     RENAMES: ClassVar[dict[str, str]] = {"startRef": "start", "endRef": "end"}
     start: RefIndex
     end: RefIndex
+
+    @model_validator(mode="before")
+    @classmethod
+    def _range(cls, data: Any) -> Any:
+        """range="120-480" as one string."""
+        if isinstance(data, dict) and isinstance(data.get("range"), str) and "start" not in data:
+            start, _, end = data["range"].partition("-")
+            return {**data, "start": start, "end": end or start}
+        return data
 
     @model_validator(mode="after")
     def _order(self) -> SnapshotArgs:

@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError, field_validator
 
 from workers.agent.errors import FeedbackError
 from workers.agent.protocols import Action, ToolCall
+from workers.agent.toolerrors import ToolError
 from workers.agent.toolerrors import ToolError as E
 from workers.agent.tools import args as a
 from workers.agent.tools.schema import openai_tool
@@ -393,7 +394,9 @@ def parse_action(call: ToolCall) -> Action:
     try:
         args = spec.args.model_validate({**preset, **call.arguments})
     except ValidationError as exc:
-        raise FeedbackError(f"{call.name}: {_describe(exc)}") from exc
+        codes = [str(e["type"]) for e in exc.errors() if e["type"] in ToolError.__members__]
+        error = codes[0] if codes else ToolError.invalid_tool_call.value
+        raise FeedbackError(f"{call.name}: {_describe(exc)}", error=error) from exc
     return Action(name, args.model_dump(exclude_none=True, exclude_defaults=True))
 
 

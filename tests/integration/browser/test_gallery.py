@@ -1,0 +1,197 @@
+"""Every gallery widget operated through the tool layer (PageSession.execute), with the
+outcome asserted on the page's own state (window.state). One page load checks several."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Page
+
+from app.settings import Settings
+from workers.agent.protocols import Action, ToolResult
+from workers.browser.profile import SessionProfile
+from workers.browser.session import PageSession
+
+pytestmark = pytest.mark.browser
+
+
+async def _open(s: PageSession, port: int, name: str) -> None:
+    result = await s.goto(f"http://127.0.0.1:{port}/gallery/{name}")
+    assert result.success, result.reason
+    await s.page.wait_for_load_state("load")
+    await s.observe()
+
+
+def ref(s: PageSession, name: str, role: str | None = None) -> str:
+    assert s.last is not None
+    for n in s.last.nodes:
+        if n.interactive and n.name == name and (role is None or n.role == role):
+            return n.ref
+    raise AssertionError(f"{role or ''} {name!r} not in snapshot:\n{s.last.text}")
+
+
+async def run(s: PageSession, tool: str, **args: Any) -> ToolResult:
+    result = await s.execute(Action(tool, args))
+    assert result.success, f"{tool} {args}: {result.error} {result.reason}"
+    return result
+
+
+async def state(s: PageSession, key: str, page: Page | None = None) -> Any:
+    return await (page or s.page).evaluate("k => window.state[k]", key)
+
+
+async def test_widgets_gallery(session: PageSession, probe_port: int) -> None:
+    s = session
+    await _open(s, probe_port, "widgets.html")
+    # custom (non-select) dropdown: opened and the option clicked by select_option
+    await run(s, "select_option", ref=ref(s, "Choose a fruit"), values=["Banana"])
+    assert await state(s, "fruit") == "Banana"
+    # autocomplete: type, then pick the suggestion
+    await run(s, "type", ref=ref(s, "City"), text="Pa")
+    opts = await run(s, "get_dropdown_options", ref=ref(s, "City"))
+    assert opts.data["options"] == ["Paris", "Parma"]
+    await run(s, "select_option", ref=ref(s, "City"), values=["Parma"])
+    assert await state(s, "city") == "Parma"
+    # input inside a same-origin iframe, with read-back of the value
+    await s.observe()
+    typed = await run(s, "type", ref=ref(s, "Inner name"), text="Ada")
+    assert typed.success and await state(s, "inner") == "Ada"
+    # slider in an open shadow root: pointer drag by pixels (300px track, 0..100)
+    await run(s, "drag", ref=ref(s, "Volume", "slider"), dx=225, dy=0)
+    assert 70 <= await state(s, "slider") <= 80
+    # HTML5 drag-and-drop list: Alpha dropped onto Charlie goes after it
+    await run(s, "drag", ref=ref(s, "Alpha"), to_ref=ref(s, "Charlie"))
+    assert await state(s, "order") == ["Bravo", "Charlie", "Alpha"]
+
+
+async def test_pointer_variants_scrolling_and_reading(
+    session: PageSession, probe_port: int
+) -> None:
+    s = session
+    await _open(s, probe_port, "widgets.html")
+    # right-click context menu, then its item
+    await run(s, "click", ref=ref(s, "Right-click me"), button="right")
+    await s.observe()
+    await run(s, "click", ref=ref(s, "Delete", "menuitem"))
+    assert await state(s, "ctx") == "Delete"
+    # press-and-hold: a plain click does not confirm, holding 900 ms does
+    plain = await s.execute(Action("click", {"ref": ref(s, "Hold to confirm")}))
+    assert await state(s, "held") is False, plain
+    await s.observe()
+    await run(s, "click", ref=ref(s, "Hold to confirm"), hold_ms=900)
+    assert await state(s, "held") is True
+    # horizontal strip: scroll sideways inside the element
+    await s.observe()
+    moved = await run(s, "scroll_within", ref=ref(s, "Item 1"), direction="right", pixels=250)
+    assert await s.page.evaluate("document.getElementById('strip').scrollLeft") == 250
+    assert "x 0->250" in moved.reason
+    # long text: read in chunks, the answer at the end is reachable
+    text = await run(s, "read_text")
+    assert "chars 0-" in text.reason and "next offset" in text.reason
+    whole = str(text.data["text"])
+    while "next_offset" in text.data:
+        text = await run(s, "read_text", offset=text.data["next_offset"])
+        whole += str(text.data["text"])
+    assert "The answer is 4217." in whole and whole.startswith("# Widget gallery")
+    # canvas pixels, console errors, DOM search with refs
+    await s.page.evaluate("document.getElementById('swatch').scrollIntoView()")
+    box = await s.page.evaluate(
+        "document.getElementById('swatch').getBoundingClientRect().toJSON()"
+    )
+    pixel = await run(s, "read_canvas", x=box["x"] + 75, y=box["y"] + 25)
+    assert pixel.data["hex"] == "#0000ff"
+    errors = await run(s, "get_console_errors")
+    assert "gallery boom" in errors.reason
+    hits = await run(s, "dom_search", query="Right-click me")
+    assert hits.data["hits"][0]["ref"] is not None
+    await run(s, "scroll", to="bottom")
+    assert await s.page.evaluate("scrollY") > 0
+    await run(s, "scroll", to_percent=0)
+    assert await s.page.evaluate("scrollY") == 0
+
+
+async def test_files_dialogs_and_tabs(
+    page: Page, settings: Settings, probe_port: int, tmp_path: Path
+) -> None:
+    cv = tmp_path / "cv.txt"
+    cv.write_text("Ada Lovelace")
+    profile = SessionProfile(attachments={"cv.txt": cv}, artifacts_dir=tmp_path / "artifacts")
+    s = await PageSession.open(page, settings, profile=profile)
+    await _open(s, probe_port, "files.html")
+    # upload: only attached files
+    refused = await s.execute(Action("upload_file", {"ref": ref(s, "Resume"), "files": ["x.pdf"]}))
+    assert refused.error == "file_not_attached" and "cv.txt" in refused.reason
+    await run(s, "upload_file", ref=ref(s, "Resume"), files=["cv.txt"])
+    assert await state(s, "uploaded") == ["cv.txt:12"]
+    # download kept as an artifact and read back
+    await run(s, "click", ref=ref(s, "Download receipt"))
+    listed = await run(s, "read_download")
+    assert listed.data["files"] == ["receipt.csv"]
+    receipt = await run(s, "read_download", name="receipt.csv")
+    assert "Total,174.50" in receipt.data["text"]
+    # print-only content: export_pdf, then read the PDF's text
+    pdf = await run(s, "export_pdf")
+    printed = await run(s, "read_download", name=pdf.data["name"])
+    assert "PRINT-7731" in printed.data["text"] and "Screen text" not in printed.data["text"]
+    assert (tmp_path / "artifacts" / pdf.data["name"]).exists()
+    # dialogs decided by the model: dismiss a confirm, answer a prompt
+    await run(s, "handle_dialog", accept=False)
+    dismissed = await run(s, "click", ref=ref(s, "Delete item"))
+    assert await state(s, "confirmed") is False and "dismissed" in dismissed.reason
+    await run(s, "handle_dialog", accept=True, prompt_text="Neo")
+    await s.observe()
+    await run(s, "click", ref=ref(s, "Rename"))
+    assert await state(s, "prompted") == "Neo"
+    await s.observe()
+    await run(s, "click", ref=ref(s, "Show alert"))  # default: accepted
+    assert await state(s, "alerted") is True
+    # target=_blank: the session follows into the new tab; both tabs then used
+    first = s.page
+    await s.observe()
+    opened = await run(s, "click", ref=ref(s, "Open other page"))
+    assert "new tab" in opened.reason and s.page.url.endswith("/gallery/other.html")
+    await s.observe()
+    await run(s, "type", ref=ref(s, "Note"), text="from tab 2")
+    await run(s, "click", ref=ref(s, "Save note"))
+    tabs = await run(s, "tabs", action="list")
+    assert [t["current"] for t in tabs.data["tabs"]] == [False, True]
+    await run(s, "tabs", action="switch", tab_id=0)
+    assert s.page is first
+    await s.observe()
+    await run(s, "click", ref=ref(s, "Show alert"))
+    assert "Saved: from tab 2" in await page.context.pages[1].inner_text("#saved")
+    await run(s, "tabs", action="close", tab_id=1)
+    assert len(page.context.pages) == 1
+    no_script = await s.execute(Action("evaluate_script", {"script": "1+1"}))
+    assert no_script.error == "scripts_not_allowed"
+
+
+async def test_rerendered_widget_batch_is_reresolved(session: PageSession, probe_port: int) -> None:
+    """Issue 7 class 7: five Prev clicks planned on one snapshot all land."""
+    s = session
+    await _open(s, probe_port, "calendar.html")
+    prev = ref(s, "Prev")
+    results = [await s.execute(Action("click", {"ref": prev})) for _ in range(5)]
+    assert all(r.success for r in results), [r.reason for r in results]
+    assert await state(s, "month") == 1  # July -> February
+    assert "re-rendered; acted on" in results[1].reason
+    assert all("snapshot" not in r.data for r in results)
+
+
+async def test_unmatched_stale_ref_fails_once_compactly(
+    session: PageSession, probe_port: int
+) -> None:
+    s = session
+    await _open(s, probe_port, "calendar.html")
+    nxt = ref(s, "Next")
+    await s.page.evaluate("document.querySelector('.next').textContent = 'Forward'")
+    await s.page.evaluate(
+        "render = () => {}; document.getElementById('cal').innerHTML = '<b>gone</b>'"
+    )
+    first = await s.execute(Action("click", {"ref": nxt}))
+    second = await s.execute(Action("click", {"ref": nxt}))
+    assert first.error == second.error == "stale_ref"
+    assert "could not be matched" in first.reason and len(second.reason) < 80
+    assert "snapshot" not in first.data

@@ -1,0 +1,125 @@
+"""Files in and out of the page: uploads from the task's attachments only (seed 001 App.
+A.5), downloads and printed PDFs kept as task artifacts, and their text for the model
+(PDF via pypdf, CSV, TXT, JSON) in chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from playwright.async_api import Download, Error
+
+from workers.agent.protocols import ToolResult
+from workers.agent.toolerrors import ToolError as E
+from workers.browser import actions
+from workers.browser.chunks import chunk
+
+if TYPE_CHECKING:
+    from workers.agent.tools.args import ExportPdfArgs, ReadDownloadArgs, UploadFileArgs
+    from workers.browser.session import PageSession
+
+TEXT_SUFFIXES = frozenset({".txt", ".csv", ".tsv", ".json", ".md", ".log", ".xml", ".html"})
+
+
+async def upload_file(s: PageSession, args: UploadFileArgs) -> ToolResult:
+    attached = s.profile.attachments
+    missing = [f for f in args.files if f not in attached]
+    if missing:
+        names = ", ".join(sorted(attached)) or "none"
+        return actions.failure(
+            E.file_not_attached,
+            f"{', '.join(missing)} not attached to this task; attached files: {names}.",
+            *(f"upload_file ref={args.ref} files=[{n!r}]" for n in sorted(attached)[:3]),
+        )
+    paths = [str(attached[f]) for f in args.files]
+    el, target = await s._element(args.model_dump())
+    is_file = await el.evaluate("e => e.localName === 'input' && e.type === 'file'")
+
+    async def attach() -> None:
+        if is_file:
+            await el.set_input_files(paths, timeout=actions.ACTION_TIMEOUT_MS)
+            return
+        async with s.page.expect_file_chooser(timeout=actions.ACTION_TIMEOUT_MS) as chooser:
+            await el.click(timeout=actions.ACTION_TIMEOUT_MS)
+        await (await chooser.value).set_files(paths)
+
+    try:
+        return await s._verified(
+            f"upload {', '.join(args.files)} to {args.ref}", target.frame, attach, ghost=False
+        )
+    except Error as exc:
+        if "file" in str(exc).lower() or "Timeout" in str(exc):
+            return actions.failure(
+                E.not_a_file_input,
+                f"{args.ref} is not a file input and opened no file chooser.",
+                "use the <input type=file> or its 'Browse'/'Upload' button",
+            )
+        raise
+
+
+async def keep_download(s: PageSession, download: Download) -> None:
+    """Save a download the page started into the artifact directory."""
+    path = s.artifacts.path_for(download.suggested_filename or "download")
+    with contextlib.suppress(Error):
+        await download.save_as(path)
+        s.downloads.append(path.name)
+
+
+async def export_pdf(s: PageSession, args: ExportPdfArgs) -> ToolResult:
+    name = args.name or "page.pdf"
+    path = s.artifacts.path_for(name if name.endswith(".pdf") else name + ".pdf")
+    try:
+        await s.page.emulate_media(media="print")
+        await s.page.pdf(path=str(path), print_background=True)
+    except Error as exc:
+        return actions.failure(E.pdf_failed, f"export_pdf: {exc.message.splitlines()[0]}")
+    finally:
+        with contextlib.suppress(Error):
+            await s.page.emulate_media(media="screen")
+    s.downloads.append(path.name)
+    return ToolResult(
+        success=True,
+        reason=f"saved {path.name} ({path.stat().st_size} bytes); read it with "
+        f"read_download name={path.name!r}",
+        data={"name": path.name},
+    )
+
+
+def text_of(path: Path) -> str:
+    """The file as text: PDF pages via pypdf, JSON pretty-printed, text files as they are."""
+    suffix = path.suffix.lower()
+    if suffix == ".pdf":
+        from pypdf import PdfReader
+
+        reader = PdfReader(str(path))
+        pages = [p.extract_text() or "" for p in reader.pages]
+        return "\n\n".join(f"[page {i}]\n{t.strip()}" for i, t in enumerate(pages, 1))
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    if suffix == ".json":
+        with contextlib.suppress(ValueError):
+            return json.dumps(json.loads(raw), indent=1, ensure_ascii=False)
+    return raw
+
+
+async def read_download(s: PageSession, args: ReadDownloadArgs) -> ToolResult:
+    await s.settle_downloads()
+    kept = s.downloads
+    if args.name is None:
+        listing = ", ".join(kept) or "no downloads yet"
+        return ToolResult(success=True, reason=f"downloads: {listing}", data={"files": kept})
+    if args.name not in kept:
+        return actions.failure(
+            E.download_not_found,
+            f"no download named {args.name!r}; downloads: {', '.join(kept) or 'none'}.",
+            *(f"read_download name={n!r}" for n in kept[-3:]),
+        )
+    path = s.artifacts.names[args.name]
+    if path.suffix.lower() not in TEXT_SUFFIXES | {".pdf"}:
+        return actions.failure(
+            E.unsupported_format, f"{args.name} is a {path.suffix or 'binary'} file."
+        )
+    _, where, data = chunk(text_of(path), args.offset)
+    return ToolResult(success=True, reason=f"{args.name}: {where}", data=data)

@@ -1,0 +1,230 @@
+"""Pointer and keyboard tools (seed 003 §5.2.1, seed 000 App. A "Interaction"): click,
+click_at, type, press_key, hover, focus, select_option, get_dropdown_options, drag.
+
+Handlers stay thin: resolve the ref, then run the act through PageSession._verified, which
+compares before/after (seed 002 verify-act-verify). Every result is a ToolResult whose
+alternatives name concrete next moves (seed 000 App. A).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from playwright.async_api import ElementHandle
+
+from workers.agent.protocols import ToolResult
+from workers.agent.toolerrors import ToolError as E
+from workers.browser import actions
+from workers.browser.frames import js
+
+if TYPE_CHECKING:
+    from workers.agent.tools import args as a
+    from workers.browser.session import PageSession
+
+OPTIONS_WAIT_S = 0.25  # a custom list animates open after the trigger's click
+
+
+async def click(s: PageSession, args: a.ClickArgs) -> ToolResult:
+    el, target = await s._element(args.model_dump())
+    what = f"{'double-' if args.double else ''}{args.button} click {args.ref}"
+    if args.hold_ms:
+        what += f" held {args.hold_ms} ms"
+    return await s._verified(
+        what, target.frame, lambda: actions.click(s.page, el, args), ghost=True
+    )
+
+
+async def click_at(s: PageSession, args: a.ClickAtArgs) -> ToolResult:
+    """A vision box's centre or a viewport point (the snapper refines this point)."""
+    if args.index is not None:
+        box = next((b for b in s.vision_boxes if b.index == args.index), None)
+        if box is None:
+            shown = ", ".join(f"V{b.index}" for b in s.vision_boxes[:10]) or "none"
+            return actions.failure(
+                E.no_vision_index,
+                f"no vision box V{args.index}; boxes: {shown}.",
+                "give x and y instead",
+            )
+        x, y = (box.rect.x0 + box.rect.x1) / 2, (box.rect.y0 + box.rect.y1) / 2
+    else:
+        x, y = float(args.x or 0), float(args.y or 0)
+    vp = s.page.viewport_size or {"width": 0, "height": 0}
+    if not (0 <= x < vp["width"] and 0 <= y < vp["height"]):
+        return actions.failure(
+            E.out_of_bounds,
+            f"({x:.0f}, {y:.0f}) is outside the {vp['width']}x{vp['height']} viewport.",
+            "scroll the target into view first",
+        )
+    count = 2 if args.double else 1
+    return await s._verified(
+        f"click at ({x:.0f}, {y:.0f})",
+        None,
+        lambda: s.page.mouse.click(x, y, button=args.button, click_count=count),
+        ghost=True,
+    )
+
+
+async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
+    el, target = await s._element(args.model_dump())
+    result = await s._verified(
+        f"type into {args.ref}",
+        target.frame,
+        lambda: actions.type_text(s.page, el, args),
+        ghost=False,
+    )
+    if not result.success or not args.clear:
+        return result
+    return await _read_back(el, args, result)
+
+
+async def _read_back(el: ElementHandle, args: a.TypeArgs, result: ToolResult) -> ToolResult:
+    """Seed 004 App. F staged input: the field must hold what was typed."""
+    value = await actions.read_value(el)
+    if value is None or actions.same_text(args.text, value):
+        return result
+    shown = "***" if args.secret else repr(value[:80])
+    return actions.failure(
+        E.value_mismatch,
+        f"typed into {args.ref} but the field now holds {shown} (it reformats or rejects "
+        "the text).",
+        "check the expected format (placeholder, label) and type again",
+        "if suggestions appeared, pick one with click",
+    )
+
+
+async def press(s: PageSession, args: a.PressKeyArgs) -> ToolResult:
+    keys = args.key.split("+") if args.key != "+" else ["+"]
+    kb = s.page.keyboard
+
+    async def act() -> None:
+        if args.action == "down":
+            for k in keys:
+                await kb.down(k)
+                s.held_keys.append(k)
+        elif args.action == "up":
+            for k in reversed(keys):
+                await kb.up(k)
+                if k in s.held_keys:
+                    s.held_keys.remove(k)
+        elif args.hold_ms:
+            for k in keys:
+                await kb.down(k)
+            await asyncio.sleep(args.hold_ms / 1000)
+            for k in reversed(keys):
+                await kb.up(k)
+        else:
+            await kb.press(args.key)
+
+    result = await s._verified(f"{args.action} {args.key}", None, act, ghost=False)
+    if s.held_keys:
+        result = actions.note(result, f"keys held down: {'+'.join(s.held_keys)}")
+    return result
+
+
+async def hover(s: PageSession, args: a.RefArgs) -> ToolResult:
+    el, target = await s._element(args.model_dump())
+    return await s._verified(
+        f"hover {args.ref}",
+        target.frame,
+        lambda: el.hover(timeout=actions.ACTION_TIMEOUT_MS),
+        ghost=False,
+        mutating=False,
+    )
+
+
+async def focus(s: PageSession, args: a.RefArgs) -> ToolResult:
+    el, target = await s._element(args.model_dump())
+
+    async def act() -> None:
+        await el.scroll_into_view_if_needed(timeout=actions.ACTION_TIMEOUT_MS)
+        await el.focus()
+
+    return await s._verified(f"focus {args.ref}", target.frame, act, ghost=False, mutating=False)
+
+
+async def select(s: PageSession, args: a.SelectOptionArgs) -> ToolResult:
+    """Native <select> by label or value; any other element is opened as a custom dropdown
+    and the option with the label is clicked (seed 001 App. A.5 dropdown workflow)."""
+    el, target = await s._element(args.model_dump())
+    if await el.evaluate("e => e.localName === 'select'"):
+        return await s._verified(
+            f"select in {args.ref}", target.frame, lambda: actions.select_option(el, args), False
+        )
+    chosen: list[str] = []
+    for label in args.values:
+        opened = await _open_list(s, el)
+        option = await _find_option(s, label)
+        if option is None:
+            labels = await _visible_options(s)
+            if opened:
+                await s.page.keyboard.press("Escape")
+            return actions.failure(
+                E.option_not_found if labels else E.not_a_select,
+                f"{args.ref}: no option {label!r} appeared"
+                + (f"; options: {', '.join(map(repr, labels[:20]))}" if labels else ""),
+                *(f"select_option ref={args.ref} values=[{x!r}]" for x in labels[:3]),
+                "click the dropdown, then click the option's ref in the next snapshot",
+            )
+        await option.click(timeout=actions.ACTION_TIMEOUT_MS)
+        chosen.append(label)
+    s.invalidate()
+    s._after_mutation()
+    return ToolResult(success=True, reason=f"chose {', '.join(map(repr, chosen))} in {args.ref}")
+
+
+async def _open_list(s: PageSession, el: ElementHandle) -> bool:
+    if await _visible_options(s):
+        return False
+    await el.click(timeout=actions.ACTION_TIMEOUT_MS)
+    await asyncio.sleep(OPTIONS_WAIT_S)
+    return True
+
+
+async def _visible_options(s: PageSession) -> list[str]:
+    return list(await s.page.main_frame.evaluate(js("options.js"), None))
+
+
+async def _find_option(s: PageSession, label: str) -> ElementHandle | None:
+    handle = await s.page.main_frame.evaluate_handle(js("options.js"), label)
+    el = handle.as_element()
+    if el is None:
+        await handle.dispose()
+    return el
+
+
+async def dropdown_options(s: PageSession, args: a.RefArgs) -> ToolResult:
+    el, _ = await s._element(args.model_dump())
+    if await el.evaluate("e => e.localName === 'select'"):
+        labels = await el.evaluate("e => [...e.options].map(o => o.label || o.text)")
+    else:
+        await _open_list(s, el)
+        labels = await _visible_options(s)
+        s.invalidate()
+    if not labels:
+        return actions.failure(
+            E.not_a_select, f"{args.ref} shows no options.", "click it and read the next snapshot"
+        )
+    return ToolResult(
+        success=True,
+        reason=f"{len(labels)} options: {', '.join(map(repr, labels[:50]))}",
+        alternatives=tuple(f"select_option ref={args.ref} values=[{x!r}]" for x in labels[:3]),
+        data={"options": labels},
+    )
+
+
+async def drag(s: PageSession, args: a.DragArgs) -> ToolResult:
+    """Press on the element, move in steps, release: HTML5 drag-and-drop and pointer sliders."""
+    el, target = await s._element(args.model_dump())
+    start = await actions.centre(el)
+    if args.to_ref is not None:
+        end_el, _ = await s._element({"ref": args.to_ref})
+        end = await actions.centre(end_el)
+    elif args.x is not None and args.y is not None:
+        end = (args.x, args.y)
+    else:
+        end = (start[0] + (args.dx or 0), start[1] + (args.dy or 0))
+    what = f"drag {args.ref} to " + (args.to_ref or f"({end[0]:.0f}, {end[1]:.0f})")
+    return await s._verified(
+        what, target.frame, lambda: actions.drag(s.page, start, end, args.steps), ghost=False
+    )

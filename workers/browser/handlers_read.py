@@ -1,0 +1,188 @@
+"""Reading tools (seed 000 App. A "Extraction", "Captcha", "Geo"; issue 7 class 9): the
+full text of an element or the page in chunks, trimmed snapshot ranges, DOM search, the ARIA
+tree, console errors, screenshots and pixel colours, challenge and geo-block detection."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import TYPE_CHECKING, Any
+
+from playwright.async_api import Error
+
+from workers.agent.protocols import ToolResult
+from workers.agent.toolerrors import ToolError as E
+from workers.browser import actions
+from workers.browser.chunks import chunk
+from workers.browser.frames import js
+
+if TYPE_CHECKING:
+    from workers.agent.tools import args as a
+    from workers.browser.session import PageSession
+
+SCRIPT_RESULT_CHARS = 4000
+
+
+async def read_text(s: PageSession, args: a.ReadTextArgs) -> ToolResult:
+    """Whole text of `ref` (or the page's main content as markdown), chunk at `offset`."""
+    if args.ref:
+        el, _ = await s._element(args.model_dump())
+        text = str(await el.evaluate(js("read_text.js")))
+        what = args.ref
+    else:
+        text = str(await s.page.main_frame.evaluate(js("read_text.js"), None))
+        what = "page"
+    _, where, data = chunk(text, args.offset)
+    reason = f"text of {what}: {where}"
+    if "next_offset" in data:
+        reason += f" (read_text{f' ref={args.ref}' if args.ref else ''} offset={data['end']})"
+    return ToolResult(success=True, reason=reason, data=data)
+
+
+async def expand(s: PageSession, args: a.SnapshotArgs) -> ToolResult:
+    """snapshot(start, end): trimmed lines of the current snapshot (seed 003 §6.1)."""
+    if s.last is not None and s._navigated:  # its ranges describe another page
+        return actions.failure(
+            E.stale_ref,
+            f"the page navigated since snapshot {s.last.version}; its ranges no longer apply: "
+            "read the new page in the next observation",
+        )
+    if s.last is None:
+        s.last = await s.snapshot()
+    text = s.last.expand(args.start, args.end, max_tokens=s.max_tokens)
+    return ToolResult(
+        success=True,
+        reason=f"refs {args.start}-{args.end} of snapshot {s.last.version}",
+        data={"text": text, "version": s.last.version},
+    )
+
+
+def ref_for(s: PageSession, local_id: int) -> str | None:
+    """The current ref of a main-frame element known to the snapshot by its local id."""
+    table = s.refs
+    if table is None or local_id < 0:
+        return None
+    for index, target in table.targets.items():
+        if target.local_id == local_id and target.frame == s.page.main_frame:
+            return f"{table.version}:{index}"
+    return None
+
+
+async def dom_search(s: PageSession, args: a.DomSearchArgs) -> ToolResult:
+    opts = {"query": args.query, "selector": args.selector, "limit": args.limit}
+    hits = list(await s.page.main_frame.evaluate(js("dom_search.js"), opts))
+    if not hits:
+        return actions.failure(
+            E.text_not_found,
+            f"nothing visible matches {args.query or args.selector!r}.",
+            "scroll, or read_text the page",
+        )
+    lines = []
+    for h in hits:
+        ref = ref_for(s, int(h["id"]))
+        h["ref"] = ref
+        where = f"ref {ref}" if ref else f"at ({h['x']}, {h['y']}) size {h['w']}x{h['h']}"
+        lines.append(f"<{h['tag']}> {h['text'][:60]!r} {where}")
+    return ToolResult(
+        success=True, reason=f"{len(hits)} found: " + "; ".join(lines), data={"hits": hits}
+    )
+
+
+async def console_errors(s: PageSession, args: a.NoArgs) -> ToolResult:
+    errors = list(s.console_errors)
+    reason = f"{len(errors)} console errors" + (": " + " | ".join(errors[-10:]) if errors else "")
+    return ToolResult(success=True, reason=reason, data={"errors": errors})
+
+
+async def accessibility_tree(s: PageSession, args: a.AccessibilityTreeArgs) -> ToolResult:
+    if args.ref:
+        el, target = await s._element(args.model_dump())
+        await el.evaluate("e => e.setAttribute('data-webagent-aria', '1')")
+        locator = target.frame.locator("[data-webagent-aria='1']").first
+        try:
+            tree = await locator.aria_snapshot(timeout=actions.ACTION_TIMEOUT_MS)
+        finally:
+            await el.evaluate("e => e.removeAttribute('data-webagent-aria')")
+    else:
+        tree = await s.page.locator("body").aria_snapshot(timeout=actions.ACTION_TIMEOUT_MS)
+    _, where, data = chunk(tree, args.offset)
+    return ToolResult(success=True, reason=f"ARIA tree: {where}", data=data)
+
+
+async def screenshot(s: PageSession, args: a.ScreenshotArgs) -> ToolResult:
+    path = s.artifacts.path_for("screenshot.png")
+    if args.ref:
+        el, _ = await s._element(args.model_dump())
+        await el.screenshot(path=str(path), timeout=actions.ACTION_TIMEOUT_MS)
+    else:
+        await s.page.screenshot(path=str(path), full_page=args.full_page)
+    return ToolResult(
+        success=True,
+        reason=f"saved {path.name} (the image is kept for the task; ask `look` to describe it)",
+        data={"name": path.name},
+    )
+
+
+async def read_canvas(s: PageSession, args: a.ReadCanvasArgs) -> ToolResult:
+    from PIL import Image
+
+    x, y = args.x, args.y
+    if args.ref:
+        el, _ = await s._element(args.model_dump())
+        await el.scroll_into_view_if_needed(timeout=actions.ACTION_TIMEOUT_MS)
+        box = await el.bounding_box()
+        if box is None or not (0 <= x < box["width"] and 0 <= y < box["height"]):
+            return actions.failure(E.out_of_bounds, f"({x}, {y}) is outside {args.ref}'s box.")
+        x, y = box["x"] + x, box["y"] + y
+    vp = s.page.viewport_size or {"width": 0, "height": 0}
+    if not (0 <= x < vp["width"] and 0 <= y < vp["height"]):
+        return actions.failure(E.out_of_bounds, f"({x:.0f}, {y:.0f}) is outside the viewport.")
+    png = await s.page.screenshot(clip={"x": x, "y": y, "width": 1, "height": 1})
+    with Image.open(io.BytesIO(png)) as img:
+        r, g, b = img.convert("RGB").getpixel((0, 0))  # type: ignore[misc]
+    hexa = f"#{r:02x}{g:02x}{b:02x}"
+    return ToolResult(
+        success=True,
+        reason=f"pixel at ({x:.0f}, {y:.0f}) is {hexa} (rgb {r}, {g}, {b})",
+        data={"rgb": [r, g, b], "hex": hexa},
+    )
+
+
+async def detect_captcha(s: PageSession, args: a.NoArgs) -> ToolResult:
+    found = await s.page.main_frame.evaluate(js("detect.js"))
+    kinds = list(found["captcha"])
+    reason = f"challenge detected: {', '.join(kinds)}" if kinds else "no CAPTCHA or challenge"
+    return ToolResult(success=True, reason=reason, data={"detected": bool(kinds), "kinds": kinds})
+
+
+async def detect_geo_block(s: PageSession, args: a.NoArgs) -> ToolResult:
+    found = await s.page.main_frame.evaluate(js("detect.js"))
+    evidence = list(found["geo"])
+    status = s.last_status
+    if status == 451:
+        evidence.append("HTTP 451")
+    reason = f"geo block: {'; '.join(evidence)}" if evidence else "no regional block seen"
+    return ToolResult(success=True, reason=reason, data={"blocked": bool(evidence)})
+
+
+async def record_fact(s: PageSession, args: a.RecordFactArgs) -> ToolResult:
+    s.facts[args.key] = args.value
+    return ToolResult(
+        success=True, reason=f"noted {args.key}", data={"fact": {args.key: args.value}}
+    )
+
+
+async def evaluate_script(s: PageSession, args: a.EvaluateScriptArgs) -> ToolResult:
+    if not s.profile.allow_scripts:
+        return actions.failure(
+            E.scripts_not_allowed, "this task's profile does not allow scripts.", "read_text"
+        )
+    body = args.script.strip()
+    source = body if body.startswith(("(", "function", "async")) else f"() => ({body})"
+    try:
+        value: Any = await s.page.evaluate(source)
+    except Error as exc:
+        return actions.failure(E.script_error, f"script error: {exc.message[:300]}")
+    s.invalidate()
+    text = json.dumps(value, ensure_ascii=False, default=str)[:SCRIPT_RESULT_CHARS]
+    return ToolResult(success=True, reason="script ran", data={"result": text})

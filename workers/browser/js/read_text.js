@@ -1,0 +1,45 @@
+// Visible text of an element (or the page's main content) as light markdown: headings,
+// paragraphs, list items, links, table rows, image alts; open shadow roots included.
+(el) => {
+  const root = el || document.querySelector('main, [role=main], article') || document.body;
+  const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
+  const BLOCK = /^(p|div|section|article|main|aside|header|footer|nav|form|fieldset|ul|ol|dl|dt|dd|table|tbody|thead|tfoot|tr|blockquote|pre|figure|figcaption|details|summary|address|h[1-6]|li|label)$/;
+  const out = [];
+  let line = '';
+  const flush = () => { const t = line.replace(/[ \t]+/g, ' ').trim(); if (t) out.push(t); line = ''; };
+  const visible = (n) => !n.checkVisibility || n.checkVisibility({ visibilityProperty: true, opacityProperty: true });
+  const walk = (n) => {
+    if (n.nodeType === 3) { line += n.nodeValue; return; }
+    if (n.nodeType !== 1 && n.nodeType !== 11) return;
+    if (n.nodeType === 1) {
+      const tag = n.localName;
+      if (SKIP.has(tag) || n.getAttribute('aria-hidden') === 'true' || !visible(n)) return;
+      if (tag === 'br') { flush(); return; }
+      if (tag === 'img') { const a = n.getAttribute('alt'); if (a) line += ` ![${a}] `; return; }
+      if (tag === 'input' || tag === 'textarea' || tag === 'select') {
+        const v = tag === 'select' ? (n.selectedOptions[0] || {}).text || '' : n.value;
+        if (n.type !== 'hidden' && n.type !== 'password') line += ` [${n.type || tag}: ${v || ''}] `;
+        return;
+      }
+      const block = BLOCK.test(tag);
+      if (block) flush();
+      if (/^h[1-6]$/.test(tag)) line += '#'.repeat(+tag[1]) + ' ';
+      if (tag === 'li') line += '- ';
+      if (tag === 'a' && n.href && !n.href.startsWith('javascript:')) {
+        const before = line; line = '';
+        for (const c of (n.shadowRoot || n).childNodes) walk(c);
+        const text = line.replace(/\s+/g, ' ').trim();
+        line = before + (text ? ` [${text}](${n.getAttribute('href')}) ` : '');
+        return;
+      }
+      if (tag === 'td' || tag === 'th') line += ' | ';
+      for (const c of (n.shadowRoot || n).childNodes) walk(c);
+      if (block) flush();
+      return;
+    }
+    for (const c of n.childNodes) walk(c);
+  };
+  walk(root);
+  flush();
+  return out.join('\n');
+}

@@ -1,0 +1,52 @@
+"""What a task's session may use beyond the page: attached files, an artifact directory and
+whether scripts may run (seed 001 App. A.5: uploads come only from the task's attachments).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SessionProfile:
+    """Per-task limits; `artifacts_dir` None means a private temporary directory."""
+
+    attachments: Mapping[str, Path] = field(default_factory=dict)  # name the model uses -> file
+    artifacts_dir: Path | None = None
+    allow_scripts: bool = False
+
+    @classmethod
+    def from_dir(cls, attachments_dir: Path, **kw: object) -> SessionProfile:
+        """Every regular file of a directory, by its file name."""
+        files = {p.name: p for p in sorted(attachments_dir.iterdir()) if p.is_file()}
+        return cls(attachments=files, **kw)  # type: ignore[arg-type]
+
+
+class Artifacts:
+    """The task's artifact directory: downloads, PDFs and screenshots, by unique name."""
+
+    def __init__(self, root: Path | None) -> None:
+        self._root = root
+        self.names: dict[str, Path] = {}
+
+    @property
+    def root(self) -> Path:
+        if self._root is None:
+            self._root = Path(tempfile.mkdtemp(prefix="webagent-artifacts-"))
+        self._root.mkdir(parents=True, exist_ok=True)
+        return self._root
+
+    def path_for(self, wanted: str) -> Path:
+        """A fresh path named after `wanted` (suffixed when the name is taken)."""
+        name = Path(wanted).name or "file"
+        stem, suffix = Path(name).stem, Path(name).suffix
+        n = 1
+        while name in self.names or (self.root / name).exists():
+            n += 1
+            name = f"{stem}-{n}{suffix}"
+        path = self.root / name
+        self.names[name] = path
+        return path
