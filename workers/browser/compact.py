@@ -7,16 +7,26 @@ viewport+1000px view) are added in detail while the cap allows, nearest first; e
 else becomes an explicit one-line marker per run of sections that the model can expand with
 the snapshot(range) tool: `[refs 120-480 trimmed: list, 36 items like "..."]`. The trimming is
 deterministic (seed 003 uses a small LLM; here: keep forms/controls first, lists as first
-items plus a pattern line). Tokens are approximated as ceil(chars / 4).
+items plus a pattern line).
+
+Issue 7 (observation fidelity): text cut short says how much and how to read the rest
+(`…[+1840 chars: read_text 3:12]`, class 9); the cells of a table or grid share one line per
+row, `a | b | c`, empty cells kept so columns line up (class 10); the content above and below
+the viewport is announced where the viewport starts and ends (class 6); when the detail window
+leaves most of the budget unused, main/article sections fill it, headings first (class 11).
+Tokens are counted with the o200k_base tokenizer (`bpe-openai`), or a script-aware estimate
+(one token per CJK character) when that package is missing.
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workers.browser.snapshot import Node, Viewport
@@ -26,15 +36,55 @@ LIST_MIN = 6  # lists shorter than this are never collapsed
 TEXT_CAP = 300  # chars of one text line kept once the page is over budget
 NEAR_BELOW = 1000  # px under the viewport whose sections may be shown in detail
 NEAR_ABOVE = 500  # px above it; farther sections stay one summary line with their ref range
+FILL_SHARE = 0.5  # main content fills the budget up to this share when the window leaves it
+ROW_MAX_CHARS = 800  # a grid row longer than this keeps one line per cell
+MARK_NAMES = 3  # names quoted in an above/below-viewport line
 
 
-def approx_tokens(text: str) -> int:
-    """~4 characters per token (o200k/cl100k average on English markup-free text)."""
-    return (len(text) + 3) // 4
+@lru_cache(maxsize=1)
+def _encoding() -> Any:
+    with warnings.catch_warnings():  # the package reads its vocabulary with open_binary
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            import bpe_openai
+        except ImportError:
+            return None
+        return bpe_openai.get_encoding("o200k_base")
+
+
+def estimate_tokens(text: str) -> int:
+    """Script-aware estimate: a token per CJK/kana/hangul character, ~4 chars per token else."""
+    wide = sum(1 for ch in text if "\u2e80" <= ch <= "\ud7ff" or "\uf900" <= ch <= "\uffef")
+    return wide + (len(text) - wide + 3) // 4
+
+
+def count_tokens(text: str) -> int:
+    """o200k_base tokens of `text` (the estimate above when the tokenizer is not installed)."""
+    if len(text) <= 400:
+        return _line_tokens(text)
+    enc = _encoding()
+    return len(enc.encode_ordinary(text)) if enc is not None else estimate_tokens(text)
+
+
+@lru_cache(maxsize=32768)
+def _line_tokens(text: str) -> int:
+    enc = _encoding()
+    return len(enc.encode_ordinary(text)) if enc is not None else estimate_tokens(text)
 
 
 def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
+
+
+def shown_text(node: Node, text_cap: int | None = None) -> str:
+    """The node's name, cut at text_cap, with a marker naming the ref that reads the rest."""
+    name = node.name
+    if text_cap is not None and len(name) > text_cap:
+        name = name[:text_cap]
+    full = max(node.full_len, len(node.name))
+    if full <= len(name):
+        return name
+    return f"{name}…[+{full - len(name)} chars: read_text {node.ref}]"
 
 
 def line(node: Node, text_cap: int | None = None) -> str:
@@ -42,11 +92,10 @@ def line(node: Node, text_cap: int | None = None) -> str:
     if node.role == "heading":
         return "#" * max(1, min(node.level, 6)) + " " + node.name
     if not node.interactive:
-        t = node.name
-        return t if text_cap is None or len(t) <= text_cap else t[: text_cap - 1] + "…"
+        return shown_text(node, text_cap)
     out = f"[{node.ref}] {node.role}"
     if node.name:
-        out += " " + _q(node.name)
+        out += " " + _q(shown_text(node))
     if node.value is not None and node.value != "":
         out += " value=" + _q(node.value)
     if node.states:
@@ -59,6 +108,8 @@ class _Section:
     nodes: list[Node]
     in_view: bool
     mode: str = "summary"  # summary | skeleton | full
+    keep: int | None = None  # full mode: lines kept before a trim marker (None: all)
+    cols: dict[str, int] = field(default_factory=dict)  # grid id -> column count
 
     @property
     def span(self) -> tuple[int, int]:
@@ -83,13 +134,17 @@ def _clip(s: str, n: int) -> str:
 def _sections(nodes: Sequence[Node]) -> list[_Section]:
     out: list[_Section] = []
     key: object = None
+    cols: dict[str, int] = {}
+    for n in nodes:
+        if n.grid is not None and n.col is not None:
+            cols[n.grid] = max(cols.get(n.grid, 0), n.col)
     for n in nodes:
         k = (n.frame, n.landmark, n.list_id or n.heading)
         if out and k == key:
             out[-1].nodes.append(n)
             out[-1].in_view = out[-1].in_view or n.in_viewport
         else:
-            out.append(_Section([n], n.in_viewport))
+            out.append(_Section([n], n.in_viewport, cols=cols))
             key = k
     return out
 
@@ -121,8 +176,45 @@ def _section_lines(sec: _Section, capped: bool) -> list[tuple[Node | None, str]]
             dropped += 1
             continue
         out.append((n, line(n, cap)))
+    out = _rows(out, sec.cols)
+    if sec.mode == "full" and sec.keep is not None and sec.keep < len(out):
+        rest = [n for n, _ in out[sec.keep :] if n is not None]
+        out = out[: sec.keep]
+        if rest:
+            span = (rest[0].index, sec.span[1])
+            out.append((None, _marker(span, f"{len(rest)} more lines")))
     if dropped:
         out.append((None, _marker(sec.span, f"{dropped} text lines")))
+    return out
+
+
+def _rows(
+    pairs: list[tuple[Node | None, str]], cols: dict[str, int]
+) -> list[tuple[Node | None, str]]:
+    """Consecutive cells of one grid row become one `a | b | c` line (class 10)."""
+    out: list[tuple[Node | None, str]] = []
+    i = 0
+    while i < len(pairs):
+        first = pairs[i][0]
+        if first is None or first.grid is None or first.col is None:
+            out.append(pairs[i])
+            i += 1
+            continue
+        cells: dict[int, list[str]] = {}
+        j = i
+        while j < len(pairs):
+            n = pairs[j][0]
+            if n is None or n.grid != first.grid or n.row != first.row or n.col is None:
+                break
+            cells.setdefault(n.col, []).append(pairs[j][1])
+            j += 1
+        width = max(cols.get(first.grid, 0), max(cells))
+        row = " | ".join(" ".join(cells.get(c, [])) for c in range(1, width + 1))
+        if len(row) <= ROW_MAX_CHARS:
+            out.append((first, row))
+        else:
+            out.extend(pairs[i:j])
+        i = j
     return out
 
 
@@ -164,10 +256,11 @@ def _assemble(secs: Sequence[_Section], capped: bool) -> list[tuple[int, str]]:
 
 
 def _cost(sec: _Section, mode: str) -> int:
+    """Tokens of the section's lines in `mode` (+6 for a landmark line and the newline)."""
     if mode == "summary":
         return 0
     previous, sec.mode = sec.mode, mode
-    cost = sum(len(t) + 1 for _, t in _section_lines(sec, capped=True)) + 24
+    cost = sum(count_tokens(t) + 1 for _, t in _section_lines(sec, capped=True)) + 6
     sec.mode = previous
     return cost
 
@@ -189,19 +282,101 @@ def render(nodes: Sequence[Node], version: int, viewport: Viewport, max_tokens: 
         return _join(head + _assemble(secs, capped=False))
     for s in secs:
         s.mode = "full" if s.in_view else "summary"
-    base = head + _assemble(secs, capped=True)
-    budget = max_tokens * 4
-    remaining = budget - len(_join(base))
-    if remaining >= 0:
-        order = [s for s in _priority(secs) if _near(s, viewport)]
-        for mode in ("skeleton", "full"):
-            for s in order:
-                delta = _cost(s, mode) - _cost(s, s.mode)
-                if delta <= remaining:
-                    remaining -= delta
-                    s.mode = mode
+    marks = _viewport_marks(nodes)
+    base = _marked(head + _assemble(secs, capped=True), marks)
+    remaining = max_tokens - count_tokens(_join(base))
+    if remaining < 0 and marks is not None:  # a tight cap keeps the page, not the marks
+        marks = None
         base = head + _assemble(secs, capped=True)
-    return _cut(base, nodes[-1].index if nodes else 0, budget)
+        remaining = max_tokens - count_tokens(_join(base))
+    if remaining >= 0:
+        _upgrade([s for s in _priority(secs) if _near(s, viewport)], remaining)
+        base = _marked(head + _assemble(secs, capped=True), marks)
+        fill = int(max_tokens * FILL_SHARE) - count_tokens(_join(base))
+        main = [s for s in secs if s.mode != "full" and _is_main(s)]
+        if fill > 0 and main:
+            _upgrade(main, fill, partial=True)
+            base = _marked(head + _assemble(secs, capped=True), marks)
+    return _cut(base, nodes[-1].index if nodes else 0, max_tokens)
+
+
+def _upgrade(order: Sequence[_Section], remaining: int, partial: bool = False) -> int:
+    """Skeleton (headings, controls) for every section first, then full text, while it fits;
+    with `partial`, a section too big for full keeps the lines that fit."""
+    for mode in ("skeleton", "full"):
+        for s in order:
+            delta = _cost(s, mode) - _cost(s, s.mode)
+            if delta <= remaining:
+                remaining -= delta
+                s.mode = mode
+            elif partial and mode == "full" and remaining > 20:
+                remaining -= _keep_what_fits(s, remaining)
+    return remaining
+
+
+def _keep_what_fits(sec: _Section, remaining: int) -> int:
+    """Full mode cut to the first lines that fit in `remaining` tokens; returns the delta."""
+    before = _cost(sec, sec.mode)
+    previous, sec.mode = sec.mode, "full"
+    lines = _section_lines(sec, capped=True)
+    used, keep = before + 16, 0  # the trim marker's line
+    for _, text in lines:
+        used += count_tokens(text) + 1
+        if used - before > remaining:
+            break
+        keep += 1
+    if keep == 0:
+        sec.mode = previous
+        return 0
+    sec.keep = keep
+    return _cost(sec, "full") - before
+
+
+def _is_main(sec: _Section) -> bool:
+    """A section inside a main or article landmark (the page's own content)."""
+    parts = [p.split(" ")[0] for p in sec.nodes[0].landmark.split(" > ")]
+    return "main" in parts or "article" in parts
+
+
+def _viewport_marks(nodes: Sequence[Node]) -> tuple[int, int, str, str] | None:
+    """(first in-view index, last in-view index, above line, below line), class 6."""
+    shown = [n.index for n in nodes if n.in_viewport]
+    if not shown:
+        return None
+    first, last = shown[0], shown[-1]
+    above = [n for n in nodes if n.index < first and not n.in_viewport]
+    below = [n for n in nodes if n.index > last and not n.in_viewport]
+    return first, last, _mark("above viewport", above), _mark("below viewport", below)
+
+
+def _mark(where: str, nodes: Sequence[Node]) -> str:
+    if not nodes:
+        return ""
+    named = [n.name for n in nodes if n.name and (n.interactive or n.role == "heading")]
+    named = named or [n.name for n in nodes if n.name]
+    incl = ", ".join(_q(_clip(t, 30)) for t in named[:MARK_NAMES])
+    more = "…" if len(named) > MARK_NAMES else ""
+    return f"[{where}: {len(nodes)} elements" + (f" incl. {incl}{more}]" if incl else "]")
+
+
+def _marked(
+    lines: list[tuple[int, str]], marks: tuple[int, int, str, str] | None
+) -> list[tuple[int, str]]:
+    """The above-viewport line before the first in-view line, the below one after the last."""
+    if marks is None:
+        return lines
+    first, last, above, below = marks
+    out: list[tuple[int, str]] = []
+    placed = False
+    for index, text in lines:
+        if above and not placed and index >= first:
+            out.append((index, above))
+            placed = True
+        out.append((index, text))
+    if below:
+        after = max((i for i, (index, _) in enumerate(out) if index <= last), default=len(out) - 1)
+        out.insert(after + 1, (last + 1, below))
+    return out
 
 
 def render_range(nodes: Sequence[Node], viewport: Viewport, max_tokens: int) -> str:
@@ -209,7 +384,7 @@ def render_range(nodes: Sequence[Node], viewport: Viewport, max_tokens: int) -> 
     secs = _sections(nodes)
     for s in secs:
         s.mode = "full"
-    return _cut(_assemble(secs, capped=False), nodes[-1].index if nodes else 0, max_tokens * 4)
+    return _cut(_assemble(secs, capped=False), nodes[-1].index if nodes else 0, max_tokens)
 
 
 def _join(lines: Sequence[tuple[int, str]]) -> str:
@@ -235,13 +410,15 @@ def _near(sec: _Section, vp: Viewport) -> bool:
 
 
 def _cut(lines: Sequence[tuple[int, str]], last: int, budget: int) -> str:
-    """Keep whole lines up to the cap and say which refs were left out (seed 003 Fig. 11)."""
+    """Keep whole lines up to the cap (in tokens) and say which refs were left out (seed 003
+    Fig. 11)."""
     kept: list[str] = []
     used = 0
     for i, (index, text) in enumerate(lines):
-        if (used + len(text) + 1 > budget - 60 and i < len(lines) - 1) or used + len(text) > budget:
+        cost = count_tokens(text) + 1
+        if (used + cost > budget - 14 and i < len(lines) - 1) or used + cost > budget:
             kept.append(_marker((max(index, 1), max(last, index, 1)), "rest of the page"))
             break
         kept.append(text)
-        used += len(text) + 1
+        used += cost
     return "\n".join(kept)

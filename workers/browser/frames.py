@@ -28,6 +28,13 @@ def js(name: str) -> str:
     return resources.files("workers.browser").joinpath("js", name).read_text("utf-8")
 
 
+@lru_cache(maxsize=4)
+def js_with(name: str, *helpers: str) -> str:
+    """`name`'s function, called with its one argument followed by the helper functions."""
+    calls = "".join(f", ({js(h)})" for h in helpers)
+    return f"(arg) => ({js(name)})(arg{calls})"
+
+
 async def install(target: BrowserContext | Page) -> None:
     """Hook attachShadow/addEventListener before page scripts run (every frame, every load)."""
     await target.add_init_script(script=js("init.js"))
@@ -56,7 +63,7 @@ class Collected:
 
 async def _walk_frame(frame: Frame, version: int) -> dict[str, Any] | None:
     try:
-        text = await frame.evaluate(js("snapshot.js"), {"version": version})
+        text = await frame.evaluate(js_with("snapshot.js", "icon_name.js"), {"version": version})
     except Error:
         return None  # frame navigated or detached mid-snapshot: it simply is not shown
     try:

@@ -7,11 +7,12 @@ setup; the JS lives in js/miniwob.js. The benchmark harness never touches Playwr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
+
+from workers.browser.frames import js_with
 
 # setTimeout overflows above 2**31-1 ms and fires at once; 24 h is "no timer" for a run.
 LIFTED_EPISODE_MS = 24 * 3600 * 1000
@@ -20,7 +21,7 @@ _READY_TIMEOUT_MS = 5_000
 
 
 def _script() -> str:
-    return resources.files("workers.browser").joinpath("js/miniwob.js").read_text("utf-8")
+    return js_with("miniwob.js", "icon_name.js")
 
 
 class MiniWobPageError(RuntimeError):

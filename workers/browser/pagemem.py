@@ -279,7 +279,7 @@ def lines_text(nodes: Sequence[Node], *, max_tokens: int | None = None, more: st
     used = 0
     for i, n in enumerate(nodes):
         text = compact.line(n, text_cap=200)
-        cost = compact.approx_tokens(text) + 1
+        cost = compact.count_tokens(text) + 1
         if max_tokens is not None and used + cost > max_tokens and out:
             out.append(f"… {len(nodes) - i} more lines{more}")
             break
@@ -337,6 +337,6 @@ def render(
         if s.id not in wanted or budget <= 0:
             continue
         text = _list_preview(s, budget) if s.is_list else section_text(mem, s, max_tokens=budget)
-        budget -= compact.approx_tokens(text)
+        budget -= compact.count_tokens(text)
         lines.append(text)
     return "\n".join(lines)

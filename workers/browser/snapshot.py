@@ -40,6 +40,10 @@ class Node:
     list_id: str | None = None  # group of repeated siblings (same tag+class), frame-qualified
     item: int | None = None  # 1-based item number inside list_id
     tag: str = ""
+    full_len: int = 0  # length of the whole text when `name` was cut short (0: not cut)
+    grid: str | None = None  # table/grid the node's cell belongs to, frame-qualified
+    row: int | None = None  # 1-based row of that cell
+    col: int | None = None  # 1-based column of that cell
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ def _number(raw_nodes: Sequence[frames.RawNode], version: int) -> tuple[tuple[No
         d = rn.data
         path = rn.path
         list_id = d.get("list")
+        in_cell = d.get("grid") is not None and d.get("col") is not None
         nodes.append(
             Node(
                 ref=f"{version}:{i}",
@@ -135,6 +140,10 @@ def _number(raw_nodes: Sequence[frames.RawNode], version: int) -> tuple[tuple[No
                 list_id=None if list_id is None else "/".join(map(str, (*path, list_id))),
                 item=d.get("item"),
                 tag=str(d.get("tag") or ""),
+                full_len=int(d.get("full") or 0),
+                grid="/".join(map(str, (*path, d["grid"]))) if in_cell else None,
+                row=int(d["row"]) if in_cell and d.get("row") is not None else None,
+                col=int(d["col"]) if in_cell else None,
             )
         )
         if int(d.get("id", -1)) >= 0:
@@ -157,8 +166,8 @@ def _stats(
         "hidden_dropped": raw.dropped_count,
         "hidden_reasons": dict(raw.dropped_reasons),
         "hidden_samples": [list(s) for s in raw.dropped_samples[:10]],
-        "tokens": compact.approx_tokens(text),
-        "tokens_full": compact.approx_tokens(full),
+        "tokens": compact.count_tokens(text),
+        "tokens_full": compact.count_tokens(full),
         "chars": len(text),
         "trimmed": text != full,
         "js_ms": round(raw.js_ms, 1),

@@ -2,7 +2,25 @@
 // seed with Math.seedrandom, optionally lift core.EPISODE_MAX_TIME, core.startEpisodeReal(),
 // then read the WOB_* globals. The human HUD (reward display, click canvas, query) is hidden
 // as BrowserGym removes it: the utterance reaches the agent as its instruction instead.
-(req) => {
+// The utterance keeps its icons (issue 7 class 8): core.getUtterance() reads textContent, so
+// an icon element in #query would vanish; it is rendered as "[icon: print]" (the snapshot's
+// form, js/icon_name.js passed in as `iconName`), an image as its alt text.
+(req, iconName) => {
+  function rendered(root) {
+    let out = '';
+    let icons = 0;
+    const walk = (n) => {
+      for (const c of n.childNodes) {
+        if (c.nodeType === 3) { out += c.data; continue; }
+        if (c.nodeType !== 1) continue;
+        const alt = c.localName === 'img' ? c.getAttribute('alt') || c.getAttribute('title') || '' : '';
+        const icon = !/\S/.test(c.textContent) ? alt || c.getAttribute('aria-label') || c.getAttribute('title') || iconName(c) : '';
+        if (icon) { out += ' [icon: ' + icon + '] '; icons += 1; } else walk(c);
+      }
+    };
+    walk(root);
+    return icons ? out.replace(/\s+/g, ' ').trim() : null;
+  }
   if (typeof core === "undefined" || typeof genProblem === "undefined") {
     throw new Error("not a MiniWoB++ task page (core.js / genProblem missing)");
   }
@@ -19,7 +37,10 @@
       core.EPISODE_MAX_TIME = req.maxTimeMs;
     }
     core.startEpisodeReal();
-    return { utterance: core.getUtterance(), maxTimeMs: core.EPISODE_MAX_TIME };
+    let utterance = core.getUtterance();
+    const query = document.getElementById("query");
+    if (typeof utterance === "string" && query) utterance = rendered(query) || utterance;
+    return { utterance, maxTimeMs: core.EPISODE_MAX_TIME };
   }
   if (req.op === "state") {
     return {

@@ -3,7 +3,11 @@
 // order (open + closed shadow roots, slots), drops text a person cannot see, and keeps
 // element handles in window.__webagent.snap so refs can be resolved for actions.
 // Spec: seed 003 §4.2/§5.1 (refs), seed 002 (interactive selectors), seed 001 A.1.3.
-(args) => {
+// Issue 7 (observation fidelity): nested controls keep their own refs (class 1), toggle
+// state from ARIA and state classes (3), roles from behaviour and icon names (4, 8), labels
+// by layout (5), cut text reports its full length (9), grid cells carry row/column (10).
+// `iconName` is js/icon_name.js, passed in by frames.py.
+(args, iconName) => {
   const t0 = performance.now();
   const KEY = '__webagent';
   if (!window[KEY]) {
@@ -39,12 +43,21 @@
   const LISTENER_ATTRS = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup', 'ondblclick'];
   const NAME_FROM_CONTENT = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem',
     'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem', 'gridcell', 'heading', 'generic', 'summary']);
-  const LANDMARK_TAGS = { nav: 'navigation', main: 'main', header: 'header', footer: 'footer', aside: 'complementary', form: 'form', dialog: 'dialog', search: 'search' };
-  const LANDMARK_ROLES = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'form', 'dialog', 'alertdialog', 'search', 'region']);
+  const LANDMARK_TAGS = { nav: 'navigation', main: 'main', header: 'header', footer: 'footer', aside: 'complementary', form: 'form', dialog: 'dialog', search: 'search', article: 'article' };
+  const LANDMARK_ROLES = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'form', 'dialog', 'alertdialog', 'search', 'region', 'article']);
+  // items of a container widget whose children carry no role of their own (class 1)
+  const ITEM_ROLE = { listbox: 'option', menu: 'menuitem', menubar: 'menuitem', tablist: 'tab', tree: 'treeitem', radiogroup: 'radio' };
+  const itemRoles = new WeakMap();
+  // state words from class names (class 3): `is-active` -> active, `liked`, `on`, ...
+  const STATE_CLASS = /^(?:is-|has-)?(active|selected|checked|liked|on|pressed|toggled|starred|favorited|current)$/;
+  const FIELDS = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'listbox', 'slider', 'date', 'time', 'datetime-local', 'month', 'week', 'checkbox', 'radio', 'switch']);
+  let gridSeq = 0;
   const INLINE = new Set(['inline', 'inline-block', 'inline-flex', 'inline-grid', 'contents', 'ruby', 'inline-table']);
 
   const squash = (s) => s.replace(/\s+/g, ' ').trim();
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+  // cut without an ellipsis; the node records `full` and compact.py writes the read_text marker
+  const cut = (node, s, n) => { if (s.length > n) { node.full = s.length; return s.slice(0, n); } return s; };
 
   function drop(reason, text) {
     dropped.count += 1;
@@ -129,12 +142,44 @@
   // Nameless listener-backed controls (icon spans, calendar cells): a hint from id/class.
   // A listener on a list container (no jQuery: e.target.closest('li')) acts for its items:
   // same-tag children with text become the controls instead of the container.
-  function delegatesToItems(el) {
-    if (!(g.listeners.has(el) || el.onclick) || el.children.length < 2) return false;
+  // A container widget (listbox, menu, tablist...) whose items carry no role of their own
+  // does the same: its items become options/menuitems/tabs with refs of their own (class 1).
+  function delegatesToItems(el, role) {
+    const itemRole = ITEM_ROLE[role];
+    if (!(itemRole || g.listeners.has(el) || el.onclick) || el.children.length < 2) return false;
     const kid = el.firstElementChild.localName;
     for (const k of el.children) if (k.localName !== kid || !/\S/.test(k.textContent)) return false;
-    for (const k of el.children) delegated.add(k);
+    if (itemRole) for (const k of el.children) if (k.hasAttribute('role')) return false;
+    for (const k of el.children) { delegated.add(k); if (itemRole) itemRoles.set(k, itemRole); }
     return true;
+  }
+  // Navigates -> link, activates -> button (class 4): script-driven controls without a role.
+  function navigates(el) {
+    const on = el.getAttribute('onclick') || '';
+    if (/location|window\.open|href\s*=|navigate|router/i.test(on)) return true;
+    if (el.hasAttribute('data-href') || el.hasAttribute('data-url') || el.hasAttribute('data-link')) return true;
+    const cls = typeof el.className === 'string' ? el.className : '';
+    return /(^|[\s_-])a?link($|[\s_-])/i.test(cls) || getComputedStyle(el).textDecorationLine.includes('underline');
+  }
+  // Name of a control without text: a descendant's alt/aria-label/title, else an icon class.
+  function iconText(el) {
+    let n = 0, icon = '';
+    for (const d of el.querySelectorAll('[alt],[aria-label],[title],[class]')) {
+      if (++n > 30) break;
+      const t = squash(d.getAttribute('alt') || d.getAttribute('aria-label') || d.getAttribute('title') || '');
+      if (t) return t;
+      if (!icon) icon = iconName(d);
+    }
+    return icon || iconName(el);
+  }
+  function classStates(el) {
+    const out = [];
+    const look = (c) => { for (const t of c.split(/\s+/)) { const m = STATE_CLASS.exec(t); if (m && !out.includes(m[1])) out.push(m[1]); } };
+    const own = el.getAttribute('class');
+    if (own) look(own);
+    let n = 0;
+    for (const d of el.querySelectorAll('[class]')) { if (++n > 10) break; look(d.getAttribute('class')); }
+    return out;
   }
   function hintOf(el) {
     const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter((c) => c && c.length < 30).slice(0, 2).join(' ') : '';
@@ -263,6 +308,8 @@
     } else if (aria('aria-checked') === 'true') s.push('checked');
     else if (aria('aria-checked') === 'mixed') s.push('mixed');
     if (aria('aria-pressed') === 'true') s.push('pressed');
+    const cur = aria('aria-current');
+    if (cur && cur !== 'false') s.push('current');
     const ex = aria('aria-expanded');
     if (ex === 'true') s.push('expanded'); else if (ex === 'false') s.push('collapsed');
     if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') s.push(el.parentElement.open ? 'expanded' : 'collapsed');
@@ -271,6 +318,7 @@
     if (el.required || aria('aria-required') === 'true') s.push('required');
     if (aria('aria-invalid') === 'true' || el.matches(':user-invalid')) s.push('invalid');
     if (el.readOnly && (tag === 'input' || tag === 'textarea')) s.push('readonly');
+    for (const w of classStates(el)) if (!s.includes(w)) s.push(w);
     if (el === active) s.push('focused');
     return s;
   }
@@ -279,15 +327,17 @@
   // accumulates into a block line flushed at block boundaries.
   const collectors = [];
   let block = null;
-  function newBlock(ctx) { return { text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view }; }
+  function newBlock(ctx) { return { text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view, grid: ctx.grid, row: ctx.row, col: ctx.col }; }
   function flush() {
     if (!block) return;
     const text = squash(block.text);
     if (text) {
       const b = block.box;
-      nodes.push({ id: -1, role: 'text', name: clip(text, MAX_TEXT), value: null, states: [], bbox: [b[0], b[1], b[2] - b[0], b[3] - b[1]],
+      const node = { id: -1, role: 'text', name: '', value: null, states: [], bbox: [b[0], b[1], b[2] - b[0], b[3] - b[1]],
         inView: seen({ left: b[0], top: b[1], right: b[2], bottom: b[3] }, block.view), interactive: false, level: 0, landmark: block.landmark,
-        heading, list: block.list, item: block.item, tag: '' });
+        heading, list: block.list, item: block.item, tag: '', grid: block.grid, row: block.row, col: block.col };
+      node.name = cut(node, text, MAX_TEXT);
+      nodes.push(node);
     }
     block = null;
   }
@@ -393,6 +443,10 @@
     if (st.contentVisibility === 'hidden') return drop('content-visibility', el.textContent);
     if (zeroClipPath(st.clipPath) || zeroClip(st)) return drop('clipped', el.textContent);
     hostCandidate(el, tag, st);
+    if (collectors.length && !el.firstElementChild && !ctx.visHidden && !/\S/.test(el.textContent)) {
+      const ic = iconName(el);
+      if (ic) addText(' [icon: ' + ic + '] ', null, ctx);
+    }
     let c = ctx;
     const set = (k, v) => { if (c === ctx) c = Object.assign({}, ctx); c[k] = v; };
     if (st.position === 'fixed' && (ctx.clip || ctx.view)) { set('clip', null); set('view', null); }
@@ -411,10 +465,12 @@
       if (bgc && bgc[3] > 0) set('bg', ctx.bg || bgc[3] === 1 ? blend(bgc, ctx.bg || [255, 255, 255, 1]) : null);
     }
     if (st.cursor !== ctx.cursor) set('cursor', st.cursor);
-    const role = roleOf(el, tag);
+    const role = roleOf(el, tag) || itemRoles.get(el) || '';
     let level = interactiveLevel(el, tag, role, st, ctx.cursor);
-    if (level === 2 && (ctx.inInteractive || el.querySelector(STRONG))) level = 0;
-    if (level === 2 && delegatesToItems(el)) level = 0;
+    // a listened/pointer child of a scripted control is a control of its own (class 1); inside
+    // a native control (button, link) it is part of it
+    if (level === 2 && ((ctx.inInteractive && ctx.nativeParent) || el.querySelector(STRONG))) level = 0;
+    if ((level === 2 || (level === 1 && ITEM_ROLE[role])) && !NATIVE.has(tag) && delegatesToItems(el, role)) level = 0;
     // attribute-only signals (tabindex/onclick) on containers of real controls: walk as content
     if (level === 1 && !NATIVE.has(tag) && !ROLES.has(role) && el.querySelector(STRONG)) level = 0;
     let control = null;
@@ -442,8 +498,12 @@
     const lm = landmarkOf(el, tag, role);
     if (lm) { flush(); set('landmark', ctx.landmark ? ctx.landmark + ' > ' + lm : lm); }
     if (tag === 'iframe' || tag === 'frame') return frameNode(el, rect, c);
+    const cell = !collectors.length && gridCell(el, tag, role, c, set);
+    const grid = !collectors.length && gridOf(el, tag, role, display);
+    if (grid) { set('gridInfo', grid); set('grid', grid.id); set('row', null); set('col', null); set('rowState', null); }
     const isBlock = !INLINE.has(display);
-    if (display === 'table-cell') { if (!collectors.length && block && block.text.trim()) block.text += ' | '; }
+    if (cell) flush();
+    else if (display === 'table-cell') { if (!collectors.length && block && block.text.trim()) block.text += ' | '; }
     else if (isBlock) flush();
     if (tag === 'svg' && !level) svgNode(el, c);
     else if (tag === 'img') mediaText(el, tag, c);
@@ -454,7 +514,45 @@
       walkChildren(el, c);
       collectors.pop();
     } else walkChildren(el, c);
-    if (isBlock && display !== 'table-cell') flush();
+    if (cell || (isBlock && display !== 'table-cell')) flush();
+  }
+
+  // Grids (class 10): tables, ARIA grids and CSS grids of small cells; their cells carry
+  // row/column numbers and compact.py renders one line per row.
+  const levels = (vals) => {
+    const out = [];
+    for (const v of vals.slice().sort((a, b) => a - b)) if (!out.length || v - out[out.length - 1] > 2) out.push(v);
+    return out;
+  };
+  const rank = (lv, v) => { let i = 0; while (i + 1 < lv.length && lv[i + 1] - 2 <= v) i++; return i + 1; };
+  function gridOf(el, tag, role, display) {
+    if (tag === 'table' || role === 'grid' || role === 'table' || role === 'treegrid') return { id: 'G' + (++gridSeq), kind: 'table', rows: 0 };
+    if ((display !== 'grid' && display !== 'inline-grid') || el.children.length < 4 || el.children.length > 400) return null;
+    const boxes = new Map();
+    for (const k of el.children) {
+      if (k.getElementsByTagName('*').length > 20 || k.textContent.length > 200) return null;
+      const r = k.getBoundingClientRect();
+      if (r.width >= 1 && r.height >= 1) boxes.set(k, r);
+    }
+    const rows = levels([...boxes.values()].map((r) => r.top)), cols = levels([...boxes.values()].map((r) => r.left));
+    if (rows.length < 2 || cols.length < 2) return null;
+    const pos = new Map();
+    for (const [k, r] of boxes) pos.set(k, [rank(rows, r.top), rank(cols, r.left)]);
+    return { id: 'G' + (++gridSeq), kind: 'css', pos };
+  }
+  function gridCell(el, tag, role, c, set) {
+    const gi = c.gridInfo;
+    if (!gi) return false;
+    if (gi.kind === 'css') {
+      const p = gi.pos.get(el);
+      if (p) { set('row', p[0]); set('col', p[1]); }
+      return !!p;
+    }
+    if (tag === 'tr' || role === 'row') { set('row', ++gi.rows); set('rowState', { next: 1 }); set('col', null); return false; }
+    if (!c.rowState || c.col !== null || !(tag === 'td' || tag === 'th' || ['gridcell', 'cell', 'columnheader', 'rowheader'].includes(role))) return false;
+    set('col', c.rowState.next);
+    c.rowState.next += Math.max(1, +el.colSpan || 1);
+    return true;
   }
 
   function isEmitted(control) {
@@ -529,10 +627,10 @@
     const idx = nodes.length;
     const node = { id: -1, role: isHeading ? 'heading' : role || 'generic', name: '', value: null, states: [],
       bbox: [rect.left, rect.top, rect.width, rect.height], inView: seen(rect, ctx.view), interactive: !isHeading, level: 0,
-      landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag };
+      landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag, grid: ctx.grid, row: ctx.row, col: ctx.col };
     nodes.push(node);
     if (tag !== 'input' && tag !== 'textarea' && tag !== 'select') {
-      walkChildren(el, ctx.inInteractive || isHeading ? ctx : Object.assign({}, ctx, { inInteractive: true }));
+      walkChildren(el, isHeading ? ctx : Object.assign({}, ctx, { inInteractive: true, nativeParent: ctx.nativeParent || NATIVE.has(tag) }));
     }
     flush();
     collectors.pop();
@@ -543,7 +641,12 @@
       return;
     }
     const target = control || el;
-    node.name = clip(control ? content || nameOf(control, control.localName, role, '') : nameOf(el, tag, node.role, content), isHeading ? 200 : 100);
+    // content that is only icons: the control's own title/label first, else the icon names
+    const iconsOnly = /^(\[icon: [^\]]+\]\s*)+$/.test(content);
+    const text = iconsOnly ? '' : content;
+    let name = control ? text || nameOf(control, control.localName, role, '') : nameOf(el, tag, node.role, text);
+    if (!name && iconsOnly) name = content.replace(/\[icon: ([^\]]+)\]/g, '$1');
+    node.name = isHeading ? clip(name, 200) : cut(node, name, 100);
     if (isHeading) {
       const al = el.getAttribute('aria-level');
       node.level = al ? +al : /^h[1-6]$/.test(tag) ? +tag[1] : 2;
@@ -552,11 +655,16 @@
       if (!node.name) nodes.splice(idx, 1);
       return;
     }
+    let nested = false;
+    for (let i = idx + 1; i < nodes.length && !nested; i++) nested = nodes[i].interactive;
+    if (!node.name && !control && !(nested && level === 2)) node.name = iconText(el);
     if (level === 2 && !node.name) {
       const listened = el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el);
-      if (!(listened || iconControl(el, tag, rect)) || rect.width > 600 || rect.width * rect.height > 60000) { nodes.splice(idx, 1); return; }
-      node.name = hintOf(el) || 'icon';
+      // nameless wrapper of controls that got their own refs: the controls stand for it
+      if (nested || !(listened || iconControl(el, tag, rect)) || rect.width > 600 || rect.width * rect.height > 60000) { nodes.splice(idx, 1); return; }
+      node.name = ctx.col !== null && ctx.col !== undefined ? '' : hintOf(el) || 'icon';
     }
+    if (node.role === 'generic') node.role = navigates(el) ? 'link' : 'button';
     const v = valueOf(target, target.localName, node.role);
     node.value = v === null || v === undefined ? null : clip(String(v), 80);
     node.states = statesOf(target, target.localName, node.role);
@@ -588,6 +696,42 @@
       landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag: 'iframe' });
   }
 
+  // Unlabelled fields (class 5): the nearest short text on the same row (left, then right) or
+  // directly above names the field; check boxes look right first.
+  function layoutLabels() {
+    const texts = nodes.filter((n) => n.role === 'text' && n.name.length <= 60 && /\w/.test(n.name));
+    if (!texts.length) return;
+    for (const n of nodes) {
+      if (!n.interactive || n.id < 0 || !FIELDS.has(n.role)) continue;
+      const el = els[n.id];
+      const ph = squash(el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '');
+      if (n.name && n.name !== ph) continue;
+      const t = nearestLabel(texts, n.bbox, n.role === 'checkbox' || n.role === 'radio' || n.role === 'switch');
+      if (t) n.name = t;
+    }
+  }
+  function nearestLabel(texts, b, boxFirst) {
+    const blocked = (t) => nodes.some((o) => o.interactive && o.bbox !== b && o.bbox[1] >= t.bbox[1] + t.bbox[3] - 2 &&
+      o.bbox[1] + o.bbox[3] <= b[1] + 2 && o.bbox[0] < b[0] + b[2] && o.bbox[0] + o.bbox[2] > b[0]);
+    const [x, y, w, h] = b;
+    const right = x + w, cy = y + h / 2;
+    const best = {}, gap = { left: 200, right: boxFirst ? 200 : 60, above: 32 };
+    for (const t of texts) {
+      const [tx, ty, tw, th] = t.bbox;
+      const tr = tx + tw, tb = ty + th;
+      const sameRow = Math.abs(ty + th / 2 - cy) <= Math.max(h, th) / 2;
+      let side = null, d = 0;
+      if (sameRow && tr <= x + 2) { side = 'left'; d = x - tr; }
+      else if (sameRow && tx >= right - 2) { side = 'right'; d = tx - right; }
+      else if (tb <= y + 2 && tx < right && tr > x - 20) { side = 'above'; d = y - tb; }
+      if (side && d < gap[side] && !(side === 'above' && blocked(t))) { gap[side] = d; best[side] = t; }
+    }
+    for (const k of boxFirst ? ['right', 'left', 'above'] : ['left', 'above', 'right']) {
+      if (best[k]) return best[k].name.replace(/[\s:*]+$/, '');
+    }
+    return '';
+  }
+
   function covered(el, b) {
     const root = el.getRootNode();
     const probe = root.elementFromPoint ? root : document;
@@ -602,9 +746,10 @@
   }
 
   const ctx0 = { clip: null, view: null, visHidden: false, colorStr: '', color: null, bg: [255, 255, 255, 1], transparent: false, cursor: 'auto',
-    landmark: '', list: null, item: null, inInteractive: false };
+    landmark: '', list: null, item: null, inInteractive: false, nativeParent: false, gridInfo: null, grid: null, row: null, col: null, rowState: null };
   if (document.body) walk(document.body, ctx0);
   flush();
+  layoutLabels();
   for (const n of nodes) {
     if (n.interactive && n.inView && covered(els[n.id], n.bbox)) n.states.push('covered');
   }

@@ -1,0 +1,206 @@
+"""Observation fidelity (issue 7): each page under pages/fidelity/ reproduces one class of
+perception failure; one Chromium per module, a fresh context per test."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, async_playwright
+
+from app.settings import Settings
+from workers.agent.protocols import Action
+from workers.bench.server import MiniWobServer
+from workers.browser import compact
+from workers.browser.launch import launch_chromium
+from workers.browser.miniwob_page import MiniWobPage
+from workers.browser.session import PageSession
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser(chromium_path: str) -> AsyncIterator[Browser]:
+    async with async_playwright() as pw:
+        b = await launch_chromium(pw, Settings(chromium_path=chromium_path))
+        try:
+            yield b
+        finally:
+            await b.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def open_page(browser: Browser, chromium_path: str, probe_port: int) -> AsyncIterator[object]:
+    contexts = []
+
+    async def _open(name: str, max_tokens: int = 1500) -> PageSession:
+        context = await browser.new_context(viewport={"width": 1280, "height": 800})
+        contexts.append(context)
+        settings = Settings(chromium_path=chromium_path, snapshot_max_tokens=max_tokens)
+        session = await PageSession.open(await context.new_page(), settings)
+        result = await session.goto(f"http://127.0.0.1:{probe_port}/fidelity/{name}.html")
+        assert result.success, result.reason
+        return session
+
+    yield _open
+    for context in contexts:
+        await context.close()
+
+
+def _lines(text: str, needle: str) -> list[str]:
+    return [ln for ln in text.splitlines() if needle in ln]
+
+
+def _ref_of(text: str, needle: str) -> str:
+    lines = _lines(text, needle)
+    assert lines, f"{needle!r} not in:\n{text}"
+    found = re.match(r"\[(\d+:\d+)\]", lines[0])
+    assert found, lines[0]
+    return found.group(1)
+
+
+async def test_class1_sibling_controls_get_their_own_refs(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("siblings")
+    text = (await session.observe()).text
+    assert "Reply Forward" not in text and "Apple pie Apple tart" not in text, text
+    assert "Like Share" not in text, text
+    for name in ("Reply", "Forward", "Like", "Share"):
+        assert re.search(rf'\] \w+ "{name}"', text), (name, text)
+    for name in ("Apple pie", "Apple tart", "Applesauce"):
+        assert f'option "{name}"' in text, text
+    clicks = [("Forward", "forward"), ("Share", "share"), ("Apple tart", "pick:Apple tart")]
+    for name, logged in clicks:
+        ref = _ref_of(text, f'"{name}"')
+        result = await session.execute(Action("click", {"ref": ref}))
+        assert result.success, result
+        assert f"[{logged}]" in await session.page.inner_text("#log")
+        text = (await session.observe()).text
+
+
+async def test_class3_toggle_and_selection_state_on_the_line(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("states")
+    text = (await session.observe()).text
+    assert _lines(text, '"Home"')[0].endswith("current"), text
+    assert "pressed" in _lines(text, '"Bold"')[0] and "pressed" not in _lines(text, '"Italic"')[0]
+    assert "selected" in _lines(text, '"Overview"')[0]
+    assert "selected" not in _lines(text, '"Specs"')[0]
+    assert "active" in _lines(text, '"Open"')[0] and "active" not in _lines(text, '"Closed"')[0]
+    assert "checked" in _lines(text, '"Subscribed"')[0]
+    assert "expanded" in _lines(text, '"Details"')[0]
+    like = _ref_of(text, '"Like"')
+    assert "liked" not in _lines(text, '"Like"')[0]
+    assert (await session.execute(Action("click", {"ref": like}))).success
+    text = (await session.observe()).text
+    assert "liked" in _lines(text, '"Like"')[0], text
+
+
+async def test_class4_roles_from_behaviour_and_names_not_ids(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("roles")
+    text = (await session.observe()).text
+    assert 'button "Prev"' in text and 'button "Next"' in text, text
+    assert 'button "search"' in text, text
+    assert 'button "trash"' in text, text
+    assert 'link "Docs"' in text, text
+    assert "open-search" not in text and "del-1" not in text, text
+    assert "generic" not in text, text
+
+
+async def test_class5_unlabelled_fields_named_by_layout(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("fields")
+    text = (await session.observe()).text
+    assert 'textbox "First name"' in text, text
+    assert 'textbox "Last name"' in text, text
+    assert 'textbox "Email address"' in text, text
+    assert 'textbox "kg"' in text, text
+    assert 'checkbox "Send me news"' in text, text
+    assert 'textbox "Username"' in text, text
+
+
+async def test_class6_content_scrolled_away_is_announced(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("scroll")
+    text = (await session.observe()).text
+    assert "[above viewport" not in text
+    assert re.search(r'\[below viewport: \d+ elements incl\. "Folder \d+"', text), text
+    end = await session.execute(Action("scroll", {"direction": "down", "amount": 2}))
+    assert end.success, end
+    text = (await session.observe()).text
+    above = _lines(text, "[above viewport:")
+    assert above and '"Folder 1"' in above[0], text
+    lines = text.splitlines()
+    first_in_view = next(i for i, ln in enumerate(lines) if ln.startswith("[above viewport:"))
+    assert 'Folder 1"' not in "\n".join(lines[first_in_view + 1 :]), text
+
+
+async def test_class8_icon_text_alternatives_in_lines(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("icons")
+    text = (await session.observe()).text
+    assert 'menuitem "[icon: print] Print..."' in text, text
+    assert 'menuitem "zoomin"' in text, text  # icon only: the icon's name is the name
+    assert 'button "trash-o"' in text, text
+    assert 'button "Home"' in text, text
+    assert 'link "settings"' in text, text
+
+
+async def test_class9_truncated_text_carries_a_read_text_marker(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("longtext")
+    text = (await session.observe()).text
+    snap = session.last
+    assert snap is not None
+    para = next(n for n in snap.nodes if n.role == "text" and n.name.startswith("word1 "))
+    marker = re.search(r"…\[\+(\d+) chars: read_text (\d+:\d+)\]", _lines(text, "word1 ")[0])
+    assert marker and marker.group(2) == para.ref, text
+    full_len = len(" ".join(f"word{i}" for i in range(1, 700)) + " THE-END")
+    shown = _lines(text, "word1 ")[0].split("…[")[0]
+    assert len(shown) + int(marker.group(1)) == full_len
+    big = _lines(text, "CLICKABLE")
+    assert not big or "read_text" in big[0]
+    control = next(ln for ln in text.splitlines() if ln.startswith("[") and "word1 word2" in ln)
+    assert re.search(r"…\[\+\d+ chars: read_text \d+:\d+\]", control), control
+
+
+async def test_class10_grids_keep_rows_and_columns(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("grids")
+    text = (await session.observe()).text
+    header = _lines(text, "Time | Mon | Tue | Wed")
+    assert header, text
+    nine = [c.strip() for c in _lines(text, "9:00")[0].split(" | ")]
+    assert len(nine) == 4 and "Standup" in nine[2], nine
+    ten = [c.strip() for c in _lines(text, "10:00")[0].split(" | ")]
+    assert "Review" in ten[1] and ten[3] == "Gym", ten
+    rows = [ln for ln in text.splitlines() if ln.count(" | ") == 2 and ("❌" in ln or "⭕" in ln)]
+    assert len(rows) == 3, text
+    assert '"❌"' in rows[0].split(" | ")[0] and '"⭕"' in rows[0].split(" | ")[2], rows
+    seats = _lines(text, '"B1"')
+    assert seats and '"B2" selected' in seats[0], text
+
+
+async def test_class11_budget_fills_with_main_content(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("article", max_tokens=600)
+    obs = await session.observe()
+    assert "# City opens the longest bridge" in obs.text, obs.text
+    assert "By Lois Lane" in obs.text, obs.text
+    assert "Paragraph sentence number 1 " in obs.text, obs.text
+    assert compact.count_tokens(obs.text) <= 600
+
+
+async def test_class8_miniwob_instruction_keeps_its_icon(browser: Browser) -> None:
+    """click-menu-2 asks for "the item with the <span class='ui-icon ui-icon-…'> icon"; the
+    instruction must name the icon the way the snapshot's menu items do."""
+    server = MiniWobServer().start()
+    context = await browser.new_context()
+    try:
+        utterances = []
+        for seed in range(8):
+            wob = MiniWobPage(await context.new_page())
+            await wob.open(server.task_url("click-menu-2"))
+            utterances.append((await wob.start(seed, keep_timer=False)).utterance)
+        with_icon = [u for u in utterances if "icon" in u]
+        assert with_icon, utterances
+        for u in with_icon:
+            assert re.search(r"with the \[icon: [a-z-]+\] icon\.$", u), u
+        assert any("labeled" in u for u in utterances)  # the text variant is unchanged
+    finally:
+        await context.close()
+        server.stop()
