@@ -1,0 +1,72 @@
+"""The three-role brain through the HTTP API (issue 9): Orchestrator -> Planner -> Worker on a
+multi-page site with a failing path and a working one, dead ends across runs, GET /ledger."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.conftest import ROUTES, Service, submit, wait_terminal
+from tests.support.quest import CODE, QUEST, STAGES, QuestSite, quest_policy
+
+pytestmark = [pytest.mark.browser, pytest.mark.services]
+SECOND = QUEST + " once more"
+
+
+@pytest.fixture(scope="module")
+def quest_site() -> Iterator[QuestSite]:
+    ROUTES[SECOND] = ROUTES[QUEST] = quest_policy  # the e2e LLM routes by instruction
+    try:
+        with QuestSite() as site:
+            yield site
+    finally:
+        ROUTES.pop(QUEST, None)
+        ROUTES.pop(SECOND, None)
+
+
+def events_of(service: Service, task_id: str, kind: str) -> list[dict]:
+    return [e.data for e in service.stored_events(task_id) if e.type == kind]
+
+
+def test_brain_avoids_a_dead_end_and_the_next_run_starts_with_it(
+    service: Service, quest_site: QuestSite
+) -> None:
+    with service.client() as client:
+        first = submit(client, QUEST, quest_site.url("/desk/"), max_steps=25)
+        body = wait_terminal(client, first, timeout=120)
+        assert (body["status"], body["result"]["answer"]) == ("succeeded", CODE), body
+        assert body["usage"]["steps"] == STAGES + 4  # quick order, back, catalogue, 10 pages, done
+
+        route = events_of(service, first, "route.decided")
+        assert [(r["kind"], r["source"]) for r in route] == [("browser", "classifier")]
+        plans = events_of(service, first, "plan.updated")
+        assert [p["trigger"] for p in plans] == ["periodic"] * 3 + ["completion"]
+        assert plans[-1]["done"] is True
+        dead = events_of(service, first, "dead_end.recorded")
+        assert len(dead) == 1 and dead[0]["description"].startswith('click link "Quick order"')
+        assert dead[0]["cause"] == "postcondition_miss" and dead[0]["url"].endswith("/desk/")
+        assert events_of(service, first, "memory.evicted")
+
+        ledger = client.get(f"/v1/tasks/{first}/ledger").json()
+        assert [s["step"] for s in ledger["steps"]] == list(range(1, STAGES + 5))
+        assert ledger["dead_ends"][0]["description"] == dead[0]["description"]
+        assert ledger["snapshot"]["goal"] == QUEST
+        assert quest_site.visits.count("/desk/quick") == 1  # tried once, then avoided
+
+        visits_before = len(quest_site.visits)
+        second = submit(client, SECOND, quest_site.url("/desk/"), max_steps=25)
+        body = wait_terminal(client, second, timeout=120)
+        assert (body["status"], body["result"]["answer"], body["usage"]["steps"]) == (
+            "succeeded",
+            CODE,
+            STAGES + 2,
+        )
+        assert "/desk/quick" not in quest_site.visits[visits_before:]
+        ledger = client.get(f"/v1/tasks/{second}/ledger").json()
+        # the dead end came from the first run: in the Ledger from the start, not recorded again
+        assert any(
+            d["description"].startswith('click link "Quick order"')
+            for d in ledger["snapshot"]["dead_ends"]
+        )
+        assert events_of(service, second, "dead_end.recorded") == []
