@@ -63,6 +63,8 @@ def has_element(observation: str, role: str, name: str) -> bool:
 def _last_user_text(request: dict[str, Any]) -> str:
     for message in reversed(request.get("messages", [])):
         content = message.get("content")
+        if isinstance(content, list):  # text + Set-of-Mark screenshot parts
+            content = "\n".join(p.get("text", "") for p in content if p.get("type") == "text")
         is_user = message.get("role") == "user" and isinstance(content, str)
         if is_user and PAGE_BLOCK.search(content):
             return str(content)

@@ -7,7 +7,6 @@ one line each (action, result, url) and only the previous step's tool results st
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import time
@@ -23,6 +22,7 @@ from workers.agent.errors import recovery_signal
 from workers.agent.ledger import Ledger
 from workers.agent.protocols import Action, AgentTask, Observation, ToolCall, ToolResult
 from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY, redacted_args
+from workers.agent.vision_channel import ChannelConfig, VisionChannel, image_part, system_addendum
 
 Message = dict[str, Any]
 OPEN_TAG, CLOSE_TAG = "<page_content", "</page_content"
@@ -182,9 +182,7 @@ def observation_message(
     )
     if image_jpeg is None:
         return {"role": "user", "content": text}
-    url = "data:image/jpeg;base64," + base64.b64encode(image_jpeg).decode("ascii")
-    image = {"type": "image_url", "image_url": {"url": url}}
-    return {"role": "user", "content": [{"type": "text", "text": text}, image]}
+    return {"role": "user", "content": [{"type": "text", "text": text}, image_part(image_jpeg)]}
 
 
 def observation_notes(last: StepRecord | None, step: int, max_steps: int) -> str:
@@ -207,7 +205,7 @@ def preamble(task: AgentTask, system_prompt: str = "worker_system.md") -> list[M
         max_steps=task.max_steps,
     )
     return [
-        {"role": "system", "content": prompts.load(system_prompt).strip()},
+        {"role": "system", "content": prompts.load(system_prompt).strip() + system_addendum(task)},
         {"role": "user", "content": task_text},
     ]
 
@@ -218,6 +216,7 @@ class CompressedHistory:
     def __init__(self, task: AgentTask) -> None:
         self._task = task
         self._preamble = preamble(task)
+        self._vision = VisionChannel(ChannelConfig.of(task))
         self._records: list[StepRecord] = []
 
     def record(self, record: StepRecord, seen: Observation) -> None:
@@ -233,8 +232,9 @@ class CompressedHistory:
             messages.append(assistant_message(last))
             messages.extend(tool_messages(last))
         notes = observation_notes(last, step, self._task.max_steps)
-        messages.append(observation_message(observation, step, self._task.max_steps, notes))
-        return messages
+        current = observation_message(observation, step, self._task.max_steps, notes)
+        current["content"] = self._vision.content(current["content"], observation, step)
+        return self._vision.finish([*messages, current])
 
 
 # --- the Worker's prompt fed by the Ledger (seed 000 §5.5 eq. 16) -------------------------
@@ -305,9 +305,13 @@ class LedgerHistory:
         session = session_message(task, clock)
         self.session_text: str = session["content"]
         self._head = [
-            {"role": "system", "content": prompts.load("worker_brain.md").strip()},
+            {
+                "role": "system",
+                "content": prompts.load("worker_brain.md").strip() + system_addendum(task),
+            },
             session,
         ]
+        self._vision = VisionChannel(ChannelConfig.of(task))
         self._last: StepRecord | None = None
         self.current_url = task.start_url or ""
         self.notes: list[str] = []  # one-off notes for the next observation (Planner feedback)
@@ -336,4 +340,5 @@ class LedgerHistory:
             clock=self._clock.line(step - 1),
             image_jpeg=image_jpeg,
         )
-        return [*messages, current]
+        current["content"] = self._vision.content(current["content"], observation, step)
+        return self._vision.finish([*messages, current])

@@ -59,10 +59,10 @@ from workers.agent.roles.worker import Worker, WorkerTurn
 from workers.agent.tools import (
     DONE,
     MAX_ACTIONS_PER_STEP,
-    WORKER_TOOLS,
     is_page_changing,
     parse_action,
     redacted_args,
+    worker_tools,
 )
 from workers.metered_llm import MeteredLLM
 
@@ -123,7 +123,7 @@ class AgentLoop:
         self.llm = llm if isinstance(llm, MeteredLLM) else MeteredLLM(llm, sink)
         self.history, self.brain = history, brain
         self.ledger = ledger if ledger is not None else Ledger(task.instruction)
-        self.worker = Worker(self.llm, WORKER_TOOLS)
+        self.worker = Worker(self.llm, worker_tools(vision=task.look_tool))
         self.usage = Usage()
         self.guard = DomainGuard(task.allowed_domains)
         self._nudged_last = False

@@ -174,6 +174,9 @@ class AgentTask:
     allowed_domains: tuple[str, ...] = ()
     observation_mode: str = "compact"  # passed to Browser.observe() every step
     time_zone: str = "UTC"  # IANA name; the Worker's clock line uses it (seed 003 §7.1)
+    worker_vision: bool = False  # the Worker reads Observation.image (seed 002 dual channel)
+    image_detail: str = "auto"  # OpenAI image_url detail of those images
+    look_tool: bool = False  # a vision model answers the Worker's `look` (seed 003 §4.4)
 
 
 @dataclass(frozen=True)

@@ -25,13 +25,13 @@ import struct
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from workers.agent import prompts
 from workers.agent.blocks import Message, is_image_part
 from workers.agent.errors import ConfigurationError, LLMRejected
 from workers.agent.eviction import back_patch_screenshots
-from workers.agent.protocols import LLM, Observation
+from workers.agent.protocols import LLM, AgentTask, Observation
 
 UNCHANGED = "[screenshot unchanged]"
 KEEP_IMAGES = 1
@@ -44,6 +44,21 @@ class ChannelConfig:
 
     enabled: bool = False
     detail: Detail = "auto"
+
+    @classmethod
+    def of(cls, task: AgentTask) -> ChannelConfig:
+        detail = task.image_detail if task.image_detail in ("low", "high") else "auto"
+        return cls(task.worker_vision, cast(Detail, detail))
+
+
+def system_addendum(task: AgentTask) -> str:
+    """System-prompt sections for the image channel and the `look` tool, when they are on."""
+    parts = []
+    if task.worker_vision:
+        parts.append(prompts.load("worker_vision.md").strip())
+    if task.look_tool:
+        parts.append(prompts.load("look_tool.md").strip())
+    return "".join("\n\n" + p for p in parts)
 
 
 def image_part(jpeg: bytes, detail: Detail = "auto") -> dict[str, Any]:

@@ -219,6 +219,9 @@ async def _drive(
                 deadline=time.monotonic() + env.options.timeout_s,
                 allowed_domains=("127.0.0.1",),
                 observation_mode=env.options.observation_mode,
+                worker_vision=env.settings.llm_worker_vision,
+                image_detail=env.settings.llm_image_detail,
+                look_tool=env.settings.vision_enabled,
             )
             outcome = await env.runner(agent_task, browser, env.llm, sink)
             state = await browser.check()  # some tasks end the episode a moment after the action
