@@ -195,3 +195,36 @@ async def test_unmatched_stale_ref_fails_once_compactly(
     assert first.error == second.error == "stale_ref"
     assert "could not be matched" in first.reason and len(second.reason) < 80
     assert "snapshot" not in first.data
+
+
+async def test_form28_bulk_vs_one_call_per_field(session: PageSession, probe_port: int) -> None:
+    """Seed 003 §5.3 / Fig. 9: the 28-field form filled in one bulk call vs 28 calls.
+    Prints tool calls and wall time (docs/benchmarks.md); asserts both fill every field."""
+    import time
+
+    s = session
+    timings = {}
+    for mode in ("sequential", "bulk"):
+        await _open(s, probe_port, "form28.html")
+        steps = []
+        for i in range(1, 29):
+            r = ref(s, f"Field {i}")
+            if i % 5 == 0:
+                steps.append({"tool": "select_option", "ref": r, "values": ["Green"]})
+            else:
+                steps.append({"tool": "type", "ref": r, "text": f"value {i}"})
+        steps.append({"tool": "click", "ref": ref(s, "Register")})
+        started = time.perf_counter()
+        if mode == "bulk":
+            await run(s, "bulk", actions=steps)
+            calls = 1
+        else:
+            for step in steps:
+                await run(s, step.pop("tool"), **step)
+            calls = len(steps)
+        timings[mode] = (calls, time.perf_counter() - started)
+        submitted = await state(s, "submitted")
+        assert submitted["f1"] == "value 1" and submitted["f25"] == "Green"
+        assert len([v for v in submitted.values() if v]) == 28
+    print(f"\nform28 tool calls / wall s: {timings}")
+    assert timings["bulk"][0] < timings["sequential"][0]
