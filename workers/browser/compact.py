@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 LIST_HEAD = 3  # items shown before a list's pattern line
 LIST_MIN = 6  # lists shorter than this are never collapsed
 TEXT_CAP = 300  # chars of one text line kept once the page is over budget
+CUT_OVER = 200  # text longer than this may be cut (PageMem caps at 200): it gets a ref target
 NEAR_BELOW = 1000  # px under the viewport whose sections may be shown in detail
 NEAR_ABOVE = 500  # px above it; farther sections stay one summary line with their ref range
 FILL_SHARE = 0.5  # main content fills the budget up to this share when the window leaves it

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import BrowserContext, CDPSession, Error, Frame, Page
 
+from workers.browser import compact
+
 
 @lru_cache(maxsize=4)
 def js(name: str) -> str:
@@ -63,7 +65,10 @@ class Collected:
 
 async def _walk_frame(frame: Frame, version: int) -> dict[str, Any] | None:
     try:
-        text = await frame.evaluate(js_with("snapshot.js", "icon_name.js"), {"version": version})
+        text = await frame.evaluate(
+            js_with("snapshot.js", "icon_name.js"),
+            {"version": version, "cutOver": compact.CUT_OVER},
+        )
     except Error:
         return None  # frame navigated or detached mid-snapshot: it simply is not shown
     try:

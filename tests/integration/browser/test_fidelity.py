@@ -158,6 +158,9 @@ async def test_class9_truncated_text_carries_a_read_text_marker(open_page) -> No
     assert not big or "read_text" in big[0]
     control = next(ln for ln in text.splitlines() if ln.startswith("[") and "word1 word2" in ln)
     assert re.search(r"…\[\+\d+ chars: read_text \d+:\d+\]", control), control
+    read = await session.execute(Action("read_text", {"ref": marker.group(2)}))
+    assert read.success, read
+    assert "word699 THE-END" in str(read.data), read.data  # the marker's ref reads the rest
 
 
 async def test_class10_grids_keep_rows_and_columns(open_page) -> None:  # type: ignore[no-untyped-def]

@@ -327,7 +327,8 @@
   // accumulates into a block line flushed at block boundaries.
   const collectors = [];
   let block = null;
-  function newBlock(ctx) { return { text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view, grid: ctx.grid, row: ctx.row, col: ctx.col }; }
+  let blockEl = null;  // innermost block-level element being walked: a cut text's read_text target
+  function newBlock(ctx) { return { el: blockEl, text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view, grid: ctx.grid, row: ctx.row, col: ctx.col }; }
   function flush() {
     if (!block) return;
     const text = squash(block.text);
@@ -337,6 +338,8 @@
         inView: seen({ left: b[0], top: b[1], right: b[2], bottom: b[3] }, block.view), interactive: false, level: 0, landmark: block.landmark,
         heading, list: block.list, item: block.item, tag: '', grid: block.grid, row: block.row, col: block.col };
       node.name = cut(node, text, MAX_TEXT);
+      // text cut short (here or by compact.py's line cap) stays readable through its ref
+      if (block.el && text.length > (args.cutOver || 200)) { node.id = els.length; els.push(block.el); }
       nodes.push(node);
     }
     block = null;
@@ -505,6 +508,8 @@
     if (cell) flush();
     else if (display === 'table-cell') { if (!collectors.length && block && block.text.trim()) block.text += ' | '; }
     else if (isBlock) flush();
+    const outerBlockEl = blockEl;
+    if (isBlock || cell) blockEl = el;
     if (tag === 'svg' && !level) svgNode(el, c);
     else if (tag === 'img') mediaText(el, tag, c);
     else if (tag === 'br') addText(' ', null, c);
@@ -515,6 +520,7 @@
       collectors.pop();
     } else walkChildren(el, c);
     if (cell || (isBlock && display !== 'table-cell')) flush();
+    blockEl = outerBlockEl;
   }
 
   // Grids (class 10): tables, ARIA grids and CSS grids of small cells; their cells carry
