@@ -257,27 +257,30 @@ async def settle(
     say what changed. `events()` gives what the session saw: (navigated, dialogs, popup)."""
     started = time.monotonic()
     await asyncio.sleep(min(min_wait_s, max_wait_s))
+    diff: float | None = None
     while True:
         navigated, dialogs, popup = events()
         summary = await _collect(probe, end=False)
-        sent = len(probe.requests)
         current = outcome(
-            summary, url_changed=navigated, dialogs=dialogs, popup=popup, requests=sent
+            summary,
+            url_changed=navigated,
+            dialogs=dialogs,
+            popup=popup,
+            requests=len(probe.requests),
         )
+        if not current.effect and probe.shot is not None and probe.clip is not None:
+            after = await _shot(probe.page, probe.clip)  # a DOM-silent widget: look at it
+            diff = pixel_difference(probe.shot, after) if after is not None else None
+            current = replace(current, pixel_diff=diff)
         if current.effect or time.monotonic() - started >= max_wait_s:
             break
         await asyncio.sleep(POLL_S)
     probe.stop()
     final = await _collect(probe, end=True) if summary is not None else None
     navigated, dialogs, popup = events()
-    navigated = navigated or probe.page.url != probe.url
-    diff = None
-    if probe.shot is not None and probe.clip is not None and not current.effect:
-        after = await _shot(probe.page, probe.clip)
-        diff = pixel_difference(probe.shot, after) if after is not None else None
     return outcome(
         final if final is not None else summary,
-        url_changed=navigated,
+        url_changed=navigated or probe.page.url != probe.url,
         dialogs=dialogs,
         popup=popup,
         pixel_diff=diff,
