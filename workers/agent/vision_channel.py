@@ -85,6 +85,13 @@ class _Sent:
     step: int
 
 
+def _example(observation: Observation | None, version: int) -> dict[str, str]:
+    """A tag that is really in the image (stats["som"]["refs"]) for the caption's example."""
+    refs = ((observation.stats.get("som") or {}).get("refs") or []) if observation else []
+    tag = str(refs[0]).split(":")[-1] if refs else "12"
+    return {"tag": tag, "ref": f"{version}:{tag}"}
+
+
 class VisionChannel:
     """Per run: which screen the model already holds, and the content of each observation."""
 
@@ -92,6 +99,7 @@ class VisionChannel:
         self.config = config
         self._sent: _Sent | None = None
         self._unchanged_version: int | None = None  # set when this step's text says UNCHANGED
+        self._held: Observation | None = None  # the observation whose image the model holds
         self.images_sent = 0
 
     def _is_new(self, key: tuple[str, int, str], digest: str) -> bool:
@@ -118,8 +126,13 @@ class VisionChannel:
             )
             return [{"type": "text", "text": text}, {"type": "text", "text": note}]
         self._sent = _Sent(key, digest, image, step)
+        self._held = observation
         self.images_sent += 1
-        caption = prompts.render("screenshot.md", version=observation.version)
+        caption = prompts.render(
+            "screenshot.md",
+            version=observation.version,
+            **_example(observation, observation.version),
+        )
         return [
             {"type": "text", "text": text},
             {"type": "text", "text": caption},
@@ -134,7 +147,7 @@ class VisionChannel:
             return out
         last = dict(out[-1])
         parts = list(last.get("content") or [])
-        caption = prompts.render("screenshot.md", version=version)
+        caption = prompts.render("screenshot.md", version=version, **_example(self._held, version))
         # the note stays: "unchanged since step k" tells the model its actions had no
         # visible effect; the image comes back because nothing else in the prompt holds it
         last["content"] = [

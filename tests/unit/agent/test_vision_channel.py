@@ -147,3 +147,12 @@ async def test_probe_refuses_an_endpoint_that_rejects_images() -> None:
 async def test_probe_refuses_a_model_that_ignores_the_image() -> None:
     with pytest.raises(ConfigurationError, match="does not read images"):
         await probe(FakeLLM([_answer("I cannot see any image.")]), "vision", "vision model m")
+
+
+def test_caption_example_is_a_tag_that_is_in_the_image() -> None:
+    channel = VisionChannel(ChannelConfig(enabled=True))
+    seen = Observation(
+        "http://x/", "T", "[3:5] button", 3, fingerprint="f", image=JPEG_A,
+        stats={"som": {"refs": ["3:5", "3:6"]}},
+    )  # fmt: skip
+    assert "the box tagged 5 is [3:5]" in texts_in(channel.content("page", seen, 1))
