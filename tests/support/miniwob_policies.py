@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.support.llm_server import Reply, text_reply, tool_reply
-from tests.support.policies import Element, latest_observation
+from tests.support.policies import Element, last_tool_results, latest_observation
 
 _TASK_RE = re.compile(r"<task>\s*(.*?)\s*</task>", re.S)
 _NODE_LINE = re.compile(
@@ -73,8 +73,110 @@ def _enter_text(task: str, page: str) -> Reply:
     return tool_reply(("type", {"ref": box, "text": text}), ("click", {"ref": submit}))
 
 
-# Utterance patterns of the smoke tasks (click-button, click-link, enter-text).
+# Pointer tasks the tool layer makes reachable (issue 8): sliders by keyboard, sortable
+# lists and SVG shapes by `drag` from a point that `dom_search` reported.
+MAX_KEYS_PER_CALL = 25  # bulk holds 30 actions: focus + up to 25 key presses
+
+
+def _slider_values(page: str) -> list[tuple[str, int]]:
+    """(handle ref, shown value) per jQuery UI slider: an unnamed button, then its value."""
+    found = []
+    lines = page.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        m = _NODE_LINE.match(line.strip())
+        value = lines[i + 1].strip()
+        if m and m["role"] == "button" and not m["name"] and re.fullmatch(r"-?\d+", value):
+            found.append((m["ref"], int(value)))
+    return found
+
+
+def _set_sliders(targets: list[int], page: str) -> Reply:
+    sliders = _slider_values(page)
+    submit = find(page, ("button",), "Submit")
+    if len(sliders) != len(targets) or submit is None:
+        return _give_up("sliders not found")
+    for (ref, value), want in zip(sliders, targets, strict=True):
+        if value != want:
+            key = "ArrowUp" if want > value else "ArrowDown"
+            presses = [{"tool": "press_key", "key": key}] * min(
+                abs(want - value), MAX_KEYS_PER_CALL
+            )
+            return tool_reply(("bulk", {"actions": [{"tool": "focus", "ref": ref}, *presses]}))
+    return tool_reply(("click", {"ref": submit}))
+
+
+def _use_slider(task: str, page: str) -> Reply:
+    m = re.search(r"Select (-?\d+) with the slider", task)
+    return _set_sliders([int(m.group(1))], page) if m else _give_up("no target value")
+
+
+def _use_slider_2(task: str, page: str) -> Reply:
+    m = re.search(r"combination \[([-\d,]+)\]", task)
+    return _set_sliders([int(v) for v in m.group(1).split(",")], page) if m else _give_up("?")
+
+
+def _hits(request: dict[str, Any]) -> list[dict[str, Any]] | None:
+    for result in last_tool_results(request):
+        hits = (result.get("data") or {}).get("hits")
+        if result.get("success") and isinstance(hits, list):
+            return hits
+    return None
+
+
+def _centre(hit: dict[str, Any]) -> tuple[float, float]:
+    return hit["x"] + hit["w"] / 2, hit["y"] + hit["h"] / 2
+
+
+_ORDINAL = re.compile(r"to the (\d+)(?:st|nd|rd|th) position")
+
+
+def _drag_item(task: str, request: dict[str, Any]) -> Reply:
+    """drag-items: find the list items, then drag one past the middle of its target slot."""
+    hits = _hits(request)
+    if hits is None:
+        return tool_reply(("dom_search", {"selector": "li"}))
+    m = re.match(r"Drag (.+?) (to the .+|up by one position|down by one position)\.$", task)
+    names = [h["text"] for h in hits]
+    if m is None or m.group(1) not in names:
+        return _give_up("item not found")
+    ix, n = names.index(m.group(1)) + 1, len(names)
+    where = m.group(2)
+    moves = {"to the top": 1, "to the bottom": n, "up by one position": ix - 1}
+    moves["down by one position"] = ix + 1
+    ordinal = _ORDINAL.match(where)
+    target = int(ordinal.group(1)) if ordinal else moves.get(where, ix)
+    (sx, sy), (_, ty) = _centre(hits[ix - 1]), _centre(hits[target - 1])
+    ty += hits[target - 1]["h"] * (0.3 if target > ix else -0.3)
+    return tool_reply(("drag", {"from_x": sx, "from_y": sy, "x": sx, "y": ty}))
+
+
+_SHIFT = {"up": (0, -30), "down": (0, 30), "left": (-30, 0), "right": (30, 0)}
+
+
+def _drag_shape(task: str, request: dict[str, Any]) -> Reply:
+    """drag-single-shape / drag-circle: the SVG shape has no ref; dom_search finds it."""
+    hits = _hits(request)
+    if hits is None:
+        return tool_reply(("dom_search", {"selector": "svg circle, svg rect, svg polygon"}))
+    m = re.search(r"\b(up|down|left|right)\b", task)
+    submit = find(latest_observation(request), ("button",), "Submit")
+    if m is None or not hits or submit is None:
+        return _give_up("no shape or no Submit")
+    (sx, sy), (dx, dy) = _centre(hits[0]), _SHIFT[m.group(1)]
+    drag = {"from_x": sx, "from_y": sy, "dx": dx, "dy": dy}
+    return tool_reply(("drag", drag), ("click", {"ref": submit}))
+
+
+# Tasks whose solver needs the whole request (the previous step's tool results).
+REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Reply]], ...] = (
+    (re.compile(r"^Drag .+ (to the .+|up by one position|down by one position)\.$"), _drag_item),
+    (re.compile(r"^Drag the (item|circle) (up|down|left|right) then press Submit\.$"), _drag_shape),
+)
+
+# Utterance patterns of the smoke tasks (click-button, click-link, enter-text) and sliders.
 SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, str], Reply]], ...] = (
+    (re.compile(r"^Select -?\d+ with the slider and hit Submit\.$"), _use_slider),
+    (re.compile(r"^Set the sliders to the combination \[.*\] and submit\.$"), _use_slider_2),
     (re.compile(r"^Click on the \".+\" button\.$"), _click_named(("button",))),
     # MiniWoB's "links" are <span class="alink">: a snapshot shows them as generic, named.
     (re.compile(r"^Click on the link \".+\"\.$"), _click_named(("link", "generic"))),
@@ -91,6 +193,9 @@ def miniwob_policy(request: dict[str, Any]) -> Reply:
     for pattern, solve in SOLVERS:
         if pattern.match(task):
             return solve(task, page)
+    for pattern, solve_request in REQUEST_SOLVERS:
+        if pattern.match(task):
+            return solve_request(task, request)
     return _give_up("this scripted policy only knows the smoke tasks")
 
 

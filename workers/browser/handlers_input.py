@@ -214,9 +214,14 @@ async def dropdown_options(s: PageSession, args: a.RefArgs) -> ToolResult:
 
 
 async def drag(s: PageSession, args: a.DragArgs) -> ToolResult:
-    """Press on the element, move in steps, release: HTML5 drag-and-drop and pointer sliders."""
-    el, target = await s._element(args.model_dump())
-    start = await actions.centre(el)
+    """Press on the element (or a point), move in steps, release: HTML5 drag-and-drop,
+    pointer sliders, sortable lists, shapes drawn in SVG without refs."""
+    frame = None
+    if args.ref is not None:
+        el, target = await s._element(args.model_dump())
+        start, frame = await actions.centre(el), target.frame
+    else:
+        start = (float(args.from_x or 0), float(args.from_y or 0))
     if args.to_ref is not None:
         end_el, _ = await s._element({"ref": args.to_ref})
         end = await actions.centre(end_el)
@@ -224,7 +229,8 @@ async def drag(s: PageSession, args: a.DragArgs) -> ToolResult:
         end = (args.x, args.y)
     else:
         end = (start[0] + (args.dx or 0), start[1] + (args.dy or 0))
-    what = f"drag {args.ref} to " + (args.to_ref or f"({end[0]:.0f}, {end[1]:.0f})")
+    source = args.ref or f"({start[0]:.0f}, {start[1]:.0f})"
+    what = f"drag {source} to " + (args.to_ref or f"({end[0]:.0f}, {end[1]:.0f})")
     return await s._verified(
-        what, target.frame, lambda: actions.drag(s.page, start, end, args.steps), ghost=False
+        what, frame, lambda: actions.drag(s.page, start, end, args.steps), ghost=False
     )

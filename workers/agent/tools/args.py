@@ -206,8 +206,11 @@ class UploadFileArgs(RefArgs):
     files: TextList = Field(description="Names of files attached to the task.")
 
 
-class DragArgs(RefArgs):
+class DragArgs(Args):
     RENAMES: ClassVar[dict[str, str]] = {"startRef": "ref", "endRef": "to_ref", "target": "to_ref"}
+    ref: OptRef = None
+    from_x: float | None = Field(None, description="Or start at this viewport x (no ref).")
+    from_y: float | None = Field(None, description="Start point: viewport y.")
     to_ref: OptRef = None
     x: float | None = Field(None, description="Drop point: viewport x.")
     y: float | None = Field(None, description="Drop point: viewport y.")
@@ -224,6 +227,8 @@ class DragArgs(RefArgs):
         ]
         if sum(kinds) != 1:
             raise ValueError("give exactly one target: to_ref, or x and y, or dx/dy")
+        if (self.ref is None) == (self.from_x is None or self.from_y is None):
+            raise ValueError("give exactly one start: ref, or from_x and from_y")
         return self
 
 
