@@ -83,6 +83,23 @@ def chromium_path() -> str:
     return path  # type: ignore[return-value]
 
 
+@pytest.fixture(scope="session")
+async def chromium_browser(chromium_path: str) -> AsyncIterator[object]:
+    """One Chromium for the whole test session (the pool's model: one warm browser, a fresh
+    context per task); tests open their own context on it and close it."""
+    from playwright.async_api import async_playwright
+
+    from app.settings import Settings
+    from workers.browser.launch import launch_chromium
+
+    async with async_playwright() as pw:
+        browser = await launch_chromium(pw, Settings(chromium_path=chromium_path))
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
 @pytest.fixture
 def sqlite_url(tmp_path: os.PathLike[str]) -> str:
     return f"sqlite+aiosqlite:///{tmp_path}/webagent.db"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -29,22 +30,16 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-async def session(chromium_path: str) -> AsyncIterator[object]:
-    from playwright.async_api import async_playwright
-
-    from workers.browser.launch import launch_chromium
+async def session(chromium_browser: Any, chromium_path: str) -> AsyncIterator[object]:
     from workers.browser.session import PageSession
 
     settings = Settings(chromium_path=chromium_path, allow_private_networks=True)
-    async with async_playwright() as pw:
-        browser = await launch_chromium(pw, settings)
-        context = await browser.new_context()
-        page = await context.new_page()
-        try:
-            yield PageSession(page, settings)
-        finally:
-            await context.close()
-            await browser.close()
+    context = await chromium_browser.new_context()
+    page = await context.new_page()
+    try:
+        yield PageSession(page, settings)
+    finally:
+        await context.close()
 
 
 def agent_task(instruction: str, url: str, max_steps: int = 8) -> AgentTask:

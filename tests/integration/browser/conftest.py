@@ -1,4 +1,5 @@
-"""Probe pages on a local threaded HTTP server (port 0) and a real Chromium per test module."""
+"""Probe pages on a local threaded HTTP server (port 0); one Chromium per test session
+(`chromium_browser` in tests/conftest.py) with a fresh isolated context per test."""
 
 from __future__ import annotations
 
@@ -9,10 +10,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Browser, Page
 
 from app.settings import Settings
-from workers.browser.launch import launch_chromium
 from workers.browser.session import PageSession
 
 PAGES = Path(__file__).parent / "pages"
@@ -40,15 +40,12 @@ def settings(chromium_path: str) -> Settings:
 
 
 @pytest.fixture
-async def page(settings: Settings) -> AsyncIterator[Page]:
-    async with async_playwright() as pw:
-        browser = await launch_chromium(pw, settings)
-        context = await browser.new_context(viewport={"width": 1280, "height": 800})
-        try:
-            yield await context.new_page()
-        finally:
-            await context.close()
-            await browser.close()
+async def page(chromium_browser: Browser) -> AsyncIterator[Page]:
+    context = await chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        yield await context.new_page()
+    finally:
+        await context.close()
 
 
 @pytest.fixture
