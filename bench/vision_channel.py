@@ -49,16 +49,17 @@ def image_tokens(width: int, height: int) -> int:
 async def measure(page: Page, open_page: Any, vision: bool, repeats: int) -> dict[str, Any]:
     session = await PageSession.open(page, Settings(llm_worker_vision=vision))
     await open_page(session)
-    times, shot = [], None
+    times: list[float] = []
+    stats: dict[str, Any] = {}
+    image = b""
     for _ in range(repeats):
         session.invalidate()  # a fresh snapshot each time, as after a page change
         started = time.perf_counter()
         obs = await session.observe("compact")
         times.append((time.perf_counter() - started) * 1000)
-        shot = obs.stats.get("som"), obs.image
+        stats, image = dict(obs.stats.get("som") or {}), obs.image or b""
     out: dict[str, Any] = {"p50_ms": statistics.median(times)}
-    if vision and shot is not None and shot[1] is not None:
-        stats, image = shot
+    if vision and stats and image:
         _, _, w, h = stats["region"]
         width, height = round(w * stats["scale"]), round(h * stats["scale"])
         out.update(kb=len(image) / 1024, tags=stats["tags"], size=(width, height))
@@ -67,7 +68,7 @@ async def measure(page: Page, open_page: Any, vision: bool, repeats: int) -> dic
 
 
 async def main(repeats: int) -> None:
-    rows = []
+    rows: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     with MiniWobServer() as server:
         async with async_playwright() as pw:
             browser = await launch_chromium(pw, Settings(allow_private_networks=True))
@@ -92,7 +93,7 @@ async def main(repeats: int) -> None:
                     page = await browser.new_page(viewport={"width": 1280, "height": 800})
                     figures.append(await measure(page, opener, vision, repeats))
                     await page.close()
-                rows.append((label, *figures))
+                rows.append((label, figures[0], figures[1]))
             await browser.close()
     print(f"machine: {machine()}; p50 of {repeats} fresh observations per page")
     print("| page | text-only observe p50 | with image p50 | JPEG | tags | image px | tokens |")
