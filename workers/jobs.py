@@ -26,7 +26,8 @@ from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError
 from workers.agent.protocols import AgentOutcome, AgentTask
 from workers.agent.search import run_task as run_routed
-from workers.browser import views
+from workers.browser import click_memory, views
+from workers.browser.click_memory import domain_of
 from workers.browser.pool import is_browser_fault
 from workers.browser.session import PageSession
 from workers.fetcher import FetchPolicy, HttpFetcher
@@ -130,11 +131,21 @@ async def _open_browser(
     async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
         # perception's own LLM calls (summarizer, vision) become llm.call events
         perception = MeteredLLM(rt.llm, sink)
-        browser = await PageSession.open(page, rt.settings, llm=perception, goal=spec.instruction)
+        # the click tier that worked on these domains before (seed 000 §6.3), written back after
+        store = DbMemoryStore(rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id)
+        domains = (domain_of(spec.start_url or ""), *spec.allowed_domains)
+        clicks = await click_memory.load(store, domains)
+        browser = await PageSession.open(
+            page, rt.settings, llm=perception, goal=spec.instruction, click_memory=clicks
+        )
         try:
             yield browser
         finally:
             await browser.close()  # no background vision look outlives the task
+            try:
+                await click_memory.save(store, clicks)
+            except SQLAlchemyError:
+                log.warning("task %s: click-tier learnings not saved", spec.task_id)
 
 
 def error_code(exc: BaseException) -> ErrorCode:

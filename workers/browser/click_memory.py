@@ -60,6 +60,10 @@ class InMemoryClickMemory:
             return
         self._wins.setdefault(domain, Counter())[worked] += 1
 
+    def domains(self) -> tuple[str, ...]:
+        """Domains with anything to persist."""
+        return tuple(sorted(set(self._wins) | {d for d, n in self._fails.items() if n} | self._bot))
+
     def export(self, domain: str) -> dict[str, Any]:
         """Learnings rows for one domain (key → JSON value)."""
         out: dict[str, Any] = {}
@@ -96,3 +100,26 @@ def tier_order(memory: ClickMemory, domain: str, *, allow_untrusted: bool) -> tu
         usable.remove(best)
         usable.insert(0, best)
     return tuple(usable)
+
+
+class LearningsStore(Protocol):
+    """The per-domain learnings side of workers/memory_store.DbMemoryStore."""
+
+    async def load_domain_learnings(self, domain: str) -> Mapping[str, Any]: ...
+
+    async def record_learning(self, domain: str, key: str, value: Any) -> None: ...
+
+
+async def load(store: LearningsStore, domains: Iterable[str]) -> InMemoryClickMemory:
+    """A task's memory seeded with what earlier tasks learned on its domains."""
+    memory = InMemoryClickMemory()
+    for domain in {d.rstrip(".").lower() for d in domains if d}:
+        memory.load(domain, await store.load_domain_learnings(domain))
+    return memory
+
+
+async def save(store: LearningsStore, memory: InMemoryClickMemory) -> None:
+    """Write back every domain the task clicked on (values replace, hits count up)."""
+    for domain in memory.domains():
+        for key, value in memory.export(domain).items():
+            await store.record_learning(domain, key, value)

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from PIL import Image
 
 from workers.agent.protocols import Action, ToolResult
+from workers.browser import click_memory
 from workers.browser.click_memory import InMemoryClickMemory, tier_order
 from workers.browser.verify import (
     DeadClickGuard,
@@ -132,3 +134,23 @@ def test_click_memory_best_tier_and_bot_protection() -> None:
     again.load("shop.test", mem.export("shop.test"))
     assert again.export("shop.test") == mem.export("shop.test")
     assert again.best_tier("shop.test") == "playwright" and again.bot_protected("shop.test")
+
+
+async def test_click_memory_persists_through_learnings() -> None:
+    class Store:
+        def __init__(self) -> None:
+            self.rows: dict[tuple[str, str], Any] = {}
+
+        async def load_domain_learnings(self, domain: str) -> dict[str, Any]:
+            return {k: v for (d, k), v in self.rows.items() if d == domain}
+
+        async def record_learning(self, domain: str, key: str, value: Any) -> None:
+            self.rows[(domain, key)] = value
+
+    store = Store()
+    first = await click_memory.load(store, ["Shop.Test", ""])
+    assert first.best_tier("shop.test") is None
+    first.record("shop.test", ("cdp", "playwright"), "playwright")
+    await click_memory.save(store, first)
+    later = await click_memory.load(store, ["shop.test"])
+    assert tier_order(later, "shop.test", allow_untrusted=False) == ("playwright", "cdp")
