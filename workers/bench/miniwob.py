@@ -40,17 +40,22 @@ from workers.metered_llm import MeteredLLM
 from workers.vision_check import require_vision
 
 AgentRunner = Callable[[AgentTask, Browser, LLM, "BenchSink"], Awaitable[AgentOutcome]]
-AGENTS = ("webagent", "naive")
+AGENTS = ("webagent", "worker", "naive")
 EPISODE_OVER = "episode_over"
 MINIWOB_TIMED_OUT = "timed out"  # WOB_REWARD_REASON set by core.js when its timer fires
 
 
 def agent_runner(kind: str) -> AgentRunner:
-    """The service's loop (`webagent`) or the single-role baseline (`naive`), same signature."""
+    """The service's loop (`webagent`: Planner + Worker over the Ledger), the Worker alone
+    with compressed history (`worker`) or the single-role baseline (`naive`)."""
     if kind == "webagent":
         from workers.agent.loop import run_agent
 
         return run_agent
+    if kind == "worker":
+        from workers.agent.loop import run_worker_only
+
+        return run_worker_only
     if kind == "naive":
         from workers.agent.naive import run_naive
 

@@ -22,6 +22,7 @@ bench_app = typer.Typer(help="Benchmarks that run the real agent.", no_args_is_h
 
 class AgentKind(StrEnum):
     webagent = "webagent"
+    worker = "worker"  # the Worker alone with compressed history (no Planner, no Ledger view)
     naive = "naive"
 
 
@@ -64,7 +65,9 @@ def miniwob(
     concurrency: int = typer.Option(1, min=1, help="Episodes run at once."),
     out: Path | None = typer.Option(None, help="Write the JSON report here."),
     events: Path | None = typer.Option(None, help="Append every agent event here (JSONL)."),
-    agent: AgentKind = typer.Option(AgentKind.webagent, help="webagent loop or naive baseline."),
+    agent: AgentKind = typer.Option(
+        AgentKind.webagent, help="webagent, Worker-only or naive loop."
+    ),
     llm_base_url: str | None = typer.Option(None, help="OpenAI-compatible base URL."),
     model: str | None = typer.Option(None, help="Model for every role."),
     llm_timeout: float | None = typer.Option(None, help="Seconds per LLM call (slow models)."),
