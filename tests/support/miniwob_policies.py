@@ -128,26 +128,73 @@ def _centre(hit: dict[str, Any]) -> tuple[float, float]:
 
 
 _ORDINAL = re.compile(r"to the (\d+)(?:st|nd|rd|th) position")
+_GRID_SLOTS = {
+    f"to the {row} {col}".replace("center center", "center"): 3 * r + c + 1
+    for r, row in enumerate(("top", "center", "bottom"))
+    for c, col in enumerate(("left", "center", "right"))
+}
+
+
+def _target_slot(where: str, ix: int, n: int) -> int:
+    """1-based slot the task names: list positions and the 3x3 grid's names."""
+    moves = {"to the top": 1, "to the bottom": n, "up by one position": ix - 1}
+    moves |= {"down by one position": ix + 1, "up by one": ix - 3, "down by one": ix + 3}
+    moves |= {"left by one": ix - 1, "right by one": ix + 1, **_GRID_SLOTS}
+    ordinal = _ORDINAL.match(where)
+    return int(ordinal.group(1)) if ordinal else moves.get(where, ix)
+
+
+def _drop_point(hits: list[dict[str, Any]], ix: int, t: int) -> tuple[float, float]:
+    """Where to release so a jQuery UI sortable puts item ix at slot t: past the middle of
+    the target in the direction of travel (a grid decides by the last horizontal move)."""
+    src, dst = hits[ix - 1], hits[t - 1]
+    (sx, _), (tx, ty) = _centre(src), _centre(dst)
+    if all(h["x"] == hits[0]["x"] for h in hits):  # a vertical list
+        return tx, ty + dst["h"] * (0.3 if t > ix else -0.3)
+    if t > ix and tx < sx and t < len(hits):  # travelling left: go before the next one
+        (nx, ny), w = _centre(hits[t]), hits[t]["w"]
+        return nx - w * 0.3, ny
+    if t < ix and tx > sx and t > 1:  # travelling right: go after the previous one
+        (px, py), w = _centre(hits[t - 2]), hits[t - 2]["w"]
+        return px + w * 0.3, py
+    return tx + dst["w"] * (0.3 if t > ix else -0.3), ty
 
 
 def _drag_item(task: str, request: dict[str, Any]) -> Reply:
-    """drag-items: find the list items, then drag one past the middle of its target slot."""
+    """drag-items(-grid): find the items, then drag one past the middle of its target slot."""
     hits = _hits(request)
     if hits is None:
         return tool_reply(("dom_search", {"selector": "li"}))
-    m = re.match(r"Drag (.+?) (to the .+|up by one position|down by one position)\.$", task)
+    m = re.match(r"Drag (.+?) ((?:to the|up by|down by|left by|right by) .+)\.$", task)
     names = [h["text"] for h in hits]
     if m is None or m.group(1) not in names:
         return _give_up("item not found")
-    ix, n = names.index(m.group(1)) + 1, len(names)
-    where = m.group(2)
-    moves = {"to the top": 1, "to the bottom": n, "up by one position": ix - 1}
-    moves["down by one position"] = ix + 1
-    ordinal = _ORDINAL.match(where)
-    target = int(ordinal.group(1)) if ordinal else moves.get(where, ix)
-    (sx, sy), (_, ty) = _centre(hits[ix - 1]), _centre(hits[target - 1])
-    ty += hits[target - 1]["h"] * (0.3 if target > ix else -0.3)
-    return tool_reply(("drag", {"from_x": sx, "from_y": sy, "x": sx, "y": ty}))
+    ix = names.index(m.group(1)) + 1
+    target = _target_slot(m.group(2), ix, len(names))
+    sx, sy = _centre(hits[ix - 1])
+    x, y = _drop_point(hits, ix, target)
+    return tool_reply(("drag", {"from_x": sx, "from_y": sy, "x": x, "y": y}))
+
+
+def _sort_numbers(task: str, request: dict[str, Any]) -> Reply:
+    """drag-sort-numbers: one drag per turn, each followed by a fresh dom_search."""
+    search = ("dom_search", {"selector": "li"})
+    hits = _hits(request)
+    if hits is None:
+        return tool_reply(search)
+    try:
+        values = [int(h["text"]) for h in hits]
+    except ValueError:
+        return _give_up("the list items are not numbers")
+    want = sorted(values)
+    if values == want:
+        submit = find(latest_observation(request), ("button",), "Submit")
+        return tool_reply(("click", {"ref": submit})) if submit else _give_up("no Submit")
+    slot = next(i for i, (v, w) in enumerate(zip(values, want, strict=True)) if v != w)
+    moving = values.index(want[slot], slot) + 1
+    sx, sy = _centre(hits[moving - 1])
+    x, y = _drop_point(hits, moving, slot + 1)
+    return tool_reply(("drag", {"from_x": sx, "from_y": sy, "x": x, "y": y}), search)
 
 
 _SHIFT = {"up": (0, -30), "down": (0, 30), "left": (-30, 0), "right": (30, 0)}
@@ -169,8 +216,9 @@ def _drag_shape(task: str, request: dict[str, Any]) -> Reply:
 
 # Tasks whose solver needs the whole request (the previous step's tool results).
 REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Reply]], ...] = (
-    (re.compile(r"^Drag .+ (to the .+|up by one position|down by one position)\.$"), _drag_item),
+    (re.compile(r"^Drag .+ (to the .+|(up|down|left|right) by one( position)?)\.$"), _drag_item),
     (re.compile(r"^Drag the (item|circle) (up|down|left|right) then press Submit\.$"), _drag_shape),
+    (re.compile(r"^Sort the numbers in increasing order"), _sort_numbers),
 )
 
 # Utterance patterns of the smoke tasks (click-button, click-link, enter-text) and sliders.

@@ -16,7 +16,15 @@ from workers.bench.suite import CORE_TASKS, EXCLUDED
 
 pytestmark = pytest.mark.browser
 
-POINTER_TASKS = ("use-slider", "use-slider-2", "drag-items", "drag-single-shape", "drag-circle")
+POINTER_TASKS = (
+    "use-slider",
+    "use-slider-2",
+    "drag-items",
+    "drag-items-grid",
+    "drag-sort-numbers",
+    "drag-single-shape",
+    "drag-circle",
+)
 
 
 async def test_pointer_tasks_complete_through_the_tools(
