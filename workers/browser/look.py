@@ -5,8 +5,9 @@ Seed 003 §4.4: the accessibility text is the primary context and vision is used
 canvas-based editors, and game interfaces", by delegating the screenshot to a separate vision
 model. Seed 004 §3.3 (MoGE) adds the visual annotation layer: a whole-screen look carries
 outline Set-of-Mark tags (tag N = ref v:N, no fill so colours stay true), so an answer can
-name the element to act on. `look(ref, question)` sends a padded, enlarged crop of that
-element instead (no tags). The reply goes back to the Worker as untrusted page content.
+name the element to act on; like the Worker's image it is cropped to the visible content and
+enlarged when small. `look(ref, question)` sends a padded, enlarged crop of that element
+instead (no tags). The reply goes back to the Worker as untrusted page content.
 """
 
 from __future__ import annotations
@@ -73,14 +74,15 @@ async def _screen_shot(s: PageSession, max_side: int) -> LookShot:
     try:
         if pairs:
             await som.draw(s.page, [m for _, m in pairs], style="outline")
-        region = (0.0, 0.0, width, height)
-        scale = som.fit_scale(width, height, max_side, 1.0)
+        region = som.crop_region(await som.content_box(s.page), width, height)
+        scale = som.fit_scale(region[2], region[3], max_side, MAX_UPSCALE)
         jpeg = await som.capture(s.page, region, scale=scale, quality=QUALITY)
     finally:
         if pairs:
             await som.clear(s.page)
     refs = tuple(n.ref for n, _ in pairs)
-    return LookShot(jpeg, "the visible part of the web page (a screenshot).", region, scale, refs)
+    subject = f"the visible part of the web page (cropped to its content, enlarged {scale:.1f}x)."
+    return LookShot(jpeg, subject, region, scale, refs)
 
 
 def messages(question: str, shot: LookShot, version: int | None) -> list[dict[str, Any]]:

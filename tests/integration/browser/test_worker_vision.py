@@ -163,7 +163,9 @@ async def test_look_at_the_screen_sends_outline_tags_named_by_ref(
     result = await session.execute(Action("look", {"question": "Which bar is tallest?"}))
 
     assert result.success and "Q3" in result.data["answer"]
-    assert jpeg_size(model.image()) == (1024, 640)  # 1280x800 viewport, long side 1024
+    width, height = jpeg_size(model.image())  # the content crop, not the 1280x800 viewport
+    assert 700 <= width <= 1024 and 700 <= height <= 1024
+    assert "cropped to its content" in model.text()
     assert f"tag N is element {obs.version}:N" in model.text()
     tags = await page.evaluate("() => window.__tags")
     assert tags == [[n for _, n in REF.findall(obs.text)]]
