@@ -12,9 +12,11 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 
 import redis.asyncio as aioredis
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 
 from app.api import events as events_api
 from app.api import health, tasks
+from app.api.inputs import validation_error_handler
 from app.api import ledger as ledger_api
 from app.db.session import create_engine, session_factory
 from app.dispatch import Dispatcher, RqDispatcher
@@ -95,6 +97,7 @@ def create_app(
         summary="Self-hosted web agent as a service",
         lifespan=lifespan,
     )
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.state.settings = cfg
     app.state.readiness_checks = {}
     app.include_router(tasks.router)

@@ -14,6 +14,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app import metrics
 from app.api.deps import BusDep, SessionFactoryDep, SettingsDep, TenantDep
+from app.api.inputs import INT32_MAX, TaskIdPath, parse_event_id
 from app.api.tasks import load_task
 from app.events import EventBus, stream_events
 
@@ -22,11 +23,7 @@ router = APIRouter(prefix="/v1/tasks", tags=["events"])
 
 def _resume_point(last_event_id: str | None, after: int | None) -> int:
     """The larger of header and query (a reconnecting browser sends the header)."""
-    seq = after or 0
-    if last_event_id:
-        with contextlib.suppress(ValueError):
-            seq = max(seq, int(last_event_id.strip()))
-    return max(seq, 0)
+    return max(after or 0, parse_event_id(last_event_id))
 
 
 async def _sse(
@@ -55,18 +52,20 @@ async def _sse(
     },
 )
 async def task_events(
-    task_id: str,
+    task_id: TaskIdPath,
     settings: SettingsDep,
     session_factory: SessionFactoryDep,
     bus: BusDep,
     tenant: TenantDep,
     last_event_id: Annotated[str | None, Header()] = None,
-    after: Annotated[int | None, Query(ge=0, description="resume after this seq")] = None,
+    after: Annotated[
+        int | None, Query(ge=0, le=INT32_MAX, description="resume after this seq")
+    ] = None,
 ) -> EventSourceResponse:
     """Each message: `event:` type, `id:` seq, `data:` {id, task_id, seq, ts, type, data}."""
+    start = _resume_point(last_event_id, after)
     async with session_factory() as session:
         await load_task(session, task_id, tenant)
-    start = _resume_point(last_event_id, after)
     return EventSourceResponse(
         _sse(task_id, start, session_factory, bus, settings.sse_db_poll_s),
         ping=settings.sse_ping_s,

@@ -8,10 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from app.api.inputs import INT32_MAX, SafeStr, safe_json
 from app.contracts import TaskResult, Usage
 
 MAX_METADATA_BYTES = 16 * 1024
 MAX_ALLOWED_DOMAINS = 100
+NOT_IN_HOST = frozenset(" /\\?#@")
 
 
 class TaskCreate(BaseModel):
@@ -19,11 +21,11 @@ class TaskCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    instruction: str = Field(min_length=1, max_length=4000)
-    start_url: str | None = Field(default=None, max_length=2048)
-    max_steps: int | None = Field(default=None, ge=1)
-    timeout_s: float | None = Field(default=None, gt=0)
-    allowed_domains: list[str] = Field(default_factory=list, max_length=MAX_ALLOWED_DOMAINS)
+    instruction: SafeStr = Field(min_length=1, max_length=4000)
+    start_url: SafeStr | None = Field(default=None, max_length=2048)
+    max_steps: int | None = Field(default=None, ge=1, le=INT32_MAX)
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    allowed_domains: list[SafeStr] = Field(default_factory=list, max_length=MAX_ALLOWED_DOMAINS)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("instruction")
@@ -37,17 +39,17 @@ class TaskCreate(BaseModel):
     @classmethod
     def _clean_domains(cls, value: list[str]) -> list[str]:
         cleaned = [d.strip().lower().rstrip(".") for d in value]
-        if any(not d or len(d) > 255 or "/" in d or " " in d for d in cleaned):
+        if any(
+            not d or len(d) > 255 or not d.isprintable() or set(d) & NOT_IN_HOST for d in cleaned
+        ):
             raise ValueError("allowed_domains entries must be bare host names")
         return cleaned
 
     @field_validator("metadata")
     @classmethod
     def _metadata_size(cls, value: dict[str, Any]) -> dict[str, Any]:
-        try:
-            size = len(json.dumps(value, separators=(",", ":")).encode())
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"metadata must be JSON-serialisable: {exc}") from exc
+        safe_json(value)
+        size = len(json.dumps(value, separators=(",", ":")).encode())
         if size > MAX_METADATA_BYTES:
             raise ValueError(f"metadata is {size} bytes; the limit is {MAX_METADATA_BYTES}")
         return value

@@ -6,15 +6,21 @@ import hashlib
 import json
 import logging
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, HTTPException, Query, Response, status
-from fastapi.exceptions import RequestValidationError
+from fastapi import APIRouter, Header, HTTPException, Path, Query, Response, status
 from redis.exceptions import RedisError
 
 from app import metrics
 from app.api.deps import BusDep, DispatcherDep, SessionDep, SettingsDep, TenantDep
+from app.api.inputs import (
+    INT32_MAX,
+    MALFORMED_BODY,
+    IsoDatetime,
+    SafeStr,
+    TaskIdPath,
+    invalid,
+)
 from app.api.schemas import StepList, TaskCreate, TaskOut, TaskPage, task_out
 from app.api.steps import build_steps
 from app.contracts import ErrorCode, Event, EventType, TaskStatus, Usage
@@ -33,9 +39,7 @@ SCREENSHOT = "screenshot"
 
 def _invalid(field: str, message: str, value: Any, kind: str = "value_error") -> None:
     """Raise a 422 in FastAPI's own error format, located at body.<field>."""
-    raise RequestValidationError(
-        [{"type": kind, "loc": ("body", field), "msg": message, "input": value}]
-    )
+    invalid(("body", field), message, value, kind)
 
 
 async def _validate_limits(body: TaskCreate, settings: Settings) -> None:
@@ -89,7 +93,10 @@ async def _fail_unqueued(session: Any, task_id: str, reason: str) -> None:
     "",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=TaskOut,
-    responses={409: {"description": "Idempotency-Key reused with a different body"}},
+    responses={
+        **MALFORMED_BODY,
+        409: {"description": "Idempotency-Key reused with a different body"},
+    },
 )
 async def submit_task(
     body: TaskCreate,
@@ -98,7 +105,7 @@ async def submit_task(
     settings: SettingsDep,
     dispatcher: DispatcherDep,
     tenant: TenantDep,
-    idempotency_key: Annotated[str | None, Header(max_length=255)] = None,
+    idempotency_key: Annotated[SafeStr | None, Header(max_length=255)] = None,
 ) -> TaskOut:
     """Persist the task, then enqueue it: a worker can only ever see committed rows."""
     await _validate_limits(body, settings)
@@ -138,9 +145,9 @@ async def list_tasks(
     session: SessionDep,
     tenant: TenantDep,
     status_: Annotated[TaskStatus | None, Query(alias="status")] = None,
-    domain: Annotated[str | None, Query(max_length=255)] = None,
-    since: datetime | None = None,
-    cursor: Annotated[str | None, Query(max_length=512)] = None,
+    domain: Annotated[SafeStr | None, Query(max_length=255)] = None,
+    since: Annotated[IsoDatetime | None, Query()] = None,
+    cursor: Annotated[SafeStr | None, Query(max_length=512)] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> TaskPage:
     """Newest first; pass `next_cursor` back as `cursor` for the next page."""
@@ -155,7 +162,7 @@ async def list_tasks(
             limit=limit,
         )
     except InvalidCursor as exc:
-        raise HTTPException(status.HTTP_400_BAD_REQUEST, detail=str(exc)) from exc
+        invalid(("query", "cursor"), str(exc), cursor)
     return TaskPage(items=[task_out(t) for t in rows], next_cursor=next_cursor)
 
 
@@ -168,7 +175,7 @@ async def load_task(session: Any, task_id: str, tenant: str) -> Any:
 
 
 @router.get("/{task_id}", response_model=TaskOut, responses={404: {}})
-async def get_task(task_id: str, session: SessionDep, tenant: TenantDep) -> TaskOut:
+async def get_task(task_id: TaskIdPath, session: SessionDep, tenant: TenantDep) -> TaskOut:
     return task_out(await load_task(session, task_id, tenant))
 
 
@@ -196,7 +203,9 @@ async def _record_queued_cancel(session: Any, task_id: str) -> Event:
     response_model=TaskOut,
     responses={404: {}, 409: {"description": "task already finished"}},
 )
-async def cancel_task(task_id: str, session: SessionDep, tenant: TenantDep, bus: BusDep) -> TaskOut:
+async def cancel_task(
+    task_id: TaskIdPath, session: SessionDep, tenant: TenantDep, bus: BusDep
+) -> TaskOut:
     """Queued tasks are cancelled at once; running ones are flagged and the worker stops."""
     task = await load_task(session, task_id, tenant)
     if TaskStatus(task.status).terminal:
@@ -228,7 +237,7 @@ async def _publish(bus: EventBus, event: Event) -> None:
 
 
 @router.get("/{task_id}/steps", response_model=StepList, responses={404: {}})
-async def list_steps(task_id: str, session: SessionDep, tenant: TenantDep) -> StepList:
+async def list_steps(task_id: TaskIdPath, session: SessionDep, tenant: TenantDep) -> StepList:
     await load_task(session, task_id, tenant)
     events: list[Any] = []
     after = 0
@@ -251,7 +260,10 @@ async def list_steps(task_id: str, session: SessionDep, tenant: TenantDep) -> St
     responses={200: {"content": {"image/jpeg": {}}}, 404: {}},
 )
 async def get_screenshot(
-    task_id: str, step: int, session: SessionDep, tenant: TenantDep
+    task_id: TaskIdPath,
+    step: Annotated[int, Path(ge=0, le=INT32_MAX)],
+    session: SessionDep,
+    tenant: TenantDep,
 ) -> Response:
     await load_task(session, task_id, tenant)
     artifact = await repositories.get_artifact(session, task_id=task_id, kind=SCREENSHOT, step=step)

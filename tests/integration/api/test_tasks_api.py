@@ -159,7 +159,7 @@ async def test_history_filters_and_cursor(client: httpx.AsyncClient, app: FastAP
     assert (await client.get("/v1/tasks", params={"status": "bogus"})).status_code == 422
     assert (await client.get("/v1/tasks", params={"limit": 0})).status_code == 422
     assert (await client.get("/v1/tasks", params={"limit": 201})).status_code == 422
-    assert (await client.get("/v1/tasks", params={"cursor": "garbage!"})).status_code == 400
+    assert (await client.get("/v1/tasks", params={"cursor": "garbage!"})).status_code == 422
 
 
 async def test_cancel_queued_task_is_cancelled_and_terminal_cancel_is_409(

@@ -1,0 +1,115 @@
+"""Input hygiene at the HTTP edge: every bad value is a 422 naming its field, never a 500.
+
+Python's JSON parser accepts NaN, Infinity and 1e400 (→ inf) and keeps lone surrogates;
+Postgres rejects NUL bytes in text and integers beyond int32. These types refuse such
+values where they enter, and the 422 renderer escapes whatever the client sent so the
+error body itself always encodes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime
+from typing import Annotated, Any, NoReturn
+
+from fastapi import Path, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import AfterValidator, BeforeValidator
+
+INT32_MAX = 2**31 - 1
+TASK_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+
+
+def safe_text(value: str) -> str:
+    """Text Postgres can store and UTF-8 can encode: no NUL, no lone surrogates."""
+    if "\x00" in value:
+        raise ValueError("must not contain NUL (\\u0000) characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("must be valid Unicode text (no lone surrogates)") from exc
+    return value
+
+
+def safe_json(value: Any) -> Any:
+    """A JSON value every backend stores: finite numbers and safe text, keys included."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"must be JSON without NaN or Infinity: {exc}") from exc
+    _walk_text(value)
+    return value
+
+
+def _walk_text(value: Any) -> None:
+    if isinstance(value, str):
+        safe_text(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            safe_text(str(key))
+            _walk_text(item)
+    elif isinstance(value, list):
+        for item in value:
+            _walk_text(item)
+
+
+def iso_only(value: Any) -> Any:
+    """Date-times as ISO 8601 text only (pydantic would read '0.5' as a Unix timestamp)."""
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return value
+        raise ValueError("must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z")
+    return value
+
+
+SafeStr = Annotated[str, AfterValidator(safe_text)]
+IsoDatetime = Annotated[datetime, BeforeValidator(iso_only)]
+# a POST body that is not JSON at all (FastAPI answers 400 before validation)
+MALFORMED_BODY: dict[int | str, dict[str, Any]] = {400: {"description": "the request body is not valid JSON"}}
+TaskIdPath = Annotated[
+    str, Path(description="task id", min_length=1, max_length=64, pattern=TASK_ID_PATTERN)
+]
+
+
+def invalid(loc: tuple[str, ...], message: str, value: Any, kind: str = "value_error") -> NoReturn:
+    """Raise a 422 in FastAPI's own error format at `loc`, e.g. ("query", "cursor")."""
+    raise RequestValidationError([{"type": kind, "loc": loc, "msg": message, "input": value}])
+
+
+def parse_event_id(header: str | None) -> int:
+    """A Last-Event-ID header as a seq (0 when absent); 422 unless 0..INT32_MAX."""
+    text = (header or "").strip()
+    if not text:
+        return 0
+    if not text.isascii() or not text.isdigit() or int(text) > INT32_MAX:
+        invalid(
+            ("header", "last-event-id"),
+            f"Last-Event-ID must be an event seq between 0 and {INT32_MAX}",
+            text,
+        )
+    return int(text)
+
+
+def json_safe(value: Any) -> Any:
+    """What a client sent, made encodable: non-finite floats and bad text become strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {json_safe(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's 422 body (`detail` list of {type, loc, msg, input}), always encodable."""
+    assert isinstance(exc, RequestValidationError)
+    detail = json_safe(jsonable_encoder(exc.errors()))
+    return JSONResponse(status_code=422, content={"detail": detail})
