@@ -269,6 +269,23 @@ class Hand:
         where = f"{what} at ({found.x:.0f}, {found.y:.0f}) via snap phase {found.phase}"
         return await self.click(page, t, where, run)
 
+    async def type(
+        self, page: Page, el: ElementHandle, text: str, *, clear: bool, submit: bool
+    ) -> None:
+        """§6.4 humanized typing: clear an editable field first (else click it and go to the
+        end), type with per-character delays and word pauses, then Enter when asked."""
+        probe = await el.evaluate(js("click.js"), ["probe"])
+        if clear and probe["editable"]:
+            await el.fill("", timeout=ACTION_TIMEOUT_MS)
+            await el.focus()
+        else:
+            await el.click(timeout=ACTION_TIMEOUT_MS)
+            await page.keyboard.press("End")
+        plan = humanize.typing_plan(text, self.policy.humanize, self.rng)
+        await humanize.replay_typing(page.keyboard, plan)
+        if submit:
+            await page.keyboard.press("Enter")
+
     def note(self, action: Action, result: ToolResult) -> ToolResult:
         """After any tool call: break the guard's "in a row" and watch for stalling."""
         if action.name not in CLICK_TOOLS:

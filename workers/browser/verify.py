@@ -333,25 +333,6 @@ def report(what: str, out: Outcome, url: str) -> ToolResult:
     return ToolResult(success=True, reason=reason, page_changed=out.url_changed or out.popup)
 
 
-async def read_back(el: ElementHandle) -> str | None:
-    """The value a field shows now (input/textarea/select value or editable text)."""
-    try:
-        got: str | None = await el.evaluate(js("verify.js"), ["value"])
-        return got
-    except Error:
-        return None
-
-
-def typed_ok(expected: str, got: str | None, *, cleared: bool) -> bool:
-    """Seed 004 F.2.3: the field holds what was typed (masked/formatted fields compare loosely)."""
-    if got is None:
-        return False
-    if cleared and got == expected:
-        return True
-    squash = "".join(expected.split()).lower()
-    return bool(squash) and squash in "".join(got.split()).lower()
-
-
 # ---------------------------------------------------------------- guards over several actions
 
 

@@ -306,3 +306,18 @@ async def test_same_origin_iframe_input_by_descent(
         "document.getElementById('same').contentDocument.activeElement.id"
     )
     assert focused == "email"
+
+
+async def test_typing_is_humanized_per_character_or_filled(
+    session: PageSession, plain: PageSession, probe_port: int
+) -> None:
+    """§6.4: humanized typing sends a key per character after clearing; plain fills."""
+    text = "hiking boots"
+    for s, humane in ((session, True), (plain, False)):
+        await open_page(s, probe_port, "type.html")
+        field = {"ref": ref(s, lambda n: n.role == "textbox"), "text": text}
+        result = await s.execute(Action("type", field))
+        assert result.success, result.reason
+        assert await js(s, "document.getElementById('q').value") == text
+        typed = [k for k in await js(s, "window.names || []") if len(k) == 1]
+        assert typed == (list(text) if humane else [])

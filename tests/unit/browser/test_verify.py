@@ -16,7 +16,6 @@ from workers.browser.verify import (
     StallMonitor,
     outcome,
     pixel_difference,
-    typed_ok,
 )
 
 
@@ -112,13 +111,6 @@ def test_stall_warning_on_failure_rate() -> None:
             assert "stalling" not in res.data
     assert "4 of the last 4" in res.data["stalling"]
     assert monitor.check(Action("scroll"), ok) is ok
-
-
-def test_typed_ok() -> None:
-    assert typed_ok("abc", "abc", cleared=True)
-    assert typed_ok("4111 1111", "4111-1111".replace("-", ""), cleared=True)
-    assert not typed_ok("abc", "ab", cleared=True)
-    assert not typed_ok("abc", None, cleared=False)
 
 
 def test_click_memory_best_tier_and_bot_protection() -> None:

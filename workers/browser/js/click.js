@@ -1,7 +1,7 @@
 // Element probes of the click cascade (seed 000 §6.3, Algorithm 5): ElementHandle.evaluate(el, [op, ...]).
 // op "probe": found / disabled / visible / in viewport / hit at its centre (not clipped by a
 //   scrolled box), the frame-local rect, an identity
-//   (document URL + XPath) and the active (checked / pressed / selected) state;
+//   (document URL + XPath), the active (checked / pressed / selected) state, editable;
 // op "scroll": scrollIntoView (block centre, or nearest for tier 3);
 // op "top": the elementsFromPoint check at a frame-local point: "ok" when the element (or
 //   something inside it, or its <label>) is on top, "covered" naming what is, "ambiguous"
@@ -29,7 +29,8 @@
     const active = !!(el.checked || el.selected) || ['true', 'mixed'].includes(el.getAttribute('aria-pressed'))
       || el.getAttribute('aria-checked') === 'true' || el.getAttribute('aria-selected') === 'true';
     return { found: el.isConnected, disabled, visible, inViewport, local: [r.left, r.top, r.right, r.bottom],
-      key: `${win.location.href}|/${parts.join('/')}`, active, hit };
+      key: `${win.location.href}|/${parts.join('/')}`, active, hit,
+      editable: el.isContentEditable || ['input', 'textarea'].includes(el.localName) };
   }
   if (op === 'scroll') {
     el.scrollIntoView({ block: x || 'center', inline: 'nearest' });

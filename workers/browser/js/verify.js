@@ -2,12 +2,10 @@
 // run in the target element's own frame after verify_tracker.js is installed there.
 // op "arm": start a session and return the before-state; op "collect": return what changed,
 // with mutations attributed (input-caused vs late, ambient tickers excluded, target-related);
-// op "value": the value a field shows (typing read-back, seed 004 F.2.3); op "mouse": the
-// last pointer position seen in this frame.
+// op "mouse": the last pointer position seen in this frame.
 // Called as ElementHandle.evaluate(el, [op, end]) or Frame.evaluate([op, null, end]).
 (a, b) => {
   const [op, el, end] = b === undefined ? a : [b[0], a, b[1]];
-  if (op === 'value') return typeof el.value === 'string' ? el.value : (el.isContentEditable ? el.innerText : null);
   const doc = el ? el.ownerDocument : document;
   const win = doc.defaultView || window;
   const getComputedStyle = (e) => win.getComputedStyle(e);
