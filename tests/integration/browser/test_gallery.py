@@ -226,3 +226,51 @@ async def test_form28_bulk_vs_one_call_per_field(session: PageSession, probe_por
         assert len([v for v in submitted.values() if v]) == 28
     print(f"\nform28 tool calls / wall s: {timings}")
     assert timings["bulk"][0] < timings["sequential"][0]
+
+
+async def test_keys_waits_reading_and_detection(
+    page: Page, settings: Settings, probe_port: int, tmp_path: Path
+) -> None:
+    profile = SessionProfile(artifacts_dir=tmp_path, allow_scripts=True)
+    s = await PageSession.open(page, settings, profile=profile)
+    await _open(s, probe_port, "misc.html")
+    # a key held down across another key press (held chord), then released
+    held = await run(s, "press_key", key="Shift", action="down")
+    assert "keys held down: Shift" in held.reason
+    await run(s, "press_key", key="a")
+    await run(s, "press_key", key="Shift", action="up")
+    await run(s, "press_key", key="b")
+    keys = (await state(s, "keys"))[-3:]
+    assert keys[0] == "Shift" and keys[1] in ("Shift+a", "Shift+A") and keys[2] == "b"
+    await run(s, "focus", ref=ref(s, "Focus me"))
+    assert await s.page.evaluate("document.activeElement.id") == "focus-me"
+    await run(s, "press_key", key="ctrl+a")
+    assert "Ctrl+a" in await state(s, "keys")
+    await run(s, "hover", ref=ref(s, "Products"))
+    assert await s.page.is_visible("#menu")
+    # waiting on the page's own timer: text appears, text goes, an element shows up
+    await run(s, "wait_for", text="Loaded")
+    await run(s, "wait_for", text_gone="Loading…")
+    await run(s, "wait_for_condition", selector="#late")
+    late = await s.execute(Action("wait_for", {"text": "Never shown", "timeout_s": 0.5}))
+    assert late.error == "timeout"
+    # detection, reading tools, artifacts, facts, scripts (allowed by this profile)
+    captcha = await run(s, "detect_captcha")
+    assert captcha.data["kinds"] == ["recaptcha"]
+    geo = await run(s, "detect_geo_block")
+    assert geo.data["blocked"] is True
+    tree = await run(s, "get_accessibility_tree")
+    assert 'button "Shift-click me"' in tree.data["text"]
+    shot = await run(s, "screenshot")
+    assert (tmp_path / shot.data["name"]).stat().st_size > 0
+    fact = await run(s, "record_fact", key="status", value="Loaded")
+    assert fact.data["fact"] == {"status": "Loaded"} and s.facts == {"status": "Loaded"}
+    script = await run(s, "evaluate_script", script="document.title")
+    assert script.data["result"] == '"Misc gallery"'
+    # history both ways
+    await s.observe()
+    await run(s, "click", ref=ref(s, "Next page"))
+    await run(s, "go_back")
+    assert s.page.url.endswith("/gallery/misc.html")
+    await run(s, "go_forward")
+    assert s.page.url.endswith("/gallery/misc2.html")
