@@ -18,7 +18,7 @@ from workers.agent.protocols import Action
 from workers.browser.click import Hand, Target, TierFailed
 from workers.browser.session import PageSession
 from workers.browser.snapshot import Node
-from workers.browser.vision import Rect
+from workers.browser.vision import Rect, VisionBox
 
 from .conftest import PAGES, _Quiet
 
@@ -229,6 +229,18 @@ async def test_chevron_row_snaps_to_the_expand_control(
     assert result.success, result.reason
     assert "phase B" in result.reason
     assert await js(session, "window.expanded") == 1
+
+
+async def test_click_at_a_vision_index_goes_through_the_snapper(
+    plain: PageSession, probe_port: int
+) -> None:
+    await open_page(plain, probe_port, "chevron.html")
+    plain.vision_boxes = (VisionBox(1, "United States", await box_of(plain, "#us")),)
+    missing = await plain.execute(Action("click_at", {"index": 7}))
+    assert missing.error == "no_vision_index"
+    result = await plain.execute(Action("click_at", {"index": 1}))
+    assert result.success and "phase B" in result.reason, result.reason
+    assert await js(plain, "window.expanded") == 1
 
 
 async def test_date_picker_24px_cells(session: PageSession, probe_port: int) -> None:
