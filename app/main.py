@@ -16,12 +16,13 @@ from fastapi.exceptions import RequestValidationError
 
 from app.api import events as events_api
 from app.api import health, tasks
-from app.api.inputs import validation_error_handler
 from app.api import ledger as ledger_api
+from app.api.inputs import validation_error_handler
 from app.db.session import create_engine, session_factory
 from app.dispatch import Dispatcher, RqDispatcher
 from app.events import EventBus, MemoryEventBus, RedisEventBus
 from app.settings import Settings, get_settings
+from app.urlpolicy import network_policy
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +99,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.add_exception_handler(RequestValidationError, validation_error_handler)
+    network_policy(cfg)  # a malformed ALLOWED_PRIVATE_HOSTS stops the start, not a request
     app.state.settings = cfg
     app.state.readiness_checks = {}
     app.include_router(tasks.router)

@@ -46,7 +46,10 @@ class Settings(BaseSettings):
 
     # browser
     chromium_path: str = "/usr/bin/chromium"
-    allow_private_networks: bool = False
+    allow_private_networks: bool = False  # cloud metadata stays blocked unless listed below
+    # operator allowlist of private destinations: host names (exact or *.suffix) and CIDRs,
+    # comma-separated, e.g. "intranet.local,10.2.0.0/16" (app/urlpolicy.py NetworkPolicy)
+    allowed_private_hosts: str = ""
     # warm browser workers per host: in-process task threads of embedded `webagent serve`
     # (sharing one Chromium) and the default `webagent worker --concurrency` (one each)
     browser_pool_size: int = Field(default=2, ge=1)

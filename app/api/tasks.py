@@ -29,7 +29,7 @@ from app.db.errors import IdempotencyConflict, InvalidCursor
 from app.dispatch import DispatchError
 from app.events import EventBus, event_from_row
 from app.settings import Settings
-from app.urlpolicy import check_url_async
+from app.urlpolicy import check_url_async, network_policy
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
@@ -61,7 +61,7 @@ async def _validate_limits(body: TaskCreate, settings: Settings) -> None:
     if body.start_url is not None:
         reason = await check_url_async(
             body.start_url,
-            allow_private=settings.allow_private_networks,
+            policy=network_policy(settings),
             allowed_domains=body.allowed_domains,
         )
         if reason:

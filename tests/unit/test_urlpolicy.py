@@ -4,7 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from app.urlpolicy import check_url, check_url_async, domain_allowed, domain_of, parse_ip_literal
+from app.urlpolicy import (
+    NetworkPolicy,
+    check_url,
+    check_url_async,
+    domain_allowed,
+    domain_of,
+    parse_ip_literal,
+)
+
+CLOSED = NetworkPolicy()
+OPEN = NetworkPolicy(allow_private=True)
+METADATA = {
+    "http://169.254.169.254/latest/meta-data/",
+    "http://[fd00:ec2::254]/",
+    "http://metadata.google.internal/computeMetadata/v1/",
+}
 
 
 def fixed(table: dict[str, list[str]]):
@@ -24,7 +39,7 @@ PUBLIC = fixed({"example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:a
     ["ftp://example.com/", "file:///etc/passwd", "javascript:alert(1)", "data:text/html,hi", "x"],
 )
 def test_non_http_schemes_are_blocked_even_when_private_allowed(url: str) -> None:
-    reason = check_url(url, allow_private=True)
+    reason = check_url(url, policy=OPEN)
     assert reason is not None and "scheme" in reason
 
 
@@ -54,40 +69,42 @@ def test_non_http_schemes_are_blocked_even_when_private_allowed(url: str) -> Non
     ],
 )
 def test_private_and_special_addresses_are_blocked(url: str) -> None:
-    assert check_url(url, allow_private=False, resolve=PUBLIC) is not None
-    assert check_url(url, allow_private=True, resolve=PUBLIC) is None
+    assert check_url(url, policy=CLOSED, resolve=PUBLIC) is not None
+    # ALLOW_PRIVATE_NETWORKS opens private ranges, never cloud metadata
+    opened = check_url(url, policy=OPEN, resolve=PUBLIC)
+    assert (opened is not None) == (url in METADATA), opened
 
 
 def test_public_host_passes_when_all_addresses_are_public() -> None:
-    assert check_url("https://example.com/path?q=1", allow_private=False, resolve=PUBLIC) is None
-    assert check_url("http://93.184.215.14/", allow_private=False) is None
+    assert check_url("https://example.com/path?q=1", policy=CLOSED, resolve=PUBLIC) is None
+    assert check_url("http://93.184.215.14/", policy=CLOSED) is None
 
 
 def test_host_with_any_private_address_is_blocked() -> None:
     resolve = fixed({"rebind.test": ["93.184.215.14", "10.1.2.3"]})
-    reason = check_url("http://rebind.test/", allow_private=False, resolve=resolve)
+    reason = check_url("http://rebind.test/", policy=CLOSED, resolve=resolve)
     assert reason is not None and "10.1.2.3" in reason
 
 
 def test_unresolvable_host_is_blocked() -> None:
-    reason = check_url("http://nowhere.invalid/", allow_private=False, resolve=PUBLIC)
+    reason = check_url("http://nowhere.invalid/", policy=CLOSED, resolve=PUBLIC)
     assert reason is not None and "resolve" in reason
 
 
 def test_allowlist_suffix_match_on_dot_boundary() -> None:
     allowed = ["example.com"]
-    ok = check_url("https://shop.example.com/", allow_private=True, allowed_domains=allowed)
+    ok = check_url("https://shop.example.com/", policy=OPEN, allowed_domains=allowed)
     assert ok is None
-    assert check_url("https://example.com/", allow_private=True, allowed_domains=allowed) is None
-    bad = check_url("https://badexample.com/", allow_private=True, allowed_domains=allowed)
+    assert check_url("https://example.com/", policy=OPEN, allowed_domains=allowed) is None
+    bad = check_url("https://badexample.com/", policy=OPEN, allowed_domains=allowed)
     assert bad is not None and "allowed domains" in bad
     assert domain_allowed("EXAMPLE.com.", ["*.example.com"])
     assert not domain_allowed("example.org", ["example.com", ""])
 
 
 def test_malformed_urls() -> None:
-    assert check_url("http:///nohost", allow_private=True) is not None
-    assert check_url("http://example.com:99999/", allow_private=True) is not None
+    assert check_url("http:///nohost", policy=OPEN) is not None
+    assert check_url("http://example.com:99999/", policy=OPEN) is not None
 
 
 def test_domain_of() -> None:
@@ -105,7 +122,7 @@ def test_parse_ip_literal_forms() -> None:
 
 async def test_async_variant_matches_sync() -> None:
     resolve = fixed({"intranet.test": ["10.0.0.1"], "example.com": ["93.184.215.14"]})
-    blocked = await check_url_async("http://intranet.test/", allow_private=False, resolve=resolve)
+    blocked = await check_url_async("http://intranet.test/", policy=CLOSED, resolve=resolve)
     assert blocked is not None
-    fine = await check_url_async("http://example.com/", allow_private=False, resolve=resolve)
+    fine = await check_url_async("http://example.com/", policy=CLOSED, resolve=resolve)
     assert fine is None
