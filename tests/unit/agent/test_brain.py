@@ -261,3 +261,16 @@ async def test_one_checklist_item_is_updated_per_step() -> None:
     # step 4 created it, step 5 the Worker completed item 1, step 6 item 2 in progress,
     # then the verification (step 7) marked item 2 failed: never two updates in one step
     assert statuses == [(1, "completed"), (2, "failed")]
+
+
+def test_observation_message_carries_an_image_as_content_parts() -> None:
+    from workers.agent.history import observation_message
+    from workers.agent.protocols import Observation
+
+    page = Observation(HOME, "Shop", '[1:1] link "List"', 1)
+    plain = observation_message(page, 1, 5)
+    assert isinstance(plain["content"], str) and plain["content"].startswith("Step 1 of 5.")
+    parts = observation_message(page, 1, 5, image_jpeg=b"\xff\xd8jpeg")["content"]
+    assert [p["type"] for p in parts] == ["text", "image_url"]
+    assert parts[0]["text"] == plain["content"]
+    assert parts[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")

@@ -51,3 +51,24 @@ async def test_a_failed_call_emits_nothing_and_propagates() -> None:
     with pytest.raises(LLMUnavailable):
         await llm.chat("summarizer", [{"role": "user", "content": "x"}])
     assert sink.events == []
+
+
+async def test_assistant_text_and_reasoning_are_recorded_capped() -> None:
+    long = "x" * 5000
+    answer = LLMReply("final words", (), 10, 2, "m", 0.1, "stop", reasoning=long)
+    sink = RecordingSink()
+    await MeteredLLM(FakeLLM([answer], side={}), sink, step=7).chat("planner", [])
+    call = sink.of_type(EventType.llm_call)[0]
+    assert (call["step"], call["content"]) == (7, "final words")
+    assert call["reasoning"].startswith("xxx") and len(call["reasoning"]) == 2001
+
+
+def test_reasoning_is_read_from_the_message_or_its_extra_fields() -> None:
+    from types import SimpleNamespace
+
+    from workers.llm_client import _reasoning
+
+    assert _reasoning(SimpleNamespace(reasoning_content="because")) == "because"
+    extra = SimpleNamespace(reasoning_content=None, model_extra={"reasoning": "since"})
+    assert _reasoning(extra) == "since"
+    assert _reasoning(SimpleNamespace(model_extra=None)) is None
