@@ -37,9 +37,9 @@ TEXT_CAP = 300  # chars of one text line kept once the page is over budget
 CUT_OVER = 200  # text longer than this may be cut (PageMem caps at 200): it gets a ref target
 NEAR_BELOW = 1000  # px under the viewport whose sections may be shown in detail
 NEAR_ABOVE = 500  # px above it; farther sections stay one summary line with their ref range
-FILL_SHARE = 0.5  # main content fills the budget up to this share when the window leaves it
+FILL_SHARE = 1 / 3  # main content fills the budget up to this share when the window leaves it
 ROW_MAX_CHARS = 800  # a grid row longer than this keeps one line per cell
-MARK_NAMES = 3  # names quoted in an above/below-viewport line
+MARK_NAMES = 2  # names quoted in an above/below-viewport line
 
 
 @lru_cache(maxsize=1)

@@ -712,7 +712,9 @@
       const el = els[n.id];
       const ph = squash(el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '');
       if (n.name && n.name !== ph) continue;
-      const t = nearestLabel(texts, n.bbox, n.role === 'checkbox' || n.role === 'radio' || n.role === 'switch');
+      // a table cell's text labels only a field in the same row of that table
+      const near = texts.filter((t) => t.col === null || t.col === undefined || (t.grid === n.grid && t.row === n.row));
+      const t = nearestLabel(near, n.bbox, n.role === 'checkbox' || n.role === 'radio' || n.role === 'switch');
       if (t) n.name = t;
     }
   }
