@@ -8,7 +8,7 @@
   const NOT_NAMES = /^(?:fw|lg|xs|sm|\dx|spin|pulse|border|inverse|stack(?:-.*)?|rotate-.*|flip-.*|solid|regular|brands|light|thin|duotone|sharp|btn|button|wrapper|wrap|container|box|link|text|label|only|left|right|small|large|white|black|inline|block|circle|fill|outline)$/;
   for (const c of cls.trim().split(/\s+/)) {
     const m = PREFIX.exec(c);
-    if (m && !NOT_NAMES.test(m[1]) && /[a-z]/i.test(m[1]) && m[1].length <= 40) return m[1];
+    if (m && !NOT_NAMES.test(m[1]) && /^[a-z][a-z0-9-]*$/i.test(m[1]) && m[1].length <= 40) return m[1];
   }
   return '';
 }
