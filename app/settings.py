@@ -58,6 +58,9 @@ class Settings(BaseSettings):
     viewport_width: int = 1280
     viewport_height: int = 800
     snapshot_max_tokens: int = 1500  # size cap of the compact page view (seed 003 §6.1)
+    # per-task files: <dir>/<task_id>/attachments (what upload_file may use) and
+    # <dir>/<task_id>/artifacts (downloads, printed PDFs, screenshots); empty = temporary dirs
+    task_files_dir: str = ""
     # a vision model (role "vision") is available: observe(mode="vision") with [Vn] boxes
     # (seed 000 §4.3) and the Worker's `look` tool (questions about pixels, seed 003 §4.4)
     vision_enabled: bool = False

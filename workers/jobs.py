@@ -29,6 +29,7 @@ from workers.agent.search import run_task as run_routed
 from workers.browser import click_memory, views
 from workers.browser.click_memory import domain_of
 from workers.browser.pool import is_browser_fault
+from workers.browser.profile import task_profile
 from workers.browser.session import PageSession
 from workers.fetcher import FetchPolicy, HttpFetcher
 from workers.memory_store import DbMemoryStore
@@ -136,7 +137,12 @@ async def _open_browser(
         domains = (domain_of(spec.start_url or ""), *spec.allowed_domains)
         clicks = await click_memory.load(store, domains)
         browser = await PageSession.open(
-            page, rt.settings, llm=perception, goal=spec.instruction, click_memory=clicks
+            page,
+            rt.settings,
+            llm=perception,
+            goal=spec.instruction,
+            click_memory=clicks,
+            profile=task_profile(rt.settings.task_files_dir, spec.task_id),
         )
         try:
             yield browser

@@ -50,3 +50,23 @@ class Artifacts:
         path = self.root / name
         self.names[name] = path
         return path
+
+
+ATTACHMENTS = "attachments"
+ARTIFACTS = "artifacts"
+
+
+def task_profile(files_root: str, task_id: str, *, allow_scripts: bool = False) -> SessionProfile:
+    """The session profile of one task under the configured files root (empty: a private
+    temporary artifact directory and no attachments): `<root>/<task_id>/attachments/` holds
+    the files uploaded with the task, `<root>/<task_id>/artifacts/` what the page produced."""
+    if not files_root:
+        return SessionProfile(allow_scripts=allow_scripts)
+    base = Path(files_root) / task_id
+    attached = base / ATTACHMENTS
+    artifacts = base / ARTIFACTS
+    if attached.is_dir():
+        return SessionProfile.from_dir(
+            attached, artifacts_dir=artifacts, allow_scripts=allow_scripts
+        )
+    return SessionProfile(artifacts_dir=artifacts, allow_scripts=allow_scripts)
