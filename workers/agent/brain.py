@@ -41,6 +41,7 @@ from workers.agent.tools import DONE, is_page_changing
 from workers.agent.views import render_worker, worker_view
 
 LABEL_CHARS = 80
+RECORD_FACT = "record_fact"
 _FAILED_EVALUATION = re.compile(r"^\s*(?:failed|failure|did not work|unsuccessful)\b", re.I)
 
 
@@ -225,6 +226,10 @@ class Brain:
         self._last_move = self._move_of(executed, state)
         for key, value in notes.facts:
             ledger.record_fact(key, value, category="observation", confidence=0.8, step=step)
+        for ex in executed:  # the record_fact tool writes to the Ledger too
+            if ex.action is not None and ex.action.name == RECORD_FACT and ex.result.success:
+                args = ex.action.args
+                ledger.record_fact(str(args["key"]), str(args["value"]), step=step)
         one_left = notes.checklist is not None and self._checklist_step != step
         if one_left and ledger.update_checklist_item(*notes.checklist) is not None:  # type: ignore[misc]
             self._checklist_step = step

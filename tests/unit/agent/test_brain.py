@@ -189,15 +189,17 @@ async def test_facts_and_the_checklist_feed_the_ledger() -> None:
         facts={"price": "$3"},
         checklist={"id": 1, "status": "completed"},
     )
-    llm = FakeLLM([step, done()], BRAIN_SIDE)
+    noted = reply(("record_fact", {"key": "stock", "value": "4 left"}))
+    llm = FakeLLM([step, noted, done()], BRAIN_SIDE)
     store, sink = InMemoryMemoryStore(), RecordingSink()
     await run_agent(task(), FakeBrowser(PAGES), llm, sink, memory=store)
     fact = sink.of_type("fact.recorded")[0]
     assert (fact["key"], fact["value"], fact["source_step"]) == ("price", "$3", 1)
-    assert [(d, f.key) for d, f in store.facts] == [("shop.test", "price")]
+    assert [(d, f.key) for d, f in store.facts] == [("shop.test", "price"), ("shop.test", "stock")]
     snapshot = store.latest
     assert snapshot["recent"][0]["memory"] == "on home"
-    assert [s["step"] for s in snapshot["recent"]] == [1, 2]
+    assert [s["step"] for s in snapshot["recent"]] == [1, 2, 3]
+    assert [f["key"] for f in snapshot["facts"]] == ["stock", "price"]  # most recent first
 
 
 async def test_prompt_order_puts_the_page_last_and_eviction_runs_before_each_call() -> None:
