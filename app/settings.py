@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     # the Planner reviews every N steps (seed 000 §4.1 Algorithm 1, N = 4), after failed steps
     # in a row, and on the Worker's completion claim
     planner_every_n_steps: int = Field(default=4, ge=1)
+    # also a Planner call before the first Worker step (off: one-step tasks cost no Planner call)
+    planner_at_start: bool = False
 
     # browser
     chromium_path: str = "/usr/bin/chromium"

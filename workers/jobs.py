@@ -103,7 +103,10 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
         memory = DbMemoryStore(rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id)
         policy = FetchPolicy(rt.settings.allow_private_networks, spec.allowed_domains)
         fetcher = HttpFetcher(policy)  # the search route reads pages without a browser
-        brain = BrainConfig(planner_every_n_steps=rt.settings.planner_every_n_steps)
+        brain = BrainConfig(
+            planner_every_n_steps=rt.settings.planner_every_n_steps,
+            planner_at_start=rt.settings.planner_at_start,
+        )
         try:
             async with asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S):
                 return await run_routed(

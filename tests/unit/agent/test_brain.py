@@ -95,6 +95,18 @@ async def test_planner_interval_is_configurable() -> None:
     assert [e["step"] for e in sink.of_type("plan.updated")] == [2, 4, 6, 6]
 
 
+async def test_planner_at_start_plans_before_the_first_worker_step() -> None:
+    llm = FakeLLM([done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    await run_agent(
+        task(), FakeBrowser(PAGES), llm, sink, config=BrainConfig(planner_at_start=True)
+    )
+    assert roles(llm) == ["planner", "worker", "planner"]
+    assert [e["trigger"] for e in sink.of_type("plan.updated")] == ["start", "completion"]
+    first = sink.of_type("plan.updated")[0]
+    assert [i["text"] for i in first["checklist"]] == ["Carry out the task", "Report the result"]
+
+
 async def test_rejected_claim_continues_and_a_second_claim_ends_the_run() -> None:
     rejecting = side({"done": False, "challenges": "the cart is still empty"})
     llm = FakeLLM([done("early"), scroll(), done("second")], rejecting)
