@@ -16,7 +16,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from app.urlpolicy import check_url_async
+from app.urlpolicy import DEFAULT_POLICY, NetworkPolicy, check_url_async
 from workers.agent.protocols import FetchedPage
 
 MAX_REDIRECTS = 5
@@ -54,7 +54,7 @@ _BLOCK_TAGS = frozenset(
 
 @dataclass(frozen=True)
 class FetchPolicy:
-    allow_private: bool = False
+    network: NetworkPolicy = DEFAULT_POLICY  # the deployment's, as the browser pool uses it
     allowed_domains: Sequence[str] = ()
     user_agent: str = "webagent-search/1.0"
 
@@ -118,7 +118,7 @@ class HttpFetcher:
         for _ in range(MAX_REDIRECTS + 1):
             blocked = await check_url_async(
                 url,
-                allow_private=self.policy.allow_private,
+                policy=self.policy.network,
                 allowed_domains=self.policy.allowed_domains,
             )
             if blocked:

@@ -21,6 +21,7 @@ from app import metrics
 from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
 from app.db.types import as_utc
+from app.urlpolicy import network_policy
 from workers import runtime
 from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError
@@ -101,7 +102,7 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
             raise ConfigurationError(problem)
         await require_vision(rt.llm, rt.settings)  # image settings need models that see
         memory = DbMemoryStore(rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id)
-        policy = FetchPolicy(rt.settings.allow_private_networks, spec.allowed_domains)
+        policy = FetchPolicy(network_policy(rt.settings), spec.allowed_domains)
         fetcher = HttpFetcher(policy)  # the search route reads pages without a browser
         brain = BrainConfig(
             planner_every_n_steps=rt.settings.planner_every_n_steps,

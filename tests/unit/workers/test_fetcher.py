@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 
+from app.urlpolicy import NetworkPolicy
 from workers.fetcher import FetchPolicy, HttpFetcher, html_text
 
 PUBLIC = "http://93.184.216.34/page"  # an IP literal: checked without DNS
@@ -40,7 +41,8 @@ async def test_a_redirect_to_a_private_address_is_refused() -> None:
 
 
 async def test_allowlist_and_scheme_are_enforced() -> None:
-    fetcher = HttpFetcher(FetchPolicy(allow_private=True, allowed_domains=("example.org",)))
+    open_all = NetworkPolicy(allow_private=True)
+    fetcher = HttpFetcher(FetchPolicy(open_all, allowed_domains=("example.org",)))
     assert "outside the allowed domains" in str((await fetcher.fetch("http://127.0.0.1/")).error)
     assert "scheme" in str((await fetcher.fetch("file:///etc/passwd")).error)
 
