@@ -3,26 +3,41 @@ multi-page site with a failing path and a working one, dead ends across runs, GE
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import ROUTES, Service, submit, wait_terminal
+from tests.support.llm_server import Reply, text_reply
 from tests.support.quest import CODE, QUEST, STAGES, QuestSite, quest_policy
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 SECOND = QUEST + " once more"
+LOOKUP = "What is the confirmation code on this page"
+CODE_LINE = re.compile(r"Code: (Q-\d+)")
+
+
+def lookup_policy(request: dict[str, Any]) -> Reply:
+    """The search route's one model call: answer from the fetched page text in the prompt."""
+    assert not request.get("tools")  # no browser tools on the search route
+    found = CODE_LINE.search(str(request["messages"][-1]["content"]))
+    answer = {"answer": found[1] if found else "", "found": bool(found)}
+    return text_reply(json.dumps(answer))
 
 
 @pytest.fixture(scope="module")
 def quest_site() -> Iterator[QuestSite]:
     ROUTES[SECOND] = ROUTES[QUEST] = quest_policy  # the e2e LLM routes by instruction
+    ROUTES[LOOKUP] = lookup_policy
     try:
         with QuestSite() as site:
             yield site
     finally:
-        ROUTES.pop(QUEST, None)
-        ROUTES.pop(SECOND, None)
+        for instruction in (QUEST, SECOND, LOOKUP):
+            ROUTES.pop(instruction, None)
 
 
 def events_of(service: Service, task_id: str, kind: str) -> list[dict]:
@@ -70,3 +85,18 @@ def test_brain_avoids_a_dead_end_and_the_next_run_starts_with_it(
             for d in ledger["snapshot"]["dead_ends"]
         )
         assert events_of(service, second, "dead_end.recorded") == []
+
+
+def test_a_lookup_takes_the_search_route_without_a_browser(
+    service: Service, quest_site: QuestSite
+) -> None:
+    with service.client() as client:
+        task_id = submit(client, LOOKUP, quest_site.url("/desk/done"))
+        body = wait_terminal(client, task_id, timeout=60)
+        assert (body["status"], body["result"]["answer"]) == ("succeeded", CODE), body
+        assert body["usage"]["llm_calls"] == 1
+        route = events_of(service, task_id, "route.decided")
+        assert [(r["kind"], r["families"]) for r in route] == [("search", ["factual"])]
+        fetched = events_of(service, task_id, "action.executed")
+        assert [(a["action"], a["success"]) for a in fetched] == [("fetch", True)]
+        assert events_of(service, task_id, "observation") == []  # no page was ever observed
