@@ -184,7 +184,10 @@ class Brain:
         claim: CompletionClaim | None = None,
     ) -> PlannerVerdict:
         kind = trigger or Trigger.periodic
-        verdict = await self.planner.review(ledger, self._session, state, claim)
+        spent = self._checklist_step == step
+        verdict = await self.planner.review(
+            ledger, self._session, state, claim, checklist_update=not spent
+        )
         self.failed_streak = 0
         if verdict.checklist_update is not None:
             self._checklist_step = step

@@ -1,8 +1,12 @@
-"""Message building for the Worker: cache-friendly order and compressed history.
+"""Message building for the Worker: cache-friendly order, Ledger-fed state, time awareness.
 
-Seed 003 §7.2: static system prompt, then the task, then the history, then the current page
-LAST. Seed 003 §6.1/§6.3: only the latest page is shown in full; earlier steps collapse to
-one line each (action, result, url) and only the previous step's tool results stay verbatim.
+Seed 003 §7.2: static system prompt (tool schemas travel beside it), session context, then
+what changes more often, the current page LAST. `LedgerHistory` is the brain's Worker prompt:
+the Ledger's Worker view (seed 000 §5.5 eq. 16) replaces a growing transcript, the previous
+turn stays verbatim, and the page message carries the clock line of seed 003 §7.1 (time in
+the task's zone, elapsed, left, typical step). `CompressedHistory` is the Worker-only loop's
+(seed 003 §6.1/§6.3: older steps one line each); `observation_message` takes an optional
+JPEG and then returns OpenAI content parts.
 """
 
 from __future__ import annotations

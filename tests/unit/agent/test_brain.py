@@ -288,3 +288,16 @@ def test_observation_message_carries_an_image_as_content_parts() -> None:
     assert [p["type"] for p in parts] == ["text", "image_url"]
     assert parts[0]["text"] == plain["content"]
     assert parts[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+
+
+async def test_the_planner_cannot_spend_a_step_the_worker_already_updated() -> None:
+    steps = [scroll() for _ in range(4)] + [
+        with_notes(done(), checklist={"id": 1, "status": "completed"}),
+    ]
+    checklist = {"checklist": ["cart opened", "item bought"]}
+    verify = {"checklist_update": {"id": 2, "status": "completed"}, "done": True}
+    llm = FakeLLM(steps, side(checklist, verify))
+    store = InMemoryMemoryStore()
+    await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink(), memory=store)
+    statuses = [(i["id"], i["status"]) for i in store.latest["checklist"]]
+    assert statuses == [(1, "completed"), (2, "pending")]

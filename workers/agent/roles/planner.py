@@ -14,7 +14,7 @@ checklist, at most once per run (`PlannerVerdict.verified` tells the loop it hap
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from workers.agent import prompts
@@ -160,13 +160,18 @@ class Planner:
         session: str,
         observation: Observation | None,
         claim: CompletionClaim | None = None,
+        *,
+        checklist_update: bool = True,
     ) -> PlannerVerdict:
+        """`checklist_update=False`: this step's one checklist update is already spent."""
         call = RoleCall(
             PLANNER,
             planner_messages(ledger, session, observation, claim),
             response_format=RESPONSE_FORMAT,
         )
         verdict = parse_verdict(await call.send(self.llm))
+        if not checklist_update:
+            verdict = replace(verdict, checklist_update=None)
         apply_verdict(ledger, verdict)
         return verdict
 
