@@ -5,20 +5,31 @@ http://169.254.169.254/ is followed unchecked), and Chromium resolves names itse
 name may resolve differently for the check and for the fetch. Behind this proxy every
 connection (any redirect hop, popup, worker, WebSocket) is made by us, to an address we
 resolved and checked ourselves.
+
+One proxy per browser context: it also pins the context's task to its `allowed_domains`
+(seed 000 §6.5) for every request type — subresources, fetch/XHR and their redirect hops,
+beacons, EventSource, workers, WebSockets — because every one of them is a connection here.
+A proxy not yet bound to a task (a spare context) refuses everything.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import socket
 import struct
 from collections import deque
 from collections.abc import Awaitable, Callable
 
-from app.urlpolicy import Resolver, address_blocked, parse_ip_literal, system_resolve
+from app.urlpolicy import (
+    DEFAULT_POLICY,
+    NetworkPolicy,
+    Resolver,
+    domain_allowed,
+    parse_ip_literal,
+    system_resolve,
+)
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +59,28 @@ async def open_direct(host: str, port: int) -> tuple[asyncio.StreamReader, async
     return await asyncio.open_connection(host, port)
 
 
+UNBOUND = None
+
+
 class EgressProxy:
-    """SOCKS5 (CONNECT, no auth) on 127.0.0.1 that refuses non-public destination addresses."""
+    """SOCKS5 (CONNECT, no auth) on 127.0.0.1 that refuses destinations the policy forbids.
+
+    `allowed_domains`: () allows any host the network policy allows; a list pins to it;
+    UNBOUND (None) refuses every connection until a task binds the proxy.
+    """
 
     def __init__(
-        self, *, resolve: Resolver = system_resolve, connect: Connector = open_direct
+        self,
+        *,
+        policy: NetworkPolicy = DEFAULT_POLICY,
+        resolve: Resolver = system_resolve,
+        connect: Connector = open_direct,
+        allowed_domains: tuple[str, ...] | None = (),
     ) -> None:
+        self.policy = policy
         self.resolve = resolve
         self.connect = connect
+        self.allowed_domains = allowed_domains
         # the latest refusals, for tests and debugging; bounded in a long-lived worker
         self.refused: deque[tuple[str, str]] = deque(maxlen=REFUSALS_KEPT)
         self._server: asyncio.Server | None = None
@@ -77,23 +102,36 @@ class EgressProxy:
                 await self._server.wait_closed()
             self._server = None
 
+    def bind(self, allowed_domains: tuple[str, ...]) -> None:
+        """Serve one task: () for any permitted host, else only hosts under these domains."""
+        self.allowed_domains = tuple(allowed_domains)
+
     async def address_for(self, host: str) -> str:
-        """The one checked address we will connect to; Refused when any address is private."""
+        """The one checked address we will connect to; Refused when the policy forbids it."""
+        host = host.rstrip(".").lower()
+        if self.allowed_domains is UNBOUND:
+            raise Refused(REPLY_NOT_ALLOWED, f"{host}: no task is bound to this context")
+        if self.allowed_domains and not domain_allowed(host.strip("[]"), self.allowed_domains):
+            raise Refused(REPLY_NOT_ALLOWED, f"host {host} is outside the allowed domains")
+        reason = self.policy.name_reason(host)
+        if reason:
+            raise Refused(REPLY_NOT_ALLOWED, reason)
         literal = parse_ip_literal(host)
         if literal is not None:
-            addresses = [str(literal)]
-        else:
-            try:
-                addresses = await asyncio.to_thread(self.resolve, host)
-            except (OSError, UnicodeError) as exc:
-                raise Refused(REPLY_UNREACHABLE, f"host {host} does not resolve: {exc}") from exc
+            reason = self.policy.address_reason(literal)
+            if reason:
+                raise Refused(REPLY_NOT_ALLOWED, reason)
+            return str(literal)
+        try:
+            addresses = await asyncio.to_thread(self.resolve, host)
+        except (OSError, UnicodeError) as exc:
+            raise Refused(REPLY_UNREACHABLE, f"host {host} does not resolve: {exc}") from exc
         if not addresses:
             raise Refused(REPLY_UNREACHABLE, f"host {host} does not resolve")
-        for text in addresses:
-            reason = address_blocked(ipaddress.ip_address(text.split("%", 1)[0]))
-            if reason:
-                raise Refused(REPLY_NOT_ALLOWED, f"host {host} resolves to {reason}")
-        return addresses[0]
+        reason = self.policy.resolved_reason(host, addresses)
+        if reason:
+            raise Refused(REPLY_NOT_ALLOWED, reason)
+        return addresses[0].split("%", 1)[0]
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         host = ""

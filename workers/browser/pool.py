@@ -4,7 +4,9 @@ Launching Chromium costs far more than opening a context, so the browser stays u
 tasks and is recycled (between tasks, never mid-task) after N tasks or when its process
 tree outgrows the memory cap. Opening a context + page + request routing still costs
 ~300 ms, so one spare, never-used context is prepared in the background after every
-acquisition and handed to the next task. Every request a page makes passes the URL policy.
+acquisition and handed to the next task. Every request a page makes passes the URL policy
+twice: the context's router (every request Playwright sees) and the context's own egress
+proxy (every connection, redirect hops included), both pinned to the task's allowed_domains.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from playwright.async_api import Error as PlaywrightError
 
 from app import metrics
 from app.settings import Settings
-from app.urlpolicy import Resolver, check_url_async, system_resolve
-from workers.browser.egress import Connector, EgressProxy, open_direct
+from app.urlpolicy import NetworkPolicy, Resolver, check_url_async, network_policy, system_resolve
+from workers.browser.egress import UNBOUND, Connector, EgressProxy, open_direct
 from workers.browser.launch import launch_chromium
 
 log = logging.getLogger(__name__)
@@ -59,36 +61,33 @@ class PoolStats:
 
 
 class RequestGuard:
-    """Per-context URL policy: private networks for every request, allowlist for navigations."""
+    """Per-context URL policy for every request type: the network policy and the task's
+    allowed_domains (navigations, subresources, fetch/XHR, WebSockets alike)."""
 
     def __init__(
         self,
         *,
-        allow_private: bool,
+        policy: NetworkPolicy,
         allowed_domains: Sequence[str],
         resolve: Resolver = system_resolve,
     ) -> None:
-        self.allow_private = allow_private
+        self.policy = policy
         self.allowed_domains = tuple(allowed_domains)
         self.resolve = resolve
         self.blocked: list[tuple[str, str]] = []
-        self._cache: dict[tuple[str, bool], str | None] = {}
+        self._cache: dict[str, str | None] = {}
 
-    @property
-    def needed(self) -> bool:
-        return not self.allow_private or bool(self.allowed_domains)
-
-    async def reason(self, url: str, *, navigation: bool) -> str | None:
+    async def reason(self, url: str) -> str | None:
         """Why `url` may not be fetched, or None; resolved once per origin per task."""
         parts = urlsplit(url)
         if parts.scheme.lower() in LOCAL_SCHEMES:
             return None
-        key = (f"{parts.scheme}://{parts.netloc}".lower(), navigation)
+        key = f"{parts.scheme}://{parts.netloc}".lower()
         if key not in self._cache:
             self._cache[key] = await check_url_async(
                 url,
-                allow_private=self.allow_private,
-                allowed_domains=self.allowed_domains if navigation else (),
+                policy=self.policy,
+                allowed_domains=self.allowed_domains,
                 resolve=self.resolve,
             )
         reason = self._cache[key]
@@ -97,7 +96,7 @@ class RequestGuard:
         return reason
 
     async def on_request(self, route: Route, request: Request) -> None:
-        reason = await self.reason(request.url, navigation=request.is_navigation_request())
+        reason = await self.reason(request.url)
         with contextlib.suppress(PlaywrightError):  # the page may be gone already
             if reason:
                 log.info("blocked %s: %s", request.url, reason)
@@ -106,17 +105,12 @@ class RequestGuard:
                 await route.fallback()
 
     async def on_websocket(self, ws: WebSocketRoute) -> None:
-        reason = await self.reason(ws.url.replace("ws", "http", 1), navigation=False)
+        reason = await self.reason(ws.url.replace("ws", "http", 1))
         with contextlib.suppress(PlaywrightError):
             if reason:
                 await ws.close(code=1008, reason="blocked by URL policy")
             else:
                 ws.connect_to_server()
-
-    async def install(self, context: BrowserContext) -> None:
-        if self.needed:
-            await context.route("**/*", self.on_request)
-            await context.route_web_socket("**/*", self.on_websocket)
 
 
 class GuardSlot:
@@ -147,12 +141,19 @@ class GuardSlot:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A never-used context with its page; `slot` is set when routing is already installed."""
+    """A never-used context with its page, its router slot and its own egress proxy (both
+    refuse everything until a task binds them)."""
 
     browser: Browser
     context: BrowserContext
     page: Page
-    slot: GuardSlot | None
+    slot: GuardSlot
+    egress: EgressProxy
+
+    async def close(self) -> None:
+        with contextlib.suppress(PlaywrightError):
+            await self.context.close()
+        await self.egress.close()
 
 
 class BrowserPool:
@@ -169,10 +170,8 @@ class BrowserPool:
         self.settings = settings
         self.spare_delay_s = spare_delay_s
         self.resolve = resolve
-        # route() misses redirect hops: private addresses are refused at connect time too
-        self._egress: EgressProxy | None = None
-        if not settings.allow_private_networks:
-            self._egress = EgressProxy(resolve=resolve, connect=connect)
+        self.connect = connect
+        self.policy = network_policy(settings)
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._browser_pid: int | None = None
@@ -189,8 +188,6 @@ class BrowserPool:
 
     async def start(self) -> None:
         """Start Playwright and launch the first browser (so the first task starts warm)."""
-        if self._egress is not None:
-            await self._egress.start()
         if self._playwright is None:
             self._playwright = await async_playwright().start()
         async with self._cond:
@@ -202,8 +199,6 @@ class BrowserPool:
             if self._playwright is not None:
                 await self._playwright.stop()
                 self._playwright = None
-            if self._egress is not None:
-                await self._egress.close()
             self._report()
 
     @property
@@ -241,19 +236,13 @@ class BrowserPool:
         """A page in a brand-new context: no cookies, storage or cache shared with other tasks."""
         opened = await self._open_context()
         try:
-            guard = RequestGuard(
-                allow_private=self.settings.allow_private_networks,
-                allowed_domains=allowed_domains,
-                resolve=self.resolve,
+            opened.egress.bind(tuple(allowed_domains))
+            opened.slot.guard = RequestGuard(
+                policy=self.policy, allowed_domains=allowed_domains, resolve=self.resolve
             )
-            if opened.slot is not None:
-                opened.slot.guard = guard
-            else:
-                await guard.install(opened.context)
             yield opened.page
         finally:
-            with contextlib.suppress(PlaywrightError):
-                await opened.context.close()  # a context a task touched is never reused
+            await opened.close()  # a context a task touched is never reused
             await self._release()
 
     async def spare_ready(self) -> bool:
@@ -284,26 +273,34 @@ class BrowserPool:
         raise AssertionError("unreachable")
 
     async def _prepare(self, browser: Browser) -> Prepared:
-        context = await browser.new_context(
-            viewport={
-                "width": self.settings.viewport_width,
-                "height": self.settings.viewport_height,
-            },
-            service_workers="block",  # service workers would bypass request routing
-            accept_downloads=False,
-            proxy={"server": self._egress.server} if self._egress is not None else None,
+        # route() misses redirect hops: every connection also passes this context's proxy
+        egress = EgressProxy(
+            policy=self.policy, resolve=self.resolve, connect=self.connect, allowed_domains=UNBOUND
         )
+        await egress.start()
         try:
-            slot = None
-            if not self.settings.allow_private_networks:  # then every task needs routing
-                slot = GuardSlot()
-                await slot.install(context)
+            context = await browser.new_context(
+                viewport={
+                    "width": self.settings.viewport_width,
+                    "height": self.settings.viewport_height,
+                },
+                service_workers="block",  # service workers would bypass request routing
+                accept_downloads=False,
+                proxy={"server": egress.server},
+            )
+        except BaseException:
+            await egress.close()
+            raise
+        slot = GuardSlot()
+        try:
+            await slot.install(context)
             page = await context.new_page()
         except BaseException:
             with contextlib.suppress(PlaywrightError):
                 await context.close()
+            await egress.close()
             raise
-        return Prepared(browser=browser, context=context, page=page, slot=slot)
+        return Prepared(browser=browser, context=context, page=page, slot=slot, egress=egress)
 
     async def _take_spare(self, browser: Browser) -> Prepared | None:
         """The spare if it was prepared on `browser` and is intact; usually already done."""
@@ -319,8 +316,7 @@ class BrowserPool:
             log.info("spare context failed (%s); opening one now", exc)
             return None
         if opened.browser is not browser or opened.page.is_closed():
-            with contextlib.suppress(PlaywrightError):
-                await opened.context.close()
+            await opened.close()
             return None
         self._spares_used += 1
         return opened
@@ -349,7 +345,7 @@ class BrowserPool:
         spare.cancel()
         with contextlib.suppress(asyncio.CancelledError, PlaywrightError):
             opened = await spare
-            await opened.context.close()
+            await opened.close()
 
     def _alive(self) -> bool:
         """Connected, and its process has not died before Playwright noticed."""

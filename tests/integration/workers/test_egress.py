@@ -142,7 +142,17 @@ async def test_popups_refreshes_and_frames_cannot_reach_private_addresses(
 async def test_proxy_refuses_private_and_unresolvable_hosts() -> None:
     proxy = EgressProxy(resolve=_resolve)
     for host in ("127.0.0.1", "localhost", "169.254.169.254", "[::1]", "0x7f.1", "10.1.2.3"):
-        with pytest.raises(Exception, match="address"):
+        with pytest.raises(Exception, match=r"address|host name"):
             await proxy.address_for(host.strip("[]"))
     assert await proxy.address_for("public.test") == PUBLIC_IP
     assert await proxy.address_for("8.8.8.8") == "8.8.8.8"
+
+
+async def test_proxy_pins_allowed_domains_and_refuses_until_bound() -> None:
+    unbound = EgressProxy(resolve=_resolve, allowed_domains=None)
+    with pytest.raises(Exception, match="no task is bound"):
+        await unbound.address_for("public.test")
+    unbound.bind(("public.test",))
+    assert await unbound.address_for("public.test") == PUBLIC_IP
+    with pytest.raises(Exception, match="outside the allowed domains"):
+        await unbound.address_for("8.8.8.8")
