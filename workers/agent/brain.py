@@ -42,6 +42,7 @@ from workers.agent.views import render_worker, worker_view
 
 LABEL_CHARS = 80
 RECORD_FACT = "record_fact"
+LOADED_DEAD_ENDS = 50  # the most recent dead ends of a domain a new run starts with
 _FAILED_EVALUATION = re.compile(r"^\s*(?:failed|failure|did not work|unsuccessful)\b", re.I)
 
 
@@ -149,7 +150,8 @@ class Brain:
         """Dead ends remembered for the start page's domain enter the new Ledger."""
         domain = domain_of(task.start_url or "")
         if domain:
-            ledger.load_dead_ends(await self.memory.load_domain_dead_ends(domain))
+            remembered = list(await self.memory.load_domain_dead_ends(domain))
+            ledger.load_dead_ends(remembered[-LOADED_DEAD_ENDS:])
         await self.persist(ledger, 0)
 
     def due(self, step: int) -> bool:
