@@ -1,4 +1,10 @@
-"""`webagent observe URL`: print exactly the page view the Worker model would get."""
+"""`webagent observe URL`: print exactly the page view the Worker model would get.
+
+The page opens in a pool context like a task's (router guard + egress proxy), so the same
+URL policy applies: file://, loopback, private and metadata URLs are refused on defaults,
+and so is every request the page itself makes there. A local HTML file given as a path is
+served to the page from its own directory under LOCAL_ORIGIN, never from the network.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,9 @@ from typing import Any
 import typer
 
 from app.settings import Settings, get_settings
+from app.urlpolicy import check_url_async, network_policy
+
+LOCAL_ORIGIN = "http://local-file.invalid"  # .invalid never resolves: only our route serves it
 
 
 class Mode(StrEnum):
@@ -29,7 +38,7 @@ def register(app: typer.Typer) -> None:
 
 
 def observe(
-    url: str = typer.Argument(..., help="http(s) URL, file:// URL or a local HTML file"),
+    url: str = typer.Argument(..., help="http(s) URL or the path of a local HTML file"),
     mode: Mode = typer.Option(Mode.compact, "--mode", help="observation mode"),
     as_json: bool = typer.Option(False, "--json", help="also print figures as JSON"),
     screenshot: Path | None = typer.Option(None, "--screenshot", help="write the viewport image"),
@@ -38,10 +47,18 @@ def observe(
 ) -> None:
     """Open URL in the worker browser set-up and print the observation text (+ figures)."""
     settings = get_settings()
-    target = Path(url).resolve().as_uri() if Path(url).exists() else url
+    local = Path(url).resolve() if Path(url).is_file() else None
     if mode is Mode.pipeline and not goal:
         raise typer.BadParameter("--mode pipeline needs --goal (the task the page is read for)")
-    out = asyncio.run(_observe(settings, target, mode, screenshot, max_tokens, goal))
+    if local is None:
+        reason = asyncio.run(check_url_async(url, policy=network_policy(settings)))
+        if reason:
+            typer.echo(f"refused by the URL policy: {reason}", err=True)
+            raise typer.Exit(2)
+    target = f"{LOCAL_ORIGIN}/{local.name}" if local is not None else url
+    out = asyncio.run(
+        _observe(settings, target, mode, screenshot, max_tokens, goal, local_file=local)
+    )
     typer.echo(out["text"])
     if as_json:
         typer.echo(json.dumps(out["figures"], indent=2, ensure_ascii=False))
@@ -54,11 +71,11 @@ async def _observe(
     shot: Path | None,
     max_tokens: int | None,
     goal: str | None = None,
+    *,
+    local_file: Path | None = None,
 ) -> dict[str, Any]:
     # imported here: workers.cli must not import Playwright at start-up (import contract)
-    from playwright.async_api import async_playwright
-
-    from workers.browser.launch import launch_chromium
+    from workers.browser.pool import BrowserPool
     from workers.browser.session import PageSession
     from workers.llm_client import OpenAILLM
 
@@ -69,15 +86,12 @@ async def _observe(
         settings = settings.model_copy(update={"llm_worker_vision": True})
     if mode in (Mode.vision, Mode.pipeline):
         llm = OpenAILLM(settings)
-    async with async_playwright() as pw:
-        browser = await launch_chromium(pw, settings)
-        try:
-            context = await browser.new_context(
-                viewport={"width": settings.viewport_width, "height": settings.viewport_height},
-                service_workers="block",
-                accept_downloads=False,
-            )
-            page = await context.new_page()
+    pool = BrowserPool(settings, spare_delay_s=3600.0)  # one page: no spare context
+    await pool.start()
+    try:
+        async with pool.context() as page:
+            if local_file is not None:
+                await page.route(f"{LOCAL_ORIGIN}/**", _local_files(local_file.parent))
             session = await PageSession.open(
                 page, settings, max_tokens=max_tokens, llm=llm, goal=goal
             )
@@ -92,10 +106,10 @@ async def _observe(
             elif shot is not None:
                 await _screenshot(session, mode, shot)
             await session.close()
-        finally:
-            await browser.close()
-            if llm is not None:
-                await llm.close()
+    finally:
+        await pool.close()
+        if llm is not None:
+            await llm.close()
     stats = dict(obs.stats)
     figures = {
         "url": obs.url,
@@ -130,3 +144,20 @@ async def _screenshot(session: Any, mode: Mode, path: Path) -> None:
     else:
         data = await session.page.screenshot(type="png" if png else "jpeg")
     path.write_bytes(data)
+
+
+def _local_files(root: Path) -> Any:
+    """A route handler serving files under `root` only (404 for anything outside it)."""
+    import mimetypes
+    from urllib.parse import unquote, urlsplit
+
+    async def serve(route: Any) -> None:
+        relative = unquote(urlsplit(route.request.url).path).lstrip("/")
+        path = (root / relative).resolve()
+        if not path.is_relative_to(root) or not path.is_file():
+            await route.fulfill(status=404, body="not found")
+            return
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        await route.fulfill(status=200, body=path.read_bytes(), content_type=kind)
+
+    return serve
