@@ -42,7 +42,6 @@ from workers.agent.views import render_worker, worker_view
 
 LABEL_CHARS = 80
 RECORD_FACT = "record_fact"
-LOADED_DEAD_ENDS = 50  # the most recent dead ends of a domain a new run starts with
 _FAILED_EVALUATION = re.compile(r"^\s*(?:failed|failure|did not work|unsuccessful)\b", re.I)
 
 
@@ -149,9 +148,8 @@ class Brain:
     async def start(self, ledger: Ledger, task: AgentTask) -> None:
         """Dead ends remembered for the start page's domain enter the new Ledger."""
         domain = domain_of(task.start_url or "")
-        if domain:
-            remembered = list(await self.memory.load_domain_dead_ends(domain))
-            ledger.load_dead_ends(remembered[-LOADED_DEAD_ENDS:])
+        if domain:  # the store decides how many (DbMemoryStore: the newest DOMAIN_DEAD_ENDS)
+            ledger.load_dead_ends(await self.memory.load_domain_dead_ends(domain))
         await self.persist(ledger, 0)
 
     def due(self, step: int) -> bool:
