@@ -7,41 +7,19 @@ Failures come back as feedback for the model (seed 003 §5.4), never as exceptio
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from playwright.async_api import ElementHandle, Error, Frame, Page
+from playwright.async_api import ElementHandle, Error, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from workers.agent.protocols import ToolResult
 from workers.browser.frames import js
 
 if TYPE_CHECKING:
-    from workers.agent.tools.args import ClickArgs, SelectOptionArgs, TypeArgs
+    from workers.agent.tools.args import SelectOptionArgs, TypeArgs
 
 ACTION_TIMEOUT_MS = 5000
-
-
-async def watch(frames: list[Frame]) -> None:
-    """Start counting DOM mutations in the frames an action may affect."""
-    for f in frames:
-        try:
-            await f.evaluate(js("watch.js"))
-        except Error:
-            continue
-
-
-async def changes(frames: list[Frame]) -> int:
-    """Mutations seen since watch(); a detached/navigated frame counts as a change."""
-    total = 0
-    for f in frames:
-        try:
-            n = await f.evaluate(js("changes.js"))
-        except Error:
-            return 1
-        total += 1 if n < 0 else int(n)
-    return total
 
 
 def failure(error: str, reason: str, *alternatives: str, tried: tuple[str, ...] = ()) -> ToolResult:
@@ -83,19 +61,6 @@ async def centre(el: ElementHandle) -> tuple[float, float]:
     if box is None:
         raise Error("element is not visible")
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-
-
-async def click(page: Page, el: ElementHandle, args: ClickArgs) -> None:
-    """Left/right/middle, double, or press-and-hold (mouse down, wait, up at the centre)."""
-    if args.hold_ms:
-        x, y = await centre(el)
-        await page.mouse.move(x, y)
-        await page.mouse.down(button=args.button)
-        await asyncio.sleep(args.hold_ms / 1000)
-        await page.mouse.up(button=args.button)
-        return
-    count = 2 if args.double else 1
-    await el.click(button=args.button, click_count=count, timeout=ACTION_TIMEOUT_MS)
 
 
 async def drag(

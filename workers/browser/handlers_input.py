@@ -16,7 +16,9 @@ from playwright.async_api import ElementHandle
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser import actions
+from workers.browser.click import Target
 from workers.browser.frames import js
+from workers.browser.vision import Rect
 
 if TYPE_CHECKING:
     from workers.agent.tools import args as a
@@ -30,8 +32,9 @@ async def click(s: PageSession, args: a.ClickArgs) -> ToolResult:
     what = f"{'double-' if args.double else ''}{args.button} click {args.ref}"
     if args.hold_ms:
         what += f" held {args.hold_ms} ms"
-    return await s._verified(
-        what, target.frame, lambda: actions.click(s.page, el, args), ghost=True
+    # the three-tier cascade of click.py (seed 000 Alg. 5), each attempt verified
+    return await s.hand.click(
+        s.page, Target.of(el, target.frame, args.model_dump()), what, s._effect
     )
 
 
@@ -47,8 +50,10 @@ async def click_at(s: PageSession, args: a.ClickAtArgs) -> ToolResult:
                 "give x and y instead",
             )
         x, y = (box.rect.x0 + box.rect.x1) / 2, (box.rect.y0 + box.rect.y1) / 2
+        rect, label = box.rect, box.label
     else:
         x, y = float(args.x or 0), float(args.y or 0)
+        rect, label = Rect(x, y, x, y), ""
     vp = s.page.viewport_size or {"width": 0, "height": 0}
     if not (0 <= x < vp["width"] and 0 <= y < vp["height"]):
         return actions.failure(
@@ -56,13 +61,8 @@ async def click_at(s: PageSession, args: a.ClickAtArgs) -> ToolResult:
             f"({x:.0f}, {y:.0f}) is outside the {vp['width']}x{vp['height']} viewport.",
             "scroll the target into view first",
         )
-    count = 2 if args.double else 1
-    return await s._verified(
-        f"click at ({x:.0f}, {y:.0f})",
-        None,
-        lambda: s.page.mouse.click(x, y, button=args.button, click_count=count),
-        ghost=True,
-    )
+    # the snapper (seed 000 Alg. 4) picks the point, the cascade clicks it
+    return await s.hand.click_at(s.page, rect, label, "click_at", s._effect, args.model_dump())
 
 
 async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
@@ -70,7 +70,11 @@ async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
     result = await s._verified(
         f"type into {args.ref}",
         target.frame,
-        lambda: actions.type_text(s.page, el, args),
+        lambda: (
+            s.hand.type(s.page, el, args.text, clear=args.clear, submit=args.submit)
+            if s.hand.policy.humanize.enabled  # §6.4 typing rhythm (click.py, humanize.py)
+            else actions.type_text(s.page, el, args)
+        ),
         ghost=False,
     )
     if not result.success or not args.clear:

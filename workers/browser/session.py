@@ -18,18 +18,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from playwright.async_api import ConsoleMessage, Dialog, Download, Error, Frame, Page
+from playwright.async_api import ConsoleMessage, Dialog, Download, ElementHandle, Error, Frame, Page
 
 from app.settings import Settings
 from workers.agent.errors import ConfigurationError, FeedbackError
 from workers.agent.protocols import LLM, Action, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.agent.tools import TOOLS, parse_action
-from workers.browser import actions, files, frames, handlers, rerender, views
+from workers.browser import actions, files, frames, handlers, rerender, verify, views
 from workers.browser import fingerprint as gate
+from workers.browser.click import ClickPolicy, Hand
+from workers.browser.click_memory import ClickMemory, InMemoryClickMemory
 from workers.browser.dialogs import DialogDesk
 from workers.browser.fingerprint import Fingerprint, FingerprintError, ObservationCache
 from workers.browser.handlers import NAV_TIMEOUT_MS
+from workers.browser.humanize import Humanize
 from workers.browser.observe_pipeline import ObservePipeline
 from workers.browser.profile import Artifacts, SessionProfile
 from workers.browser.refs import RefError, RefTable, RefTarget, resolve
@@ -53,6 +56,7 @@ class PageSession:
         max_tokens: int | None = None,
         llm: LLM | None = None,
         goal: str | None = None,
+        click_memory: ClickMemory | None = None,
         profile: SessionProfile | None = None,
     ) -> None:
         self.page = page
@@ -60,6 +64,7 @@ class PageSession:
         self.artifacts = Artifacts(self.profile.artifacts_dir)
         self.downloads: list[str] = []  # artifact names of files the page downloaded
         self.downloads_started = 0  # an action that starts a download had an effect
+        self._downloads_before = 0
         self._saving: set[asyncio.Task[None]] = set()
         self.facts: dict[str, str] = {}  # record_fact
         self.console_errors: deque[str] = deque(maxlen=CONSOLE_KEPT)
@@ -86,6 +91,9 @@ class PageSession:
         self._vision_on = False  # the model asked for vision: prefetch after mutating actions
         self._dialogs = self.dialogs.shown  # JS dialogs shown since the current action started
         self._popups: list[Page] = []  # tabs/windows the page opened, adopted after an action
+        humane = Humanize(settings.humanize, settings.humanize_typos)
+        policy = ClickPolicy(humane, allow_untrusted=settings.click_allow_untrusted)
+        self.hand = Hand(policy, click_memory or InMemoryClickMemory())  # click.py cascade
         self._listen(page)
 
     def _listen(self, page: Page) -> None:
@@ -151,6 +159,7 @@ class PageSession:
         `llm=` (role "summarizer") and `goal=` for observe(mode="pipeline")."""
         await frames.install(page)
         await frames.install(page.context)  # popups the page opens get the hooks too
+        await verify.install(page.context)  # effect tracker in every frame (verify.py)
         return cls(page, settings, **kw)
 
     async def close(self) -> None:
@@ -274,6 +283,10 @@ class PageSession:
         return await self.page.screenshot(type="jpeg", quality=70)
 
     async def execute(self, action: Action) -> ToolResult:
+        """Run one tool; the hand watches for dead clicks and stalling (verify.py)."""
+        return self.hand.note(action, await self._execute(action))
+
+    async def _execute(self, action: Action) -> ToolResult:
         """Validate with the tool's argument model (workers/agent/tools), run its handler."""
         try:
             parsed = parse_action(ToolCall("browser", action.name, dict(action.args)))
@@ -330,6 +343,38 @@ class PageSession:
             }
             self._vision.schedule(self.page, (float(vp["width"]), float(vp["height"])))
 
+    def _events(self) -> verify.PageEvents:
+        """What the page did during the current action (listeners, not the DOM)."""
+        downloads = self.downloads_started - self._downloads_before
+        return verify.PageEvents(
+            self._navigated, tuple(self._dialogs), bool(self._popups), downloads
+        )
+
+    async def _effect(
+        self,
+        frame: Frame | None,
+        el: ElementHandle | None,
+        act: Callable[[], Awaitable[Any]],
+        wait_s: float,
+        mutating: bool = True,
+    ) -> verify.Outcome:
+        """Arm, act, settle (verify.py, seed 004 F.2.2): what the action changed."""
+        probe = await verify.arm(self.page, frame or self.page.main_frame, el)
+        self._navigated = False
+        self._dialogs.clear()
+        self._downloads_before = self.downloads_started
+        await act()
+        out = await verify.settle(
+            probe, min_wait_s=SETTLE_S, max_wait_s=wait_s, events=self._events
+        )
+        popup = await self._adopt_popup()
+        if out.url_changed or popup is not None:
+            self._refs = None
+        if out.effect and (mutating or out.url_changed):
+            self.invalidate()  # the fingerprint may miss class/style-only effects
+            self._after_mutation()
+        return out
+
     async def _verified(
         self,
         what: str,
@@ -337,42 +382,13 @@ class PageSession:
         act: Callable[[], Awaitable[Any]],
         ghost: bool,
         mutating: bool = True,
+        el: ElementHandle | None = None,
     ) -> ToolResult:
-        """Act, then report whether the URL or DOM changed (seed 002 verify-act-verify)."""
-        watched = list({self.page.main_frame, *(() if frame is None else (frame,))})
-        await actions.watch(watched)
-        before = self.page.url
-        downloads = self.downloads_started
-        self._navigated = False
-        self._dialogs.clear()
-        await act()
-        await asyncio.sleep(SETTLE_S)
-        popup = await self._adopt_popup()
-        navigated = self._navigated or self.page.url != before
-        dialogs = list(self._dialogs)
-        downloaded = self.downloads_started > downloads
-        changed = navigated or bool(dialogs) or downloaded or await actions.changes(watched) > 0
-        if navigated:
-            self._refs = None
-        if changed and (mutating or navigated):
-            self.invalidate()  # the fingerprint may miss class/style-only effects
-            self._after_mutation()
-        if ghost and not changed:
-            return actions.failure(
-                "no_effect",
-                f"{what} had no visible effect (DOM and URL unchanged); the element may be "
-                "disabled, decorative or covered.",
-                "try a different element or press_key Enter on the focused element",
-                "observe again and look for a dialog or overlay",
-            )
-        reason = f"{what} done" + (f"; now at {self.page.url}" if navigated else "")
-        if popup is not None:
-            reason += " (it opened a new tab; you are now in that tab)"
-        if downloaded:
-            reason += "; it started a download (see read_download)"
-        if dialogs:
-            reason += f"; the page showed a dialog: {'; '.join(dialogs)}"
-        return ToolResult(success=True, reason=reason, page_changed=navigated)
+        """Act, then report what changed; a ghost action with no effect fails (seed 002)."""
+        out = await self._effect(frame, el, act, SETTLE_S, mutating)
+        if ghost and not out.effect:
+            return verify.ghost(what, out)
+        return verify.report(what, out, self.page.url)
 
 
 def _ms(started: float) -> float:

@@ -48,6 +48,16 @@ async def install(target: Any) -> None:
 
 
 @dataclass(frozen=True)
+class PageEvents:
+    """What the session saw while the action ran (listeners on the page, not the DOM)."""
+
+    navigated: bool = False
+    dialogs: tuple[str, ...] = ()
+    popup: bool = False
+    downloads: int = 0
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What an action changed; `effect` is False for a ghost (silent) action."""
 
@@ -70,6 +80,7 @@ class Outcome:
     pixel_diff: float | None = None
     children: tuple[str, ...] = ()  # separately clickable things inside the target
     requests: int = 0  # network requests the page sent meanwhile (fetch, XHR, form, ...)
+    downloads: int = 0  # downloads the action started
 
     @property
     def mutations(self) -> int:
@@ -84,7 +95,7 @@ class Outcome:
         pixels = self.pixel_diff is not None and self.pixel_diff >= PIXEL_THRESHOLD
         return bool(
             self.url_changed or self.dialogs or self.popup or self.mutations or self.requests
-            or self.focus_moved
+            or self.downloads or self.focus_moved
             or self.scrolled or self.modal or self.state_changed or self.value_changed
             or self.detached or pixels
         )  # fmt: skip
@@ -119,22 +130,24 @@ def pixel_difference(before: bytes, after: bytes) -> float:
 
 def outcome(
     summary: Mapping[str, Any] | None,
+    events: PageEvents | None = None,
     *,
-    url_changed: bool = False,
-    dialogs: tuple[str, ...] = (),
-    popup: bool = False,
     pixel_diff: float | None = None,
     requests: int = 0,
 ) -> Outcome:
     """Build an Outcome from verify.js "collect" (None: the frame went away = navigation)."""
+    ev = events or PageEvents()
+    seen: dict[str, Any] = {
+        "dialogs": ev.dialogs,
+        "popup": ev.popup,
+        "downloads": ev.downloads,
+        "pixel_diff": pixel_diff,
+        "requests": requests,
+    }
     if summary is None:
-        return Outcome(
-            url_changed=True, dialogs=dialogs, popup=popup, pixel_diff=pixel_diff, requests=requests
-        )
+        return Outcome(url_changed=True, **seen)
     return Outcome(
-        url_changed=url_changed or bool(summary.get("url")),
-        dialogs=dialogs,
-        popup=popup,
+        url_changed=ev.navigated or bool(summary.get("url")),
         causal=int(summary.get("causal", 0)),
         late=int(summary.get("late", 0)),
         target=int(summary.get("target", 0)),
@@ -148,9 +161,8 @@ def outcome(
         value_changed=bool(summary.get("valueChanged")),
         value=summary.get("value"),
         detached=bool(summary.get("detached")),
-        pixel_diff=pixel_diff,
         children=tuple(summary.get("children") or ()),
-        requests=requests,
+        **seen,
     )
 
 
@@ -251,23 +263,16 @@ async def settle(
     *,
     min_wait_s: float = MIN_SETTLE_S,
     max_wait_s: float,
-    events: Callable[[], tuple[bool, tuple[str, ...], bool]] = lambda: (False, (), False),
+    events: Callable[[], PageEvents] = PageEvents,
 ) -> Outcome:
     """Wait min_wait_s, then until the action shows an effect or max_wait_s has passed, and
-    say what changed. `events()` gives what the session saw: (navigated, dialogs, popup)."""
+    say what changed, with what the session saw meanwhile (`events()`)."""
     started = time.monotonic()
     await asyncio.sleep(min(min_wait_s, max_wait_s))
     diff: float | None = None
     while True:
-        navigated, dialogs, popup = events()
         summary = await _collect(probe, end=False)
-        current = outcome(
-            summary,
-            url_changed=navigated,
-            dialogs=dialogs,
-            popup=popup,
-            requests=len(probe.requests),
-        )
+        current = outcome(summary, events(), requests=len(probe.requests))
         if not current.effect and probe.shot is not None and probe.clip is not None:
             after = await _shot(probe.page, probe.clip)  # a DOM-silent widget: look at it
             diff = pixel_difference(probe.shot, after) if after is not None else None
@@ -277,14 +282,10 @@ async def settle(
         await asyncio.sleep(POLL_S)
     probe.stop()
     final = await _collect(probe, end=True) if summary is not None else None
-    navigated, dialogs, popup = events()
+    seen = events()
+    seen = replace(seen, navigated=seen.navigated or probe.page.url != probe.url)
     return outcome(
-        final if final is not None else summary,
-        url_changed=navigated or probe.page.url != probe.url,
-        dialogs=dialogs,
-        popup=popup,
-        pixel_diff=diff,
-        requests=len(probe.requests),
+        final if final is not None else summary, seen, pixel_diff=diff, requests=len(probe.requests)
     )
 
 
@@ -328,8 +329,10 @@ def report(what: str, out: Outcome, url: str) -> ToolResult:
         reason += f"; now at {url}"
     if out.popup:
         reason += " (it opened a new tab; you are now in that tab)"
+    if out.downloads:
+        reason += "; it started a download (see read_download)"
     if out.dialogs:
-        reason += f"; the page showed a dialog, accepted: {'; '.join(out.dialogs)}"
+        reason += f"; the page showed a dialog: {'; '.join(out.dialogs)}"
     return ToolResult(success=True, reason=reason, page_changed=out.url_changed or out.popup)
 
 

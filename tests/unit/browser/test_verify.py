@@ -13,6 +13,7 @@ from workers.browser import click_memory
 from workers.browser.click_memory import InMemoryClickMemory, tier_order
 from workers.browser.verify import (
     DeadClickGuard,
+    PageEvents,
     StallMonitor,
     outcome,
     pixel_difference,
@@ -47,8 +48,11 @@ def test_each_signal_is_an_effect() -> None:
         {"url": True},
     ):
         assert outcome(summary).effect, summary
-    assert outcome({}, dialogs=("alert 'hi'",)).effect
-    assert outcome({}, popup=True).effect
+    assert outcome({}, PageEvents(dialogs=("alert 'hi'",))).effect
+    assert outcome({}, PageEvents(popup=True)).effect
+    assert outcome({}, PageEvents(downloads=1)).effect
+    assert outcome({}, PageEvents(navigated=True)).url_changed
+    assert outcome({}, requests=1).effect
     assert outcome(None).url_changed  # the frame went away: navigation
 
 
