@@ -150,6 +150,10 @@ async def test_disabled_and_ghost_buttons(plain: PageSession, probe_port: int) -
     assert ghost.error == "no_effect", ghost.reason
     assert await js(plain, "[window.ghostAttempts >= 1, window.orders]") == [True, 0]
     assert await js(plain, "window.nativeClicks") is None
+    inert = await plain.execute(Action("click", {"ref": ref(plain, named("Compare"))}))
+    assert inert.error == "selector_ambiguous", inert.reason  # only its card would be hit
+    assert "div#card" in inert.reason
+    assert await js(plain, "window.cardClicks") is None
 
 
 async def test_covered_button_names_the_overlay(plain: PageSession, probe_port: int) -> None:
