@@ -197,6 +197,96 @@ def _sort_numbers(task: str, request: dict[str, Any]) -> Reply:
     return tool_reply(("drag", {"from_x": sx, "from_y": sy, "x": x, "y": y}), search)
 
 
+def _all_hits(request: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """The hit lists of every successful dom_search of the previous step, in order."""
+    found = []
+    for result in last_tool_results(request):
+        hits = (result.get("data") or {}).get("hits")
+        if result.get("success") and isinstance(hits, list):
+            found.append(hits)
+    return found
+
+
+def _drag_box(task: str, request: dict[str, Any]) -> Reply:
+    """drag-box: the two jQuery UI draggables; the small one onto the large one's centre."""
+    boxes = _hits(request)
+    submit = find(latest_observation(request), ("button",), "Submit")
+    if boxes is None:
+        return tool_reply(("dom_search", {"selector": "#draggable > div"}))
+    if len(boxes) != 2 or submit is None:
+        return _give_up("two boxes and Submit expected")
+    small, large = sorted(boxes, key=lambda h: h["w"] * h["h"])
+    (sx, sy), (lx, ly) = _centre(small), _centre(large)
+    drag = {"from_x": sx, "from_y": sy, "x": lx, "y": ly}
+    return tool_reply(("drag", drag), ("click", {"ref": submit}))
+
+
+_SHAPE_SELECTORS = {
+    "rectangles": "svg rect:not(#shape-container)",
+    "circles": "svg circle",
+    "triangles": "svg polygon",
+}
+
+
+def _drag_shapes(task: str, request: dict[str, Any]) -> Reply:
+    """drag-shapes: every shape of the asked kind dragged into the container, then Submit."""
+    m = re.search(r"Drag all (\w+) into the black box", task)
+    selector = _SHAPE_SELECTORS.get(m.group(1)) if m else None
+    found = _all_hits(request)
+    submit = find(latest_observation(request), ("button",), "Submit")
+    if selector is None or submit is None:
+        return _give_up("unknown shape kind")
+    results = last_tool_results(request)
+    if len(found) == 1 and len(results) == 2 and results[1].get("error") == "text_not_found":
+        found.append([])  # no shape of that kind on the board: nothing to move
+    if len(found) != 2:
+        box = ("dom_search", {"selector": "#shape-container"})
+        return tool_reply(box, ("dom_search", {"selector": selector, "limit": 20}))
+    (box_hit, *_), shapes = found
+    bx, by = _centre(box_hit)
+    drags: list[dict[str, Any]] = []
+    for shape in shapes:
+        sx, sy = _centre(shape)
+        drags.append({"tool": "drag", "from_x": sx, "from_y": sy, "x": bx, "y": by})
+    return tool_reply(("bulk", {"actions": [*drags, {"tool": "click", "ref": submit}]}))
+
+
+_NTH = re.compile(r"in the (\d+)(?:st|nd|rd|th) paragraph")
+
+
+def _highlight(task: str, request: dict[str, Any]) -> Reply:
+    """highlight-text(-2): select a paragraph by dragging across it, then Submit."""
+    hits = _hits(request)
+    submit = find(latest_observation(request), ("button",), "Submit")
+    nth = _NTH.search(task)
+    if hits is None:
+        selector = "#area p" if nth else "#randomText"
+        return tool_reply(("dom_search", {"selector": selector, "limit": 10}))
+    index = int(nth.group(1)) - 1 if nth else 0
+    if not hits or submit is None or index >= len(hits):
+        return _give_up("no paragraph or Submit")
+    p = hits[index]
+    drag = {"from_x": p["x"] + 1, "from_y": p["y"] + 3, "x": p["x"] + p["w"] - 1}
+    drag["y"] = p["y"] + p["h"] - 3
+    return tool_reply(("drag", drag), ("click", {"ref": submit}))
+
+
+def _resize(task: str, request: dict[str, Any]) -> Reply:
+    """resize-textarea: drag the native resize corner along the named dimension."""
+    m = re.search(r"so that the (width|height) is (larger|smaller)", task)
+    hits = _hits(request)
+    submit = find(latest_observation(request), ("button",), "Submit")
+    if m is None or submit is None:
+        return _give_up("no dimension or Submit")
+    if hits is None:
+        return tool_reply(("dom_search", {"selector": "textarea"}))
+    t = hits[0]
+    step = 25 if m.group(2) == "larger" else -15
+    dx, dy = (step, 0) if m.group(1) == "width" else (0, step)
+    drag = {"from_x": t["x"] + t["w"] - 3, "from_y": t["y"] + t["h"] - 3, "dx": dx, "dy": dy}
+    return tool_reply(("drag", drag), ("click", {"ref": submit}))
+
+
 _SHIFT = {"up": (0, -30), "down": (0, 30), "left": (-30, 0), "right": (30, 0)}
 
 
@@ -219,6 +309,10 @@ REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Re
     (re.compile(r"^Drag .+ (to the .+|(up|down|left|right) by one( position)?)\.$"), _drag_item),
     (re.compile(r"^Drag the (item|circle) (up|down|left|right) then press Submit\.$"), _drag_shape),
     (re.compile(r"^Sort the numbers in increasing order"), _sort_numbers),
+    (re.compile(r"^Drag the smaller box so that it is completely inside"), _drag_box),
+    (re.compile(r"^Drag all \w+ into the black box\.$"), _drag_shapes),
+    (re.compile(r"^Highlight the text in the (\d+\w\w )?paragraph"), _highlight),
+    (re.compile(r"^Resize the textarea so that the (width|height) is"), _resize),
 )
 
 # Utterance patterns of the smoke tasks (click-button, click-link, enter-text) and sliders.

@@ -1,7 +1,8 @@
 """MiniWoB++ pointer tasks the tool layer makes reachable (issue 8): the real agent loop on
 the real task pages, the scripted model reading only the prompt (tests/support/
-miniwob_policies.py). Sliders by focus + arrow keys in one bulk call; sortable lists and SVG
-shapes by `drag` from the point a `dom_search` reported."""
+miniwob_policies.py). Sliders by focus + arrow keys in one bulk call; sortable lists, SVG
+shapes, boxes, text selection and the textarea's resize corner by `drag` from the point a
+`dom_search` reported."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ POINTER_TASKS = (
     "drag-sort-numbers",
     "drag-single-shape",
     "drag-circle",
+    "drag-box",
+    "drag-shapes",
+    "highlight-text",
+    "highlight-text-2",
+    "resize-textarea",
 )
 
 
@@ -35,6 +41,8 @@ async def test_pointer_tasks_complete_through_the_tools(
     options = BenchOptions(tasks=POINTER_TASKS, episodes=1, seed=7)
     report = await run_benchmark(options, bench_settings(chromium_path, llm_server))
     failed = [
-        (e.task, e.outcome, e.reason) for e in report.episodes if e.outcome is not Outcome.success
+        (e.task, e.outcome, e.raw_reward, e.agent_reason)
+        for e in report.episodes
+        if e.outcome is not Outcome.success
     ]
     assert not failed, failed
