@@ -183,8 +183,9 @@
   }
   function hintOf(el) {
     const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter((c) => c && c.length < 30).slice(0, 2).join(' ') : '';
-    const id = el.id && el.id.length < 30 ? '#' + el.id : '';
-    return squash(cls + ' ' + id);
+    const id = el.id && el.id.length < 30 ? el.id : '';
+    // the last resort for a name: words, not selectors ("open search" from #open-search)
+    return squash((cls + ' ' + id).replace(/[-_]+/g, ' '));
   }
 
   function roleOf(el, tag) {
