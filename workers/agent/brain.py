@@ -184,12 +184,12 @@ class Brain:
         claim: CompletionClaim | None = None,
     ) -> PlannerVerdict:
         kind = trigger or Trigger.periodic
-        spent = self._checklist_step == step
+        spent, before = self._checklist_step == step, ledger.checklist
         verdict = await self.planner.review(
             ledger, self._session, state, claim, checklist_update=not spent
         )
         self.failed_streak = 0
-        if verdict.checklist_update is not None:
+        if before and ledger.checklist != before:  # an item changed (creating it is not one)
             self._checklist_step = step
         if claim is not None:
             self.verified = True

@@ -301,3 +301,16 @@ async def test_the_planner_cannot_spend_a_step_the_worker_already_updated() -> N
     await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink(), memory=store)
     statuses = [(i["id"], i["status"]) for i in store.latest["checklist"]]
     assert statuses == [(1, "completed"), (2, "pending")]
+
+
+async def test_creating_the_checklist_does_not_spend_the_steps_update() -> None:
+    steps = [scroll() for _ in range(3)] + [
+        with_notes(scroll(), checklist={"id": 1, "status": "in_progress"}),
+        done(),
+    ]
+    first = {"checklist": ["a done", "b done"], "checklist_update": {"id": 2, "status": "failed"}}
+    llm = FakeLLM(steps, side(first, {"done": True}))
+    store = InMemoryMemoryStore()
+    await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink(), memory=store)
+    statuses = [(i["id"], i["status"]) for i in store.latest["checklist"]]
+    assert statuses == [(1, "in_progress"), (2, "pending")]
