@@ -25,6 +25,7 @@ from playwright.async_api import CDPSession, ElementHandle, Error, Frame, Page
 from workers.agent.protocols import Action, ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.browser import humanize, snapper
+from workers.browser.actions import failure
 from workers.browser.click_memory import ClickMemory, InMemoryClickMemory, domain_of, tier_order
 from workers.browser.frames import js
 from workers.browser.verify import (
@@ -260,7 +261,7 @@ class Hand:
         found = await snapper.snap(page.main_frame, box, label)
         el = await found.element() if found is not None else None
         if found is None or el is None:
-            return _failure(
+            return failure(
                 ToolError.no_effect,
                 f"{what}: nothing clickable in that {'point' if box.area <= 0 else 'box'}.",
                 "observe again and use a ref, or another vision box",
@@ -300,7 +301,7 @@ class Hand:
         if t.point is not None:  # a canvas is one element with many targets on it
             key += f"@{t.point[0]:.0f},{t.point[1]:.0f}"
         if self.guard.refuses(key, active):
-            return _failure(
+            return failure(
                 ToolError.dead_click,
                 f"{what} refused: the same target was just clicked with no DOM change.",
                 "observe the page again (take a fresh snapshot or screenshot) before retrying",
@@ -309,21 +310,20 @@ class Hand:
         order = tier_order(self.memory, domain, allow_untrusted=self.policy.allow_untrusted)
         tried: list[str] = []
         last: Outcome | None = None
+        refused: TierFailed | None = None
         for name in order:
             tried.append(name)
             try:
                 act = await self.tiers[name](self, page, t)
                 last = await run(t.frame, t.el, act, self.policy.tier_wait_s)
             except TierFailed as exc:
+                refused = exc
                 if exc.final:
-                    return _failure(
-                        exc.code, f"{what}: {exc.reason}.", *exc.alternatives, tried=tried
-                    )
+                    break
                 continue
-            except Error as exc:
+            except Error:
                 if name == order[-1] and last is None:
-                    raise
-                del exc
+                    raise  # PageSession.execute explains Playwright's reason
                 continue
             if last.effect:
                 self.memory.record(domain, tried, name)
@@ -332,18 +332,10 @@ class Hand:
                 return replace(done, tried=tuple(tried), data={**done.data, "tier": name})
             if last.url_changed or last.detached:
                 break  # the page moved on: never click again
+        if refused is not None and (refused.final or last is None):
+            # no tier pressed anything: the probe's reason, not a ghost click
+            reason = f"{what}: {refused.reason}."
+            return failure(refused.code, reason, *refused.alternatives, tried=tuple(tried))
         self.memory.record(domain, tried, None)
         self.guard.record(key, last.mutations if last else 0, active)
         return ghost(what, last, tried)
-
-
-def _failure(
-    code: str, reason: str, *alternatives: str, tried: list[str] | tuple[str, ...] = ()
-) -> ToolResult:
-    return ToolResult(
-        success=False,
-        error=code,
-        reason=reason,
-        alternatives=tuple(alternatives),
-        tried=tuple(tried),
-    )
