@@ -7,6 +7,7 @@ path, so a lost live event is recovered from the DB (gap backfill, idle polling)
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import weakref
 from abc import ABC, abstractmethod
@@ -16,10 +17,14 @@ from types import TracebackType
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.contracts import Event, EventType, TaskStatus, stream_key
 from app.db import repositories
+
+log = logging.getLogger(__name__)
 
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]: `async with f() as s`
 
@@ -162,18 +167,37 @@ class _RedisSubscription(Subscription):
         self._buffer.clear()
 
     async def next(self, timeout: float) -> Event | None:
-        await self.start()
-        if not self._buffer:
-            block_ms = max(1, int(timeout * 1000))
-            streams: dict[Any, Any] = {self._key: self._last_id}
-            reply: Any = await self._bus.client().xread(streams, count=100, block=block_ms)
-            for _stream, entries in reply or ():
-                for entry_id, fields in entries:
-                    self._last_id = _text(entry_id)
-                    raw = fields.get(b"event", fields.get("event"))
-                    if raw is not None:
-                        self._buffer.append(decode_event(raw))
-        return self._buffer.popleft() if self._buffer else None
+        """XREAD in slices shorter than the client's socket timeout until `timeout` passes.
+
+        One XREAD BLOCK longer than the socket timeout (redis-py: 5 s) raises TimeoutError,
+        which used to end every live stream after 5 quiet seconds. A Redis error is not the
+        stream's end either: the caller re-reads the DB on None, so it waits and returns None.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self._buffer:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return None
+            try:
+                await self.start()
+                await self._read(min(remaining, self._bus.block_s))
+            except (RedisConnectionError, RedisTimeoutError) as exc:
+                log.warning("event bus read failed for %s: %r", self._key, exc)
+                await asyncio.sleep(min(max(deadline - loop.time(), 0.0), 1.0))
+                return None
+        return self._buffer.popleft()
+
+    async def _read(self, block_s: float) -> None:
+        streams: dict[Any, Any] = {self._key: self._last_id}
+        block_ms = max(1, int(block_s * 1000))
+        reply: Any = await self._bus.client().xread(streams, count=100, block=block_ms)
+        for _stream, entries in reply or ():
+            for entry_id, fields in entries:
+                self._last_id = _text(entry_id)
+                raw = fields.get(b"event", fields.get("event"))
+                if raw is not None:
+                    self._buffer.append(decode_event(raw))
 
 
 def _text(value: str | bytes) -> str:
@@ -183,8 +207,11 @@ def _text(value: str | bytes) -> str:
 class RedisEventBus:
     """Redis Streams bus: XADD MAXLEN ~ per task stream, XREAD BLOCK to tail (never pub/sub)."""
 
-    def __init__(self, redis_url: str, maxlen: int = 10000, *, ttl_s: int = 86400) -> None:
+    def __init__(
+        self, redis_url: str, maxlen: int = 10000, *, ttl_s: int = 86400, block_s: float = 2.0
+    ) -> None:
         self.redis_url = redis_url
+        self.block_s = block_s  # one XREAD BLOCK slice: must stay below the socket timeout
         self.maxlen = maxlen
         self.ttl_s = ttl_s
         # one client per event loop: redis.asyncio connections are bound to the loop that made them

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,12 +54,30 @@ def parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, str, str]]:
             data.append(value)
 
 
+def _alive(lines: Iterator[str], on_line: Callable[[], None]) -> Iterator[str]:
+    """Pass lines through, calling `on_line` for each (pings included)."""
+    for line in lines:
+        on_line()
+        yield line
+
+
 class TaskClient:
     """Thin synchronous client over httpx."""
 
-    def __init__(self, base_url: str, *, api_key: str | None = None, timeout: float = 30.0):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 30.0,
+        reconnect_delay_s: float = RECONNECT_DELAY_S,
+        transport: httpx.BaseTransport | None = None,
+    ):
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+        self._http = httpx.Client(
+            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport
+        )
+        self._reconnect_delay_s = reconnect_delay_s
 
     def close(self) -> None:
         self._http.close()
@@ -83,8 +101,18 @@ class TaskClient:
         return self._json(self._http.get(f"/v1/tasks/{task_id}"))
 
     def events(self, task_id: str) -> Iterator[StreamedEvent]:
-        """Every event once, in seq order, until task.finished (reconnects with Last-Event-ID)."""
+        """Every event once, in seq order, until task.finished (reconnects with Last-Event-ID).
+
+        Only consecutive connects that received nothing count against MAX_RECONNECTS: a
+        stream that delivered a keep-alive or an event and then dropped (an idle cut during a
+        long model call) starts the count over.
+        """
         last, attempts = 0, 0
+
+        def on_line() -> None:
+            nonlocal attempts
+            attempts = 0
+
         while True:
             headers = {"Last-Event-ID": str(last)} if last else {}
             try:
@@ -94,7 +122,7 @@ class TaskClient:
                     if response.is_error:
                         response.read()
                         self._json(response)
-                    for _type, _id, data in parse_sse(response.iter_lines()):
+                    for _type, _id, data in parse_sse(_alive(response.iter_lines(), on_line)):
                         event = json.loads(data)
                         if event["seq"] <= last:
                             continue
@@ -106,7 +134,7 @@ class TaskClient:
                 attempts += 1
                 if attempts > MAX_RECONNECTS:
                     raise
-                time.sleep(RECONNECT_DELAY_S)
+                time.sleep(self._reconnect_delay_s)
                 continue
             if self.get(task_id)["status"] in ("succeeded", "failed", "cancelled", "timed_out"):
                 return  # stream ended without task.finished (e.g. reaped before it was written)
