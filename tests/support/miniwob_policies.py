@@ -304,6 +304,135 @@ def _drag_shape(task: str, request: dict[str, Any]) -> Reply:
     return tool_reply(("drag", drag), ("click", {"ref": submit}))
 
 
+# Element-level tasks whose decisions follow from the utterance and the page (issue 8's
+# "action layer never the reason" check): one turn each unless the page must change first.
+def _quoted_all(text: str) -> list[str]:
+    return re.findall(r"\"([^\"]+)\"", text)
+
+
+def _login(task: str, page: str) -> Reply:
+    values = _quoted_all(task)
+    user, pw = find(page, ("textbox",), "Username"), find(page, ("textbox",), "Password")
+    login = find(page, ("button",), "Login")
+    if len(values) != 2 or None in (user, pw, login):
+        return _give_up("login form not found")
+    return tool_reply(
+        (
+            "bulk",
+            {
+                "actions": [
+                    {"tool": "type", "ref": user, "text": values[0]},
+                    {"tool": "type", "ref": pw, "text": values[1], "secret": True},
+                    {"tool": "click", "ref": login},
+                ]
+            },
+        )
+    )
+
+
+def _passwords(task: str, page: str) -> Reply:
+    values = _quoted_all(task)
+    boxes = [el.ref for el in nodes(page) if el.role == "textbox"]
+    submit = find(page, ("button",), "Submit")
+    if len(values) != 1 or len(boxes) != 2 or submit is None:
+        return _give_up("two password fields expected")
+    steps = [{"tool": "type", "ref": b, "text": values[0], "secret": True} for b in boxes]
+    return tool_reply(("bulk", {"actions": [*steps, {"tool": "click", "ref": submit}]}))
+
+
+def _choose_list(task: str, page: str) -> Reply:
+    m = re.match(r"Select (.+) from the list and click Submit\.$", task)
+    box, submit = find(page, ("combobox", "listbox")), find(page, ("button",), "Submit")
+    if m is None or box is None or submit is None:
+        return _give_up("no list")
+    return tool_reply(
+        ("select_option", {"ref": box, "values": [m.group(1)]}), ("click", {"ref": submit})
+    )
+
+
+def _tick(task: str, page: str) -> Reply:
+    m = re.match(r"Select (.*?) and click Submit\.$", task)
+    submit = find(page, ("button",), "Submit")
+    if m is None or submit is None:
+        return _give_up("no choices")
+    wanted = [w.strip() for w in m.group(1).split(",") if w.strip()]
+    wanted = [] if wanted == ["nothing"] else wanted
+    refs = [find(page, ("checkbox", "radio"), w) for w in wanted]
+    if None in refs:
+        return _give_up("a choice is missing")
+    clicks = [{"tool": "click", "ref": r} for r in refs]
+    return tool_reply(("bulk", {"actions": [*clicks, {"tool": "click", "ref": submit}]}))
+
+
+def _focus_text(task: str, page: str) -> Reply:
+    box = find(page, ("textbox",))
+    return tool_reply(("focus", {"ref": box})) if box else _give_up("no textbox")
+
+
+def _close_dialog(task: str, page: str) -> Reply:
+    close = find(page, ("button",), "Close")
+    return tool_reply(("click", {"ref": close})) if close else _give_up("no Close button")
+
+
+def _tabs(page: str) -> list[tuple[str, bool]]:
+    """(ref, expanded) of each tab line, in page order."""
+    found = []
+    for line in page.splitlines():
+        m = _NODE_LINE.match(line.strip())
+        if m and m["role"] == "tab":
+            found.append((m["ref"], "expanded" in line))
+    return found
+
+
+def _expand(task: str, page: str) -> Reply:
+    """click-collapsible: open the section, then Submit once it shows as expanded."""
+    submit = find(page, ("button",), "Submit")
+    tabs = _tabs(page)
+    if submit is None:
+        return _give_up("no Submit")
+    if tabs and not any(open_ for _, open_ in tabs):
+        return tool_reply(("click", {"ref": tabs[0][0]}))
+    return tool_reply(("click", {"ref": submit}))
+
+
+def _tab_link(task: str, page: str) -> Reply:
+    """click-tab-2: click the link when it shows, else open the tab after the open one."""
+    name = _quoted(task)
+    link = find(page, ("link",), name) if name else None
+    if link is not None:
+        return tool_reply(("click", {"ref": link}))
+    tabs = _tabs(page)
+    current = next((i for i, (_, open_) in enumerate(tabs) if open_), -1)
+    if not tabs:
+        return _give_up(f"no link {name!r} and no tabs")
+    return tool_reply(("click", {"ref": tabs[(current + 1) % len(tabs)][0]}))
+
+
+def _autocomplete(task: str, request: dict[str, Any]) -> Reply:
+    """use-autocomplete: type the prefix, list the suggestions, pick the one that fits."""
+    m = re.search(r'starts with "([^"]+)"(?: and ends with "([^"]+)")?', task)
+    page = latest_observation(request)
+    box, submit = find(page, ("textbox", "combobox")), find(page, ("button",), "Submit")
+    if m is None or box is None or submit is None:
+        return _give_up("no text field")
+    offered = None
+    for result in last_tool_results(request):
+        options = (result.get("data") or {}).get("options")
+        if result.get("success") and isinstance(options, list):
+            offered = options
+    if offered is None:
+        return tool_reply(
+            ("type", {"ref": box, "text": m.group(1)}), ("get_dropdown_options", {"ref": box})
+        )
+    end = m.group(2) or ""
+    fits = [o for o in offered if o.startswith(m.group(1)) and o.endswith(end)]
+    if not fits:
+        return _give_up("no suggestion fits")
+    return tool_reply(
+        ("select_option", {"ref": box, "values": [fits[0]]}), ("click", {"ref": submit})
+    )
+
+
 # Tasks whose solver needs the whole request (the previous step's tool results).
 REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Reply]], ...] = (
     (re.compile(r"^Drag .+ (to the .+|(up|down|left|right) by one( position)?)\.$"), _drag_item),
@@ -313,11 +442,20 @@ REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Re
     (re.compile(r"^Drag all \w+ into the black box\.$"), _drag_shapes),
     (re.compile(r"^Highlight the text in the (\d+\w\w )?paragraph"), _highlight),
     (re.compile(r"^Resize the textarea so that the (width|height) is"), _resize),
+    (re.compile(r"^Enter an item that starts with \""), _autocomplete),
 )
 
 # Utterance patterns of the smoke tasks (click-button, click-link, enter-text) and sliders.
 SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, str], Reply]], ...] = (
     (re.compile(r"^Select -?\d+ with the slider and hit Submit\.$"), _use_slider),
+    (re.compile(r"^Enter the username \".+\" and the password \".+\""), _login),
+    (re.compile(r"^Enter the password \".+\" into both text fields"), _passwords),
+    (re.compile(r"^Select .+ from the list and click Submit\.$"), _choose_list),
+    (re.compile(r"^Select .* and click Submit\.$"), _tick),
+    (re.compile(r"^Focus into the textbox\.$"), _focus_text),
+    (re.compile(r"^Close the dialog box by clicking the \"x\"\.$"), _close_dialog),
+    (re.compile(r"^Expand the section below and click submit\.$"), _expand),
+    (re.compile(r"^Switch between the tabs to find and click on the link \".+\"\.$"), _tab_link),
     (re.compile(r"^Set the sliders to the combination \[.*\] and submit\.$"), _use_slider_2),
     (re.compile(r"^Click on the \".+\" button\.$"), _click_named(("button",))),
     # MiniWoB's "links" are <span class="alink">: a snapshot shows them as generic, named.
