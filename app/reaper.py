@@ -79,6 +79,10 @@ async def reap_once(
         except IntegrityError:
             # the dying worker wrote an event with the same seq: the row is terminal anyway
             log.warning("task %s: worker_lost event not written (seq taken)", task_id)
+        except (SQLAlchemyError, RedisError, OSError) as exc:
+            # one task's failure must not cost the others their terminal event; a failed
+            # publish is harmless (the row is committed first and SSE replays from the DB)
+            log.warning("task %s: worker_lost event not announced: %r", task_id, exc)
     return reaped
 
 

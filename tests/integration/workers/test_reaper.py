@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -61,3 +62,37 @@ async def test_leaves_heartbeating_task_alone(sessions: async_sessionmaker[Async
     async with sessions() as s:
         task = await repositories.get_task(s, task_id=task_id)
     assert task is not None and task.status == TaskStatus.running
+
+
+class _FlakyBus(MemoryEventBus):
+    """Redis down for the first publish only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failures = 0
+
+    async def publish(self, event: Event) -> None:
+        if self.failures == 0:
+            self.failures += 1
+            raise RedisConnectionError("Redis is down")
+        await super().publish(event)
+
+
+async def test_a_failed_publish_does_not_stop_the_round(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    """Every stale task still gets its terminal event row (SSE replays it from the DB)."""
+    stale = [await new_task(sessions) for _ in range(3)]
+    async with sessions() as s:
+        for task_id in stale:
+            assert await repositories.mark_running(s, task_id=task_id, worker_id="w-dead")
+        old = utcnow() - timedelta(minutes=10)
+        await s.execute(update(Task).where(Task.id.in_(stale)).values(heartbeat_at=old))
+        await s.commit()
+    bus = _FlakyBus()
+    reaped = await reap_once(sessions, timeout_s=60, bus=bus)
+    assert set(stale) <= set(reaped) and bus.failures == 1
+    async with sessions() as s:
+        for task_id in stale:
+            rows = await repositories.list_events(s, task_id=task_id)
+            assert [(r.type, r.data["error"]) for r in rows] == [("task.finished", "worker_lost")]
