@@ -209,13 +209,19 @@ class Hand:
     guard: DeadClickGuard = field(default_factory=DeadClickGuard)
     stall: StallMonitor = field(default_factory=StallMonitor)
     _cdp: dict[int, CDPSession] = field(default_factory=dict)
+    navigations: int = 0  # navigations the page asked for (CDP Page.frameRequestedNavigation)
 
     async def cdp(self, page: Page) -> CDPSession:
         session = self._cdp.get(id(page))
         if session is None:
             session = await page.context.new_cdp_session(page)
+            session.on("Page.frameRequestedNavigation", self._navigation_requested)
+            await session.send("Page.enable")
             self._cdp[id(page)] = session
         return session
+
+    def _navigation_requested(self, _: Any) -> None:
+        self.navigations += 1
 
     async def _move(self, cdp: CDPSession, x: float, y: float) -> None:
         await cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
@@ -308,6 +314,7 @@ class Hand:
                 "choose a different element, or press_key Enter on the focused element",
             )
         order = tier_order(self.memory, domain, allow_untrusted=self.policy.allow_untrusted)
+        await self.cdp(page)  # from here on, a navigation the click starts is seen at once
         tried: list[str] = []
         last: Outcome | None = None
         refused: TierFailed | None = None
@@ -315,7 +322,10 @@ class Hand:
             tried.append(name)
             try:
                 act = await self.tiers[name](self, page, t)
+                asked = self.navigations
                 last = await run(t.frame, t.el, act, self.policy.tier_wait_s)
+                if self.navigations > asked and not last.effect:
+                    last = replace(last, url_changed=True)  # still loading: never click again
             except TierFailed as exc:
                 refused = exc
                 if exc.final:
@@ -327,7 +337,7 @@ class Hand:
                 continue
             if last.effect:
                 self.memory.record(domain, tried, name)
-                self.guard.record(key, last.mutations, active)
+                self.guard.record(key, _delta(last), active)
                 done = report(what, last, page.url)
                 return replace(done, tried=tuple(tried), data={**done.data, "tier": name})
             if last.url_changed or last.detached:
@@ -337,5 +347,12 @@ class Hand:
             reason = f"{what}: {refused.reason}."
             return failure(refused.code, reason, *refused.alternatives, tried=tuple(tried))
         self.memory.record(domain, tried, None)
-        self.guard.record(key, last.mutations if last else 0, active)
+        self.guard.record(key, _delta(last) if last else 0, active)
         return ghost(what, last, tried)
+
+
+def _delta(out: Outcome) -> int:
+    """The guard's mutation_delta: DOM changes, or 1 for a navigation, tab, dialog, download
+    or request (the target is not dead even though its old document did not change)."""
+    other = out.url_changed or out.popup or out.dialogs or out.downloads or out.requests
+    return out.mutations or int(bool(other))

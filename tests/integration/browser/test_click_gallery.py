@@ -14,6 +14,7 @@ import pytest
 from playwright.async_api import Page
 
 from app.settings import Settings
+from tests.support.sites import TestSite
 from workers.agent.protocols import Action
 from workers.browser.click import Hand, Target, TierFailed
 from workers.browser.session import PageSession
@@ -337,3 +338,18 @@ async def test_typing_is_humanized_per_character_or_filled(
         assert await js(s, "document.getElementById('q').value") == text
         typed = [k for k in await js(s, "window.names || []") if len(k) == 1]
         assert typed == (list(text) if humane else [])
+
+
+async def test_a_slow_navigation_is_an_effect_not_a_reason_to_click_again(
+    plain: PageSession, probe_port: int, test_site: TestSite
+) -> None:
+    """The server answers after the tier's wait: the requested navigation counts, so the
+    cascade does not fall through to a second click (one request reaches the server)."""
+    slow = test_site.url("/slow?ms=2500")
+    await open_page(plain, probe_port, "slowlink.html", f"?to={slow}")
+    result = await plain.execute(
+        Action("click", {"ref": ref(plain, named("Open the yearly report"))})
+    )
+    assert result.success and result.tried == ("cdp",), result.reason
+    await plain.page.wait_for_url("**/slow?ms=2500")
+    assert test_site.paths.count("/slow?ms=2500") == 1
