@@ -150,3 +150,12 @@ async def test_click_memory_persists_through_learnings() -> None:
     await click_memory.save(store, first)
     later = await click_memory.load(store, ["shop.test"])
     assert tier_order(later, "shop.test", allow_untrusted=False) == ("playwright", "cdp")
+
+
+def test_guard_delta_counts_navigation_as_life() -> None:
+    from workers.browser.click import _delta
+
+    assert _delta(outcome({"causal": 0})) == 0
+    assert _delta(outcome({"causal": 3})) == 3
+    assert _delta(outcome({}, PageEvents(navigated=True))) == 1
+    assert _delta(outcome({}, requests=2)) == 1
