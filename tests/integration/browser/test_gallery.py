@@ -3,6 +3,7 @@ outcome asserted on the page's own state (window.state). One page load checks se
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,16 @@ async def test_pointer_variants_scrolling_and_reading(
         text = await run(s, "read_text", offset=text.data["next_offset"])
         whole += str(text.data["text"])
     assert "The answer is 4217." in whole and whole.startswith("# Widget gallery")
+    # the snapshot's cut-text marker names a ref read_text returns whole (issue 7 class 9)
+    obs = await s.observe()
+    marker = re.search(r"…\[\+(\d+) chars: read_text (\d+:\d+)\]", obs.text)
+    assert marker, obs.text
+    part = await run(s, "read_text", ref=marker.group(2))
+    paragraph = str(part.data["text"])
+    while "next_offset" in part.data:
+        part = await run(s, "read_text", ref=marker.group(2), offset=part.data["next_offset"])
+        paragraph += str(part.data["text"])
+    assert paragraph.rstrip().endswith("More filler here.") and "The answer is 4217." in paragraph
     # canvas pixels, console errors, DOM search with refs
     await s.page.evaluate("document.getElementById('swatch').scrollIntoView()")
     box = await s.page.evaluate(
