@@ -17,10 +17,13 @@ from fastapi.exceptions import RequestValidationError
 from app.api import events as events_api
 from app.api import health, tasks
 from app.api import ledger as ledger_api
+from app.api.access import OperatorPagesGuard
+from app.api.deps import AUTH_RESPONSES
 from app.api.inputs import validation_error_handler
 from app.db.session import create_engine, session_factory
 from app.dispatch import Dispatcher, RqDispatcher
 from app.events import EventBus, MemoryEventBus, RedisEventBus
+from app.ratelimit import RateLimiter
 from app.settings import Settings, get_settings
 from app.urlpolicy import network_policy
 
@@ -102,8 +105,12 @@ def create_app(
     network_policy(cfg)  # a malformed ALLOWED_PRIVATE_HOSTS stops the start, not a request
     app.state.settings = cfg
     app.state.readiness_checks = {}
-    app.include_router(tasks.router)
-    app.include_router(ledger_api.router)
-    app.include_router(events_api.router)
+    app.state.limiter = RateLimiter(
+        per_minute=cfg.rate_limit_per_minute, burst=cfg.rate_limit_burst
+    )
+    app.add_middleware(OperatorPagesGuard)
+    app.include_router(tasks.router, responses=AUTH_RESPONSES)
+    app.include_router(ledger_api.router, responses=AUTH_RESPONSES)
+    app.include_router(events_api.router, responses=AUTH_RESPONSES)
     app.include_router(health.router)
     return app

@@ -25,6 +25,19 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     api_keys_required: bool = False
+    # `serve` on a non-loopback address without API keys refuses to start unless this is set
+    # (e.g. a container whose port is published on the host's loopback only)
+    allow_unauthenticated_bind: bool = False
+    # per API key (per client address for failed authentication), in each API process
+    rate_limit_per_minute: int = Field(default=600, ge=0)  # 0: no limit
+    rate_limit_burst: int = Field(default=120, ge=1)
+    # queued + running tasks per client of keyed callers; 0: no cap
+    max_active_tasks_per_tenant: int = Field(default=50, ge=0)
+    # with API keys required: who may read /metrics and /docs, /redoc, /openapi.json
+    #   open - anyone; loopback - clients on 127.0.0.1/::1 or a key; key - a key only
+    #   (/metrics needs an admin key, the docs any valid key)
+    metrics_access: Literal["open", "loopback", "key"] = "loopback"
+    docs_access: Literal["open", "loopback", "key"] = "key"
 
     # LLM endpoint (any OpenAI-compatible server) and per-role model overrides
     llm_base_url: str = "https://api.openai.com/v1"

@@ -9,11 +9,12 @@ cli = typer.Typer(help="webagent: a self-hosted web agent as a service.", no_arg
 
 def _register_all() -> None:
     # Each command module registers its own commands; add new modules here.
-    from workers.commands import bench, observe, service
+    from workers.commands import bench, keys, observe, service
 
     service.register(cli)
     bench.register(cli)
     observe.register(cli)
+    keys.register(cli)
 
 
 def main() -> None:

@@ -70,7 +70,9 @@ def iso_only(value: Any) -> Any:
 SafeStr = Annotated[str, AfterValidator(safe_text)]
 IsoDatetime = Annotated[datetime, BeforeValidator(iso_only)]
 # a POST body that is not JSON at all (FastAPI answers 400 before validation)
-MALFORMED_BODY: dict[int | str, dict[str, Any]] = {400: {"description": "the request body is not valid JSON"}}
+MALFORMED_BODY: dict[int | str, dict[str, Any]] = {
+    400: {"description": "the request body is not valid JSON"}
+}
 TaskIdPath = Annotated[
     str, Path(description="task id", min_length=1, max_length=64, pattern=TASK_ID_PATTERN)
 ]

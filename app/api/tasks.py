@@ -12,7 +12,15 @@ from fastapi import APIRouter, Header, HTTPException, Path, Query, Response, sta
 from redis.exceptions import RedisError
 
 from app import metrics
-from app.api.deps import BusDep, DispatcherDep, SessionDep, SettingsDep, TenantDep
+from app.api.deps import (
+    BusDep,
+    DispatcherDep,
+    PrincipalDep,
+    SessionDep,
+    SettingsDep,
+    TenantDep,
+    WriterDep,
+)
 from app.api.inputs import (
     INT32_MAX,
     MALFORMED_BODY,
@@ -26,6 +34,7 @@ from app.api.steps import build_steps
 from app.contracts import ErrorCode, Event, EventType, TaskStatus, Usage
 from app.db import repositories
 from app.db.errors import IdempotencyConflict, InvalidCursor
+from app.db.repo_keys import count_active_tasks
 from app.dispatch import DispatchError
 from app.events import EventBus, event_from_row
 from app.settings import Settings
@@ -35,6 +44,7 @@ log = logging.getLogger(__name__)
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
 
 SCREENSHOT = "screenshot"
+ACTIVE_CAP_RETRY_S = 5
 
 
 def _invalid(field: str, message: str, value: Any, kind: str = "value_error") -> None:
@@ -66,6 +76,16 @@ async def _validate_limits(body: TaskCreate, settings: Settings) -> None:
         )
         if reason:
             _invalid("start_url", f"start_url is not allowed: {reason}", body.start_url)
+
+
+async def _check_active_cap(session: Any, tenant: str, cap: int) -> None:
+    """429 while the tenant already has `cap` queued or running tasks (0: no cap)."""
+    if cap and await count_active_tasks(session, tenant_id=tenant) >= cap:
+        raise HTTPException(
+            status.HTTP_429_TOO_MANY_REQUESTS,
+            detail=f"{cap} tasks are already queued or running for this client",
+            headers={"Retry-After": str(ACTIVE_CAP_RETRY_S)},
+        )
 
 
 def request_hash(body: TaskCreate) -> str:
@@ -104,11 +124,14 @@ async def submit_task(
     session: SessionDep,
     settings: SettingsDep,
     dispatcher: DispatcherDep,
-    tenant: TenantDep,
+    tenant: WriterDep,
+    principal: PrincipalDep,
     idempotency_key: Annotated[SafeStr | None, Header(max_length=255)] = None,
 ) -> TaskOut:
     """Persist the task, then enqueue it: a worker can only ever see committed rows."""
     await _validate_limits(body, settings)
+    if principal.key_id is not None:  # keyed clients; keys off is the operator's own loopback
+        await _check_active_cap(session, tenant, settings.max_active_tasks_per_tenant)
     try:
         task, created = await repositories.create_task(
             session,
@@ -204,7 +227,7 @@ async def _record_queued_cancel(session: Any, task_id: str) -> Event:
     responses={404: {}, 409: {"description": "task already finished"}},
 )
 async def cancel_task(
-    task_id: TaskIdPath, session: SessionDep, tenant: TenantDep, bus: BusDep
+    task_id: TaskIdPath, session: SessionDep, tenant: WriterDep, bus: BusDep
 ) -> TaskOut:
     """Queued tasks are cancelled at once; running ones are flagged and the worker stops."""
     task = await load_task(session, task_id, tenant)

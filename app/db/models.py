@@ -240,5 +240,9 @@ class ApiKey(Base):
     name: Mapped[str] = mapped_column(String(255))
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     prefix: Mapped[str] = mapped_column(String(16))
+    # space-separated scopes (app/auth.py Scope); migration 0003
+    scopes: Mapped[str] = mapped_column(
+        String(255), server_default=sql_text("'tasks:write tasks:read learnings:read'")
+    )
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(nullable=True)

@@ -6,6 +6,7 @@ Heavy modules (runtime, browser, supervisor) are imported inside the commands so
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import socket
@@ -41,10 +42,35 @@ def serve(
     from workers.embedded import build_app
 
     settings = get_settings()
+    bind = host or settings.host
+    refusal = unsafe_bind(bind, settings)
+    if refusal:
+        typer.echo(refusal, err=True)
+        raise typer.Exit(2)
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     if settings.embedded:
         upgrade(settings.effective_database_url)
-    uvicorn.run(build_app(settings), host=host or settings.host, port=port or settings.port)
+    uvicorn.run(build_app(settings), host=bind, port=port or settings.port)
+
+
+def unsafe_bind(host: str, settings: Settings) -> str | None:
+    """Why serving on `host` would expose an unauthenticated API, or None when it is fine."""
+    if settings.api_keys_required or settings.allow_unauthenticated_bind:
+        return None
+    name = host.strip("[]").lower()
+    try:
+        if ipaddress.ip_address(name).is_loopback:
+            return None
+    except ValueError:
+        if name == "localhost":
+            return None
+    return (
+        f"refusing to serve on {host}: API keys are not required, so anyone who can reach "
+        "this address could submit tasks. Set WEBAGENT_API_KEYS_REQUIRED=true and create a "
+        "key with `webagent keys create --name NAME --scopes tasks:write,tasks:read`, or bind "
+        "127.0.0.1, or (behind your own authentication, or a port published on loopback only) "
+        "set WEBAGENT_ALLOW_UNAUTHENTICATED_BIND=true."
+    )
 
 
 def worker(

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.contracts import DEFAULT_TENANT, EventType
 from app.db import repositories as repo
-from app.db.models import ApiKey, Fact, Task
+from app.db.models import Base, Fact, Task
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -172,9 +172,14 @@ async def test_api_keys_hash_only_and_revocation(s: AsyncSession) -> None:
     key, plaintext = await repo.create_api_key(s, tenant_id="acme", name="ci")
     await s.commit()
     assert key.key_hash != plaintext and len(key.key_hash) == 64
-    assert key.prefix == plaintext[:8]
-    stored = (await s.execute(select(ApiKey.key_hash, ApiKey.prefix))).all()
-    assert all(plaintext not in (h, p) for h, p in stored)
+    assert key.prefix == plaintext[:11] and plaintext.startswith("wa_")
+    # every column of every row of every table, as text: no substring of the secret part
+    values: list[str] = []
+    for table in Base.metadata.sorted_tables:
+        for row in (await s.execute(select(table))).all():
+            values.extend(repr(value) for value in row)
+    dump = "\n".join(values)
+    assert key.prefix in dump and plaintext[11:] not in dump and plaintext not in dump
     found = await repo.find_api_key(s, plaintext=plaintext)
     assert found is not None and found.tenant_id == "acme"
     assert await repo.find_api_key(s, plaintext=plaintext + "x") is None
