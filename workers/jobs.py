@@ -78,8 +78,12 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
         EventType.task_started,
         {"worker_id": rt.worker_id, "instruction": spec.instruction, "start_url": spec.start_url},
     )
-    async with _heartbeat(rt, spec.task_id):
-        outcome = await _run_agent(rt, spec, sink)
+    try:
+        async with _heartbeat(rt, spec.task_id):
+            outcome = await _run_agent(rt, spec, sink)
+    except OwnershipLost:
+        log.warning("task %s: stopped, another owner or the reaper has it", spec.task_id)
+        return  # not ours to finish: its status and events belong to the new owner
     await _finish(rt, spec, sink, outcome, time.monotonic() - started)
 
 
@@ -222,11 +226,23 @@ async def _beat_once(rt: WorkerRuntime, task_id: str) -> bool:
     return owned
 
 
+class OwnershipLost(Exception):
+    """The heartbeat found the task no longer live or owned by this worker."""
+
+
 @contextlib.asynccontextmanager
 async def _heartbeat(rt: WorkerRuntime, task_id: str) -> AsyncIterator[None]:
-    """Refresh heartbeat_at in the background so the reaper knows this worker is alive."""
+    """Refresh heartbeat_at in the background so the reaper knows this worker is alive.
+
+    Once a beat finds the task reaped, cancelled-and-finished or claimed by another worker,
+    the body is cancelled at once (mid model call or mid action) and OwnershipLost raised:
+    this worker must not act on the website for a task it no longer owns.
+    """
+    holder = asyncio.current_task()
+    lost = False
 
     async def beat() -> None:
+        nonlocal lost
         while True:
             await asyncio.sleep(rt.settings.heartbeat_interval_s)
             try:
@@ -236,10 +252,18 @@ async def _heartbeat(rt: WorkerRuntime, task_id: str) -> AsyncIterator[None]:
                 continue
             if not owned:
                 log.warning("task %s is no longer owned by %s", task_id, rt.worker_id)
+                lost = True
+                if holder is not None:
+                    holder.cancel()
+                return
 
     beater = asyncio.create_task(beat(), name=f"heartbeat-{task_id}")
     try:
         yield
+    except asyncio.CancelledError:
+        if not lost or holder is None or holder.uncancel() > 0:
+            raise  # a cancel from outside (shutdown, hard timeout) stays a cancel
+        raise OwnershipLost(task_id) from None
     finally:
         beater.cancel()
         with contextlib.suppress(asyncio.CancelledError):
