@@ -86,10 +86,19 @@ class _Sent:
 
 
 def _example(observation: Observation | None, version: int) -> dict[str, str]:
-    """A tag that is really in the image (stats["som"]["refs"]) for the caption's example."""
-    refs = ((observation.stats.get("som") or {}).get("refs") or []) if observation else []
+    """Caption values: a tag that is really in the image (stats["som"]["refs"]) as the
+    example, and where the image sits in the viewport, for click_at on untagged pixels."""
+    som = (observation.stats.get("som") or {}) if observation else {}
+    refs = som.get("refs") or []
     tag = str(refs[0]).split(":")[-1] if refs else "12"
-    return {"tag": tag, "ref": f"{version}:{tag}"}
+    geometry = ""
+    if som.get("region") and som.get("scale"):
+        x, y, w, h = som["region"]
+        geometry = prompts.render(
+            "screenshot_geometry.md", x=x, y=y, x1=x + w, y1=y + h, scale=som["scale"]
+        )
+        geometry = " " + geometry
+    return {"tag": tag, "ref": f"{version}:{tag}", "geometry": geometry}
 
 
 class VisionChannel:

@@ -156,3 +156,15 @@ def test_caption_example_is_a_tag_that_is_in_the_image() -> None:
         stats={"som": {"refs": ["3:5", "3:6"]}},
     )  # fmt: skip
     assert "the box tagged 5 is [3:5]" in texts_in(channel.content("page", seen, 1))
+
+
+def test_caption_says_where_the_image_sits_in_the_viewport() -> None:
+    """An untagged pixel (a canvas, a pie slice) can be clicked with click_at from the image."""
+    channel = VisionChannel(ChannelConfig(enabled=True))
+    seen = Observation(
+        "http://x/", "T", "[3:5] button", 3, fingerprint="f", image=JPEG_A,
+        stats={"som": {"refs": ["3:5"], "region": [46, 45, 68, 70], "scale": 2.0}},
+    )  # fmt: skip
+    text = texts_in(channel.content("page", seen, 1))
+    assert "from x=46 to 114 and y=45 to 115" in text
+    assert "(46 + px / 2.0, 45 + py / 2.0)" in text
