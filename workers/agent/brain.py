@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -34,8 +34,14 @@ from workers.agent.protocols import (
     MemoryStore,
     Observation,
 )
-from workers.agent.roles.planner import CompletionClaim, Planner, PlannerVerdict
-from workers.agent.roles.worker import WorkerNotes
+from workers.agent.roles.planner import (
+    PLANNER,
+    CompletionClaim,
+    Planner,
+    PlannerVerdict,
+    render_planner_view,
+)
+from workers.agent.roles.worker import WORKER, WorkerNotes
 from workers.agent.testing import InMemoryMemoryStore
 from workers.agent.tools import DONE, is_page_changing
 from workers.agent.views import render_worker, worker_view
@@ -185,8 +191,12 @@ class Brain:
     ) -> PlannerVerdict:
         kind = trigger or Trigger.periodic
         spent, before = self._checklist_step == step, ledger.checklist
+
+        async def prepare(messages: list[Message]) -> list[Message]:
+            return await self._evict(messages, ledger, step, render_planner_view, PLANNER)
+
         verdict = await self.planner.review(
-            ledger, self._session, state, claim, checklist_update=not spent
+            ledger, self._session, state, claim, checklist_update=not spent, prepare=prepare
         )
         self.failed_streak = 0
         if before and ledger.checklist != before:  # an item changed (creating it is not one)
@@ -257,14 +267,24 @@ class Brain:
     async def evict(
         self, messages: list[Message], ledger: Ledger, step: int, url: str
     ) -> list[Message]:
-        """Algorithm 3 before the model call, then the Ledger it wrote to is persisted."""
-        result = evict(messages, ledger, step=step, render=lambda led: self._render(led, url))
-        await self.sink.emit(EventType.memory_evicted, result.event(step))
+        """Before the Worker's call: Algorithm 3 with the Worker view as RenderForLLM."""
+        return await self._evict(
+            messages, ledger, step, lambda led: self.history.render(led, url), WORKER
+        )
+
+    async def _evict(
+        self,
+        messages: list[Message],
+        ledger: Ledger,
+        step: int,
+        render: Callable[[Ledger], str],
+        role: str,
+    ) -> list[Message]:
+        """Algorithm 3 before a model call, then the Ledger it wrote to is persisted."""
+        result = evict(messages, ledger, step=step, render=render)
+        await self.sink.emit(EventType.memory_evicted, {**result.event(step), "role": role})
         await self.persist(ledger, step)
         return result.messages
-
-    def _render(self, ledger: Ledger, url: str) -> str:
-        return self.history.render(ledger, url)
 
     async def persist(self, ledger: Ledger, step: int) -> None:
         """Write the journal since the last call, then the snapshot."""

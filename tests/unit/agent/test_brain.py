@@ -228,7 +228,13 @@ async def test_prompt_order_puts_the_page_last_and_eviction_runs_before_each_cal
     assert "<page_content" in last and "elapsed" in last and "left" in last and "CE" in last
     assert llm.prompts[0][:2] == prompt[:2]  # the static head is byte-identical
     evicted = sink.of_type("memory.evicted")
-    assert [e["step"] for e in evicted] == [1, 2, 3]  # before each Worker call
+    # before every model call: the three Worker calls and the Planner's verification
+    assert [(e["step"], e["role"]) for e in evicted] == [
+        (1, "worker"),
+        (2, "worker"),
+        (3, "worker"),
+        (3, "planner"),
+    ]
     assert set(evicted[0]["counts"]) >= {"screenshots", "failures", "archived"}
 
 

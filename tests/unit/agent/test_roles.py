@@ -98,8 +98,10 @@ async def test_planner_call_uses_response_format_and_sees_the_claim() -> None:
     role, messages, response_format = llm.calls[0]
     assert role == "planner" and response_format == RESPONSE_FORMAT
     prompt = messages[-1]["content"]
-    assert '"answer": "$3"' in prompt and "[ ] 1. price read" in prompt
-    assert '[1:1] button "Buy"' in prompt
+    assert '"answer": "$3"' in prompt and '[1:1] button "Buy"' in prompt
+    ledger_message = messages[2]
+    assert ledger_message["role"] == "system" and "<ledger>" in ledger_message["content"]
+    assert "[ ] 1. price read" in ledger_message["content"]
 
 
 def test_worker_notes_from_content_json() -> None:

@@ -14,10 +14,12 @@ checklist, at most once per run (`PlannerVerdict.verified` tells the loop it hap
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from workers.agent import prompts
+from workers.agent.blocks import ledger_block
 from workers.agent.ledger import CHECKLIST_STATUSES, Ledger
 from workers.agent.protocols import LLM, LLMReply, Observation
 from workers.agent.roles.base import (
@@ -135,17 +137,21 @@ def planner_messages(
             answer=json.dumps(claim.answer, ensure_ascii=False),
             success=str(claim.success).lower(),
         )
-    request = prompts.render(
-        "planner_request.md",
-        ledger=render_planner(planner_view(ledger)),
-        page=page,
-        claim=claim_text,
-    )
+    request = prompts.render("planner_request.md", page=page, claim=claim_text)
     return [
         {"role": "system", "content": prompts.load("planner_system.md").strip()},
         {"role": "user", "content": session},
+        {"role": "system", "content": ledger_block(render_planner_view(ledger))},
         {"role": "user", "content": request},
     ]
+
+
+def render_planner_view(ledger: Ledger) -> str:
+    """The Planner's view of the Ledger (seed 000 eq. 17 plus the checklist)."""
+    return render_planner(planner_view(ledger))
+
+
+Prepare = Callable[[list[Message]], Awaitable[list[Message]]]
 
 
 class Planner:
@@ -162,13 +168,14 @@ class Planner:
         claim: CompletionClaim | None = None,
         *,
         checklist_update: bool = True,
+        prepare: Prepare | None = None,
     ) -> PlannerVerdict:
-        """`checklist_update=False`: this step's one checklist update is already spent."""
-        call = RoleCall(
-            PLANNER,
-            planner_messages(ledger, session, observation, claim),
-            response_format=RESPONSE_FORMAT,
-        )
+        """`checklist_update=False`: this step's one checklist update is already spent.
+        `prepare` runs on the messages right before the call (the eviction pass)."""
+        messages = planner_messages(ledger, session, observation, claim)
+        if prepare is not None:
+            messages = await prepare(messages)
+        call = RoleCall(PLANNER, messages, response_format=RESPONSE_FORMAT)
         verdict = parse_verdict(await call.send(self.llm))
         if not checklist_update:
             verdict = replace(verdict, checklist_update=None)
