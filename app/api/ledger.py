@@ -16,6 +16,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.api.deps import SessionDep, TenantDep
+from app.api.inputs import TaskIdPath
 from app.api.tasks import load_task
 from app.db import repositories
 
@@ -106,7 +107,7 @@ async def _rows(session: Any, task_id: str, tenant: str) -> dict[str, list[Any]]
 
 
 @router.get("/{task_id}/ledger", response_model=LedgerOut, responses={404: {}})
-async def get_ledger(task_id: str, session: SessionDep, tenant: TenantDep) -> LedgerOut:
+async def get_ledger(task_id: TaskIdPath, session: SessionDep, tenant: TenantDep) -> LedgerOut:
     task = await load_task(session, task_id, tenant)
     row = await repositories.get_ledger(session, task_id=task_id)
     return LedgerOut(

@@ -96,6 +96,7 @@ async def task_id(api: httpx.AsyncClient) -> str:
         ("/v1/tasks/abc%00def", ["path", "task_id"]),
         ("/v1/tasks/abc%00def/steps", ["path", "task_id"]),
         ("/v1/tasks/abc%00def/events", ["path", "task_id"]),
+        ("/v1/tasks/abc%00def/ledger", ["path", "task_id"]),
         ("/v1/tasks?domain=a%00b", ["query", "domain"]),
         ("/v1/tasks?cursor=a%00b", ["query", "cursor"]),
         ("/v1/tasks?cursor=garbage!", ["query", "cursor"]),
