@@ -184,8 +184,8 @@
   function hintOf(el) {
     const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter((c) => c && c.length < 30).slice(0, 2).join(' ') : '';
     const id = el.id && el.id.length < 30 ? el.id : '';
-    // the last resort for a name: words, not selectors ("open search" from #open-search)
-    return squash((cls + ' ' + id).replace(/[-_]+/g, ' '));
+    // the last resort for a name: class and id words, not a selector (no '#')
+    return squash(cls + ' ' + id);
   }
 
   function roleOf(el, tag) {
@@ -619,7 +619,7 @@
       if (r.width < 1 || r.height < 1 || offDocument(r)) continue;
       const inside = texts.filter(([, b]) => { const x = b.left + b.width / 2, y = b.top + b.height / 2; return x >= r.left && x <= r.right && y >= r.top && y <= r.bottom; });
       const name = clip(squash(sh.getAttribute('aria-label') || inside.map(([t]) => t).join(' ') || hintOf(sh) || sh.localName), 100);
-      nodes.push({ id: els.length, role: svgLink(sh) ? 'link' : roleOf(sh, sh.localName) || 'generic', name, value: null, states: [], bbox: [r.left, r.top, r.width, r.height],
+      nodes.push({ id: els.length, role: svgLink(sh) ? 'link' : roleOf(sh, sh.localName) || 'button', name, value: null, states: [], bbox: [r.left, r.top, r.width, r.height],
         inView: seen(r, ctx.view), interactive: true, level: 0, landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag: sh.localName });
       els.push(sh);
     }
