@@ -24,7 +24,7 @@ from app.db.types import as_utc
 from app.urlpolicy import network_policy
 from workers import runtime
 from workers.agent.brain import BrainConfig
-from workers.agent.errors import AgentError, ConfigurationError
+from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
 from workers.agent.protocols import AgentOutcome, AgentTask
 from workers.agent.search import run_task as run_routed
 from workers.browser import click_memory, views
@@ -32,6 +32,7 @@ from workers.browser.click_memory import domain_of
 from workers.browser.pool import is_browser_fault
 from workers.browser.profile import task_profile
 from workers.browser.session import PageSession
+from workers.cancellation import cancel_on_request, cancelled_outcome
 from workers.fetcher import FetchPolicy, HttpFetcher
 from workers.memory_store import DbMemoryStore
 from workers.metered_llm import MeteredLLM
@@ -113,7 +114,10 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
             planner_at_start=rt.settings.planner_at_start,
         )
         try:
-            async with asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S):
+            async with (
+                asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S),
+                cancel_on_request(sink.cancel_requested),
+            ):
                 return await run_routed(
                     agent_task,
                     partial(_open_browser, rt, spec, sink),
@@ -125,6 +129,8 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
                 )
         finally:
             await fetcher.close()
+    except TaskCancelled:  # raised mid model call or mid action by the cancel watcher
+        return cancelled_outcome()
     except TimeoutError:
         return failed_outcome(TaskStatus.timed_out, ErrorCode.timeout, "task timeout reached")
     except Exception as exc:  # the job boundary: any failure becomes a failed task

@@ -19,6 +19,10 @@ class AgentError(Exception):
     code: ErrorCode = ErrorCode.internal
 
 
+class TaskCancelled(AgentError):
+    """A cancel was requested: the run ends `cancelled`, with no further action or answer."""
+
+
 class FeedbackError(AgentError):
     """The model made a fixable mistake (bad arguments, unknown tool): tell it and go on."""
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from app.contracts import ErrorCode, EventType, TaskStatus
 from workers.agent.brain import Brain, BrainConfig, Trigger, describe_action
-from workers.agent.errors import AgentError, FeedbackError
+from workers.agent.errors import AgentError, FeedbackError, TaskCancelled
 from workers.agent.eviction import cause_of
 from workers.agent.guards import DomainGuard
 from workers.agent.history import (
@@ -131,6 +131,8 @@ class AgentLoop:
     async def run(self) -> AgentOutcome:
         try:
             ending = await self._run()
+        except TaskCancelled as exc:
+            ending = Ending(TaskStatus.cancelled, reason=str(exc))
         except AgentError as exc:
             ending = Ending(TaskStatus.failed, error=exc.code, reason=str(exc))
         if self.brain is not None:
@@ -252,6 +254,8 @@ class AgentLoop:
                 why = "an earlier action of this turn failed; read its result before finishing"
                 batch.executed.append(ExecutedCall(call, None, _skipped(why)))
                 continue
+            if await self.sink.cancel_requested():  # no action (nor `done`) after a cancel
+                raise TaskCancelled("cancel requested")
             executed = await self._execute(step, call, state)
             batch.executed.append(executed)
             if executed.action is not None and executed.action.name == DONE:

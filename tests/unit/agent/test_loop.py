@@ -142,10 +142,18 @@ async def test_max_steps_exhausted_fails() -> None:
 
 
 async def test_cancel_is_checked_before_each_step() -> None:
-    sink = RecordingSink(cancel_after_checks=2)
+    sink = RecordingSink(cancel_after_checks=4)  # checks: before each step and each action
     llm = FakeLLM([reply(("scroll", {"direction": "down"})) for _ in range(5)])
     outcome = await run_agent(task(), FakeBrowser(PAGES), llm, sink)
     assert (outcome.status, outcome.steps, outcome.llm_calls) == ("cancelled", 2, 2)
+
+
+async def test_cancel_is_checked_before_each_action() -> None:
+    """A cancel that arrives during the model call stops its `done` from running."""
+    sink = RecordingSink(cancel_after_checks=1)
+    llm = FakeLLM([reply(("done", {"answer": "too late", "success": True}))])
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, sink)
+    assert (outcome.status, outcome.answer, outcome.llm_calls) == ("cancelled", None, 1)
 
 
 async def test_deadline_already_passed_times_out() -> None:
