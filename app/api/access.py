@@ -7,11 +7,11 @@ interface, or a key) or key. /metrics needs an admin key; the docs any valid key
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Awaitable, Callable
 
-from fastapi import Request, Response
+from fastapi import Request
 from fastapi.responses import JSONResponse
-from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.types import ASGIApp, Receive, Send
+from starlette.types import Scope as Scope_
 
 from app.api.deps import authenticate, client_address
 from app.auth import Scope
@@ -35,24 +35,29 @@ async def _allowed(request: Request, rule: str, scope: Scope | None) -> bool:
     return principal is not None and (scope is None or principal.allows(scope))
 
 
-class OperatorPagesGuard(BaseHTTPMiddleware):
-    """401 for /metrics and the docs unless the access setting admits the caller."""
+class OperatorPagesGuard:
+    """Pure ASGI middleware (streams pass untouched): 401 for /metrics and the docs unless
+    the access setting admits the caller."""
 
-    async def dispatch(
-        self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        settings: Settings = request.app.state.settings
-        path = request.url.path
-        if settings.api_keys_required and (path == METRICS_PATH or path in DOCS_PATHS):
-            rule, scope = (
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope_, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path == METRICS_PATH or path in DOCS_PATHS:
+            request = Request(scope)
+            settings: Settings = request.app.state.settings
+            rule, needed = (
                 (settings.metrics_access, Scope.admin)
                 if path == METRICS_PATH
                 else (settings.docs_access, None)
             )
-            if not await _allowed(request, rule, scope):
-                return JSONResponse(
+            if settings.api_keys_required and not await _allowed(request, rule, needed):
+                response = JSONResponse(
                     {"detail": f"{path} needs an API key ({rule} access)"},
                     status_code=401,
                     headers={"WWW-Authenticate": "Bearer"},
                 )
-        return await call_next(request)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
