@@ -14,19 +14,18 @@ Issue 7 (observation fidelity): text cut short says how much and how to read the
 row, `a | b | c`, empty cells kept so columns line up (class 10); the content above and below
 the viewport is announced where the viewport starts and ends (class 6); when the detail window
 leaves most of the budget unused, main/article sections fill it, headings first (class 11).
-Tokens are counted with the o200k_base tokenizer (`bpe-openai`), or a script-aware estimate
-(one token per CJK character) when that package is missing.
+Tokens are counted with o200k_base (tokens.py).
 """
 
 from __future__ import annotations
 
 import json
-import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from workers.browser.tokens import count_tokens
 
 if TYPE_CHECKING:
     from workers.browser.snapshot import Node, Viewport
@@ -40,37 +39,6 @@ NEAR_ABOVE = 500  # px above it; farther sections stay one summary line with the
 FILL_SHARE = 1 / 3  # main content fills the budget up to this share when the window leaves it
 ROW_MAX_CHARS = 800  # a grid row longer than this keeps one line per cell
 MARK_NAMES = 2  # names quoted in an above/below-viewport line
-
-
-@lru_cache(maxsize=1)
-def _encoding() -> Any:
-    with warnings.catch_warnings():  # the package reads its vocabulary with open_binary
-        warnings.simplefilter("ignore", DeprecationWarning)
-        try:
-            import bpe_openai
-        except ImportError:
-            return None
-        return bpe_openai.get_encoding("o200k_base")
-
-
-def estimate_tokens(text: str) -> int:
-    """Script-aware estimate: a token per CJK/kana/hangul character, ~4 chars per token else."""
-    wide = sum(1 for ch in text if "\u2e80" <= ch <= "\ud7ff" or "\uf900" <= ch <= "\uffef")
-    return wide + (len(text) - wide + 3) // 4
-
-
-def count_tokens(text: str) -> int:
-    """o200k_base tokens of `text` (the estimate above when the tokenizer is not installed)."""
-    if len(text) <= 400:
-        return _line_tokens(text)
-    enc = _encoding()
-    return len(enc.encode_ordinary(text)) if enc is not None else estimate_tokens(text)
-
-
-@lru_cache(maxsize=32768)
-def _line_tokens(text: str) -> int:
-    enc = _encoding()
-    return len(enc.encode_ordinary(text)) if enc is not None else estimate_tokens(text)
 
 
 def _q(s: str) -> str:

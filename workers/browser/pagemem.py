@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from workers.browser import compact
+from workers.browser import compact, tokens
 from workers.browser.snapshot import Node, Snapshot
 
 MAX_SECTION_NODES = 40  # "normal sections are size-bounded" (seed 001 §2.2): one LLM call
@@ -279,7 +279,7 @@ def lines_text(nodes: Sequence[Node], *, max_tokens: int | None = None, more: st
     used = 0
     for i, n in enumerate(nodes):
         text = compact.line(n, text_cap=200)
-        cost = compact.count_tokens(text) + 1
+        cost = tokens.count_tokens(text) + 1
         if max_tokens is not None and used + cost > max_tokens and out:
             out.append(f"… {len(nodes) - i} more lines{more}")
             break
@@ -337,6 +337,6 @@ def render(
         if s.id not in wanted or budget <= 0:
             continue
         text = _list_preview(s, budget) if s.is_list else section_text(mem, s, max_tokens=budget)
-        budget -= compact.count_tokens(text)
+        budget -= tokens.count_tokens(text)
         lines.append(text)
     return "\n".join(lines)

@@ -14,7 +14,7 @@ from typing import Any
 
 from playwright.async_api import Page
 
-from workers.browser import compact, frames
+from workers.browser import compact, frames, tokens
 from workers.browser.refs import RefTable, RefTarget
 
 DEFAULT_MAX_TOKENS = 1500
@@ -166,8 +166,8 @@ def _stats(
         "hidden_dropped": raw.dropped_count,
         "hidden_reasons": dict(raw.dropped_reasons),
         "hidden_samples": [list(s) for s in raw.dropped_samples[:10]],
-        "tokens": compact.count_tokens(text),
-        "tokens_full": compact.count_tokens(full),
+        "tokens": tokens.count_tokens(text),
+        "tokens_full": tokens.count_tokens(full),
         "chars": len(text),
         "trimmed": text != full,
         "js_ms": round(raw.js_ms, 1),

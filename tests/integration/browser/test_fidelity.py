@@ -13,7 +13,7 @@ from playwright.async_api import Browser, async_playwright
 from app.settings import Settings
 from workers.agent.protocols import Action
 from workers.bench.server import MiniWobServer
-from workers.browser import compact
+from workers.browser import tokens
 from workers.browser.launch import launch_chromium
 from workers.browser.miniwob_page import MiniWobPage
 from workers.browser.session import PageSession
@@ -188,7 +188,7 @@ async def test_class11_budget_fills_with_main_content(open_page) -> None:  # typ
     assert "# City opens the longest bridge" in obs.text, obs.text
     assert "By Lois Lane" in obs.text, obs.text
     assert "Paragraph sentence number 1 " in obs.text, obs.text
-    assert compact.count_tokens(obs.text) <= 1500
+    assert tokens.count_tokens(obs.text) <= 1500
 
 
 async def test_class8_miniwob_instruction_keeps_its_icon(browser: Browser) -> None:

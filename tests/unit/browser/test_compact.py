@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workers.browser import compact
+from workers.browser import compact, tokens
 from workers.browser.refs import RefError, parse_ref
 from workers.browser.snapshot import Node, Snapshot, Viewport
 
@@ -82,14 +82,14 @@ def test_long_list_shows_first_items_and_pattern_line() -> None:
     assert "Product 3" in text and 'Product 4"' not in text.split("trimmed")[0]
     assert '[refs 8-81 trimmed: 37 more items like "Product 4"]' in text
     assert '[3:82] button "Next page"' in text
-    assert compact.count_tokens(text) <= 400
+    assert tokens.count_tokens(text) <= 400
 
 
 def test_tight_budget_summarises_sections_with_ref_ranges() -> None:
     text = compact.render(_long_page(), 3, VP, max_tokens=40)
     assert "Shop" in text
     assert "trimmed" in text and "refs 2-" in text
-    assert compact.count_tokens(text) <= 40
+    assert tokens.count_tokens(text) <= 40
 
 
 def test_unlimited_render_keeps_everything() -> None:
@@ -100,7 +100,7 @@ def test_unlimited_render_keeps_everything() -> None:
 def test_viewport_over_budget_is_cut_with_marker() -> None:
     nodes = [node(i, "text", "word " * 30) for i in range(1, 60)]
     text = compact.render(nodes, 3, VP, max_tokens=100)
-    assert compact.count_tokens(text) <= 100
+    assert tokens.count_tokens(text) <= 100
     assert text.splitlines()[-1].endswith("trimmed: rest of the page]")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from workers.browser import compact
+from workers.browser import compact, tokens
 from workers.browser.snapshot import Node, Viewport
 
 VP = Viewport(1280, 800, 0, 0, 1280, 5000)
@@ -76,7 +76,7 @@ def test_unused_budget_fills_with_main_content_headings_first() -> None:
     text = compact.render([logo, *article], 3, VP, max_tokens=1500)
     assert "# Headline" in text and "By Lois Lane" in text and "Body paragraph 4 " in text
     assert "Body paragraph 39" not in text and "more lines]" in text
-    assert compact.count_tokens(text) <= 1500 // 3 + 20
+    assert tokens.count_tokens(text) <= 1500 // 3 + 20
     elsewhere = [replace(n, landmark="complementary") for n in article]
     aside = compact.render([logo, *elsewhere], 3, VP, max_tokens=600)
     assert "# Headline" not in aside  # only main/article content fills the budget
@@ -84,8 +84,8 @@ def test_unused_budget_fills_with_main_content_headings_first() -> None:
 
 def test_cjk_is_counted_in_real_tokens() -> None:
     cjk = "東京都の新しい橋が開通しました。市民は喜んでいます。" * 20
-    assert compact.count_tokens(cjk) > len(cjk) // 4 * 1.5  # chars/4 would under-count it
-    assert compact.estimate_tokens(cjk) >= len(cjk) * 0.9
+    assert tokens.count_tokens(cjk) > len(cjk) // 4 * 1.5  # chars/4 would under-count it
+    assert tokens.estimate_tokens(cjk) >= len(cjk) * 0.9
     nodes = [node(i, "text", cjk) for i in range(1, 30)]
     text = compact.render(nodes, 3, VP, max_tokens=500)
-    assert compact.count_tokens(text) <= 500
+    assert tokens.count_tokens(text) <= 500
