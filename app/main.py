@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
 from app.api import events as events_api
-from app.api import health, tasks
+from app.api import health, tasks, unavailable
 from app.api import ledger as ledger_api
 from app.api.access import OperatorPagesGuard
 from app.api.deps import AUTH_RESPONSES
@@ -102,6 +102,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.add_exception_handler(RequestValidationError, validation_error_handler)
+    unavailable.install(app)  # database outage: 503 JSON with Retry-After, not a bare 500
     network_policy(cfg)  # a malformed ALLOWED_PRIVATE_HOSTS stops the start, not a request
     app.state.settings = cfg
     app.state.readiness_checks = {}

@@ -1,0 +1,42 @@
+"""A database outage answers 503 JSON naming the database, with Retry-After (issue 13, §6).
+
+Without these handlers a refused Postgres connection (asyncpg raises ConnectionRefusedError,
+SQLAlchemy wraps a dropped one in DBAPIError) surfaced as a bare `500 Internal Server Error`.
+Redis errors keep their own 503 answers where they are caught.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+
+log = logging.getLogger(__name__)
+
+RETRY_AFTER_S = 5
+
+
+def _is_outage(exc: Exception) -> bool:
+    if isinstance(exc, OSError | PoolTimeoutError | OperationalError | InterfaceError):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+
+
+async def database_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    if not _is_outage(exc):
+        raise exc  # any other database error is a real 500
+    log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
+    return JSONResponse(
+        {"detail": "database unavailable, retry later", "unavailable": "database"},
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER_S)},
+    )
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers (OSError covers asyncpg's refused or reset connections)."""
+    for exc_type in (OSError, PoolTimeoutError, DBAPIError):
+        app.add_exception_handler(exc_type, database_unavailable)
