@@ -14,6 +14,7 @@ from playwright.async_api import Page
 from app.settings import Settings
 from workers.agent.protocols import Action, LLMReply
 from workers.agent.testing import FakeLLM
+from workers.browser import som
 from workers.browser.session import PageSession
 
 pytestmark = pytest.mark.browser
@@ -181,3 +182,28 @@ async def test_look_without_a_vision_model_is_refused(
     result = await session.execute(Action("look", {"question": "Which bar is tallest?"}))
     assert not result.success and result.error == "vision_unavailable"
     assert "WEBAGENT_VISION_ENABLED" in result.reason
+
+
+STACKED = """<!doctype html><html><body style="margin:40px">
+<button id="a" style="display:block;width:120px;height:30px">First</button>
+<button id="b" style="display:block;width:120px;height:30px;margin-top:2px">Second</button>
+</body></html>"""
+
+
+async def test_tags_of_stacked_rows_do_not_cover_the_row_above(page: Page) -> None:
+    await page.set_content(STACKED)
+    boxes = await page.evaluate(
+        "() => ['a', 'b'].map((id) => { const r = document.getElementById(id)"
+        ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })"
+    )
+    await som.draw(page, [som.Mark("1", tuple(boxes[0])), som.Mark("2", tuple(boxes[1]))])
+    tags = await page.evaluate(
+        "() => [...document.getElementById('webagent-som-root').children].map((box) => {"
+        " const r = box.firstChild.getBoundingClientRect(); return [r.left, r.top, r.right,"
+        " r.bottom]; })"
+    )
+    first_bottom = boxes[0][1] + boxes[0][3]
+    assert tags[0][3] <= boxes[0][1] + 1  # room above the first row: the tag sits there
+    left, top, right, _ = tags[1]
+    overlaps_first = top < first_bottom and left < boxes[0][0] + boxes[0][2]
+    assert not overlaps_first and right <= boxes[1][0] + 1  # moved to the left of its box

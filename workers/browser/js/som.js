@@ -85,6 +85,12 @@
   const dashed = arg.style === 'anchors';
   const fill = arg.style === 'outline' ? '' : 'background:rgba(255,235,59,0.15);';
   const palette = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#008080', '#9a6324', '#800000'];
+  // tags avoid other marks' boxes and tags already placed, so dense rows stay legible
+  const placed = [];
+  const meets = (a, b) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+  const free = (r, self) => !placed.some((p) => meets(r, p)) &&
+    !arg.marks.some((o, j) => j !== self && meets(r, o.box));
+  const inView = (r) => r[0] >= 0 && r[1] >= 0 && r[0] + r[2] <= window.innerWidth && r[1] + r[3] <= window.innerHeight;
   arg.marks.forEach((m, i) => {
     // an outline sits just outside the element, so small swatches keep their own pixels
     const out = arg.style === 'outline' ? 2 : 0;
@@ -96,12 +102,19 @@
       (dashed ? `border:2px dashed ${color};` : `border:2px solid ${color};${fill}`);
     const tag = document.createElement('div');
     tag.textContent = m.label;
-    // the tag goes above the box, else to its left, else below, else inside its corner
+    // the tag goes above the box, else to its left, else below, else inside its corner:
+    // the first of these that is on screen and free, else the first on screen
     const tagW = 6 * String(m.label).length + 5;
-    const place = y >= 14 ? 'left:-2px;top:-15px;' : x >= tagW ? `left:-${tagW}px;top:-2px;` :
-      y + h + 15 <= window.innerHeight ? 'left:-2px;top:100%;' : 'left:-2px;top:0;';
+    const spots = [
+      [[x - 2, y - 15, tagW, 13], 'left:-2px;top:-15px;'],
+      [[x - tagW, y - 2, tagW, 13], `left:-${tagW + 2}px;top:-2px;`],
+      [[x - 2, y + h, tagW, 13], 'left:-2px;top:100%;'],
+      [[x, y, tagW, 13], 'left:-2px;top:0;'],
+    ];
+    const spot = spots.find(([r]) => inView(r) && free(r, i)) || spots.find(([r]) => inView(r)) || spots[3];
+    placed.push(spot[0]);
     tag.style.cssText = 'position:absolute;font:bold 11px/13px monospace;padding:0 2px;' +
-      `color:#fff;background:${color};white-space:nowrap;` + place;
+      `color:#fff;background:${color};white-space:nowrap;` + spot[1];
     box.appendChild(tag);
     root.appendChild(box);
   });
