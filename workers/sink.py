@@ -10,10 +10,13 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
+from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from app import metrics
 from app.contracts import Event, EventType, Usage
@@ -26,6 +29,12 @@ log = logging.getLogger(__name__)
 
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
 SCREENSHOT_KIND = "screenshot"
+T = TypeVar("T")
+# database outage: connection refused/reset (asyncpg raises OSError), pool exhausted, dropped
+OUTAGE_ERRORS = (OSError, PoolTimeoutError, DBAPIError)
+RETRY_BUDGET_S = 60.0  # a short outage (issue 13: 20 s) is waited out; longer ones fail
+RETRY_FIRST_DELAY_S = 0.25
+RETRY_MAX_DELAY_S = 5.0
 # label values of webagent_step_duration_seconds: the tool names, never model-chosen text
 STEP_ACTIONS = frozenset(t["function"]["name"] for t in WORKER_TOOLS)
 
@@ -106,8 +115,28 @@ class DbEventSink:
             # shielded: a cancel (task timeout) must not abandon a half-done transaction,
             # which on SQLite would keep the database locked for every other writer
             usage_changed = self.meter.saw(str(type), payload)
-            event = await asyncio.shield(self._write(str(type), payload, usage_changed))
+            write = partial(self._write_once, str(type), payload, usage_changed)
+            event = await asyncio.shield(retry_outage(write, f"{self.task_id} {type}"))
             await publish_quietly(self._bus, event)
+
+    async def _write_once(
+        self, type: str, payload: dict[str, Any], usage_changed: bool, retry: int
+    ) -> Event:
+        try:
+            return await self._write(type, payload, usage_changed)
+        except IntegrityError:
+            # a retried write whose earlier commit went through (its answer was lost): done
+            seq = self._next_seq
+            row = None if retry == 0 or seq is None else await self._row(seq)
+            if row is None or row.type != type:
+                raise
+            self._next_seq = seq + 1
+            return repositories.event_to_contract(row)
+
+    async def _row(self, seq: int) -> Any:
+        async with self._sessions() as s:
+            rows = await repositories.list_events(s, task_id=self.task_id, after_seq=seq - 1)
+        return next((r for r in rows if r.seq == seq), None)
 
     async def _write(self, type: str, payload: dict[str, Any], usage_changed: bool) -> Event:
         async with self._sessions() as s:
@@ -127,7 +156,8 @@ class DbEventSink:
         )
 
     async def save_screenshot(self, step: int, jpeg: bytes) -> None:
-        await asyncio.shield(self._save_screenshot(step, jpeg))
+        save = partial(_ignore_retry, partial(self._save_screenshot, step, jpeg))
+        await asyncio.shield(retry_outage(save, f"{self.task_id} screenshot {step}"))
 
     async def _save_screenshot(self, step: int, jpeg: bytes) -> None:
         async with self._sessions() as s:
@@ -143,8 +173,44 @@ class DbEventSink:
             await s.commit()
 
     async def cancel_requested(self) -> bool:
-        async with self._sessions() as s:
-            return bool(await repositories.is_cancel_requested(s, task_id=self.task_id))
+        """False while the database is unreachable: no cancel can be accepted then either."""
+        try:
+            async with self._sessions() as s:
+                return bool(await repositories.is_cancel_requested(s, task_id=self.task_id))
+        except OUTAGE_ERRORS as exc:
+            log.warning("cancel check for %s failed: %r", self.task_id, exc)
+            return False
+
+
+async def _ignore_retry(fn: Callable[[], Awaitable[T]], retry: int) -> T:
+    return await fn()
+
+
+async def retry_outage(write: Callable[[int], Awaitable[T]], what: str) -> T:
+    """Call `write(retry)` until it succeeds, backing off across a database outage.
+
+    A 20 s Postgres outage used to fail the step's event write, and recording that failure
+    needed the database too, so a live worker's task ended `worker_lost`. Only connection
+    errors are retried, for at most RETRY_BUDGET_S; anything else raises at once.
+    """
+    deadline = time.monotonic() + RETRY_BUDGET_S
+    delay = RETRY_FIRST_DELAY_S
+    retry = 0
+    while True:
+        try:
+            return await write(retry)
+        except OUTAGE_ERRORS as exc:
+            if isinstance(exc, DBAPIError) and not _is_disconnect(exc):
+                raise
+            if time.monotonic() + delay > deadline:
+                raise
+            log.warning("write %s failed (%r); retry in %.2fs", what, exc, delay)
+            await asyncio.sleep(delay)
+            delay, retry = min(delay * 2, RETRY_MAX_DELAY_S), retry + 1
+
+
+def _is_disconnect(exc: DBAPIError) -> bool:
+    return exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError)
 
 
 async def publish_quietly(bus: EventBus, event: Event) -> None:

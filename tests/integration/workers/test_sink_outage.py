@@ -1,0 +1,102 @@
+"""DbEventSink across a short database outage: writes retried with backoff, no duplicate seq."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db import repositories
+from app.events import MemoryEventBus
+from tests.integration.workers.conftest import new_task
+from workers import sink as sink_module
+from workers.sink import DbEventSink
+
+pytestmark = pytest.mark.services
+
+
+class Outage:
+    """Session factory: the next `refuse` sessions fail to connect; `lose_commit` commits
+    and then loses the connection before the answer arrives (did it commit? it did)."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self.sessions = sessions
+        self.refuse = 0
+        self.lose_commit = 0
+
+    def __call__(self) -> Any:
+        return self._session()
+
+    @contextlib.asynccontextmanager
+    async def _session(self) -> AsyncIterator[AsyncSession]:
+        if self.refuse > 0:
+            self.refuse -= 1
+            raise ConnectionRefusedError(111, "Connect call failed")
+        async with self.sessions() as s:
+            if self.lose_commit > 0:
+                self.lose_commit -= 1
+                commit = s.commit
+
+                async def commit_then_drop() -> None:
+                    await commit()
+                    raise ConnectionResetError(104, "connection reset by peer")
+
+                s.commit = commit_then_drop  # type: ignore[method-assign]
+            yield s
+
+
+@pytest.fixture(autouse=True)
+def fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sink_module, "RETRY_FIRST_DELAY_S", 0.01)
+
+
+async def _rows(sessions: async_sessionmaker[AsyncSession], task_id: str) -> list[Any]:
+    async with sessions() as s:
+        return list(await repositories.list_events(s, task_id=task_id))
+
+
+async def test_emit_waits_out_a_refused_database(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    task_id = await new_task(sessions)
+    outage = Outage(sessions)
+    sink = DbEventSink(outage, MemoryEventBus(), task_id, "default")
+    await sink.emit("task.started", {})
+    outage.refuse = 4
+    await sink.emit("step.started", {"step": 1})
+    await sink.save_screenshot(1, b"\xff\xd8jpeg")
+    assert [(r.seq, r.type) for r in await _rows(sessions, task_id)] == [
+        (1, "task.started"),
+        (2, "step.started"),
+    ]
+    assert outage.refuse == 0
+
+
+async def test_a_commit_whose_answer_was_lost_is_not_written_twice(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    task_id = await new_task(sessions)
+    outage = Outage(sessions)
+    sink = DbEventSink(outage, MemoryEventBus(), task_id, "default")
+    outage.lose_commit = 1
+    await sink.emit("task.started", {})
+    await sink.emit("step.started", {"step": 1})
+    assert [(r.seq, r.type) for r in await _rows(sessions, task_id)] == [
+        (1, "task.started"),
+        (2, "step.started"),
+    ]
+
+
+async def test_a_long_outage_still_fails_the_write(
+    sessions: async_sessionmaker[AsyncSession], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sink_module, "RETRY_BUDGET_S", 0.05)
+    task_id = await new_task(sessions)
+    outage = Outage(sessions)
+    sink = DbEventSink(outage, MemoryEventBus(), task_id, "default")
+    outage.refuse = 10_000
+    with pytest.raises(ConnectionRefusedError):
+        await sink.emit("task.started", {})
