@@ -2,7 +2,8 @@
 
 Seed 002's dual channel shows a vision-capable Worker the screenshot with numbered tags and
 lets it act through the same ids; seed 003 §4.4 pairs that image with the accessibility text
-("a structured representation for planning, vision where structure is missing"). Here the
+("plan actions using a structured representation and use vision when that structure is
+missing or misleading"). Here the
 tags are the element numbers of the text's refs (tag 12 = ref `v:12`), so the Worker keeps
 acting through refs.
 
