@@ -1,7 +1,7 @@
 """`look`: a text-only Worker asks the vision model about pixels (seed 003 §4.4).
 
 Seed 003 §4.4: the accessibility text is the primary context and vision is used selectively
-"for elements that never appear in the accessibility tree snapshot, such as charts,
+for "elements that never appear in the accessibility tree snapshot, such as charts,
 canvas-based editors, and game interfaces", by delegating the screenshot to a separate vision
 model. Seed 004 §3.3 (MoGE) adds the visual annotation layer: a whole-screen look carries
 outline Set-of-Mark tags (tag N = ref v:N, no fill so colours stay true), so an answer can
