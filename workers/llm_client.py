@@ -6,6 +6,7 @@ Transport retries (timeouts, 429, 5xx) are the openai client's own exponential b
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,10 @@ from workers.agent.protocols import LLMReply, ToolCall
 from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY
 
 RAW_ARGUMENTS_CHARS = 2000
+# a truncated or non-JSON body (a proxy cut, a crashed server) is asked again before failing
+PROTOCOL_RETRIES = 2
+PROTOCOL_RETRY_DELAY_S = 1.0
+NOT_A_COMPLETION = "LLM response is not a chat completion"
 
 
 def parse_arguments(raw: str | None) -> dict[str, Any]:
@@ -99,13 +104,7 @@ class OpenAILLM:
             kwargs["response_format"] = dict(response_format)
         started = time.perf_counter()
         try:
-            try:
-                response = await self._client.chat.completions.create(**kwargs)
-            except openai.OpenAIError as exc:
-                raise self._scrubbed(map_error(exc)) from None
-            except ValueError as exc:  # a body that is not JSON / not a completion
-                raise LLMProtocolError(f"unusable LLM response: {exc}") from exc
-            reply = self._reply(response, model, time.perf_counter() - started)
+            reply = await self._complete(kwargs, model, started)
         except (LLMError, ConfigurationError) as error:
             metrics.observe_llm_call(role, model, _outcome(error), time.perf_counter() - started)
             raise
@@ -120,6 +119,26 @@ class OpenAILLM:
         )
         return reply
 
+    async def _complete(self, kwargs: dict[str, Any], model: str, started: float) -> LLMReply:
+        """One completion; a truncated or non-JSON body is asked again PROTOCOL_RETRIES times."""
+        for attempt in range(PROTOCOL_RETRIES + 1):
+            try:
+                return await self._complete_once(kwargs, model, started)
+            except LLMProtocolError:
+                if attempt == PROTOCOL_RETRIES:
+                    raise
+                await asyncio.sleep(PROTOCOL_RETRY_DELAY_S * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    async def _complete_once(self, kwargs: dict[str, Any], model: str, started: float) -> LLMReply:
+        try:
+            response = await self._client.chat.completions.create(**kwargs)
+        except openai.OpenAIError as exc:
+            raise self._scrubbed(map_error(exc)) from None
+        except ValueError as exc:  # a body that is not JSON / not a completion
+            raise LLMProtocolError(f"{NOT_A_COMPLETION} ({exc})") from exc
+        return self._reply(response, model, time.perf_counter() - started)
+
     def _scrubbed(self, error: LLMError | ConfigurationError) -> LLMError | ConfigurationError:
         """Endpoints may echo request headers in error bodies: the key never leaves here."""
         key = self._settings.llm_api_key.get_secret_value()
@@ -129,8 +148,11 @@ class OpenAILLM:
 
     @staticmethod
     def _reply(response: Any, model: str, latency: float) -> LLMReply:
+        if isinstance(response, str | bytes):  # the client hands back a body it cannot parse
+            head = response[:80] if isinstance(response, str) else response[:80].decode("replace")
+            raise LLMProtocolError(f"{NOT_A_COMPLETION}: truncated or non-JSON body {head!r}")
         if not getattr(response, "choices", None):
-            raise LLMProtocolError("LLM response has no choices")
+            raise LLMProtocolError(f"{NOT_A_COMPLETION}: it has no choices")
         choice = response.choices[0]
         calls = tuple(
             ToolCall(id=call_id, name=call.function.name, arguments=parse_arguments(args))
