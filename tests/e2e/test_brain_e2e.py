@@ -47,6 +47,7 @@ def events_of(service: Service, task_id: str, kind: str) -> list[dict]:
 def test_brain_avoids_a_dead_end_and_the_next_run_starts_with_it(
     service: Service, quest_site: QuestSite
 ) -> None:
+    started = len(quest_site.visits)  # the site is shared by both deployments' runs
     with service.client() as client:
         first = submit(client, QUEST, quest_site.url("/desk/"), max_steps=25)
         body = wait_terminal(client, first, timeout=120)
@@ -67,7 +68,7 @@ def test_brain_avoids_a_dead_end_and_the_next_run_starts_with_it(
         assert [s["step"] for s in ledger["steps"]] == list(range(1, STAGES + 5))
         assert ledger["dead_ends"][0]["description"] == dead[0]["description"]
         assert ledger["snapshot"]["goal"] == QUEST
-        assert quest_site.visits.count("/desk/quick") == 1  # tried once, then avoided
+        assert quest_site.visits[started:].count("/desk/quick") == 1  # tried once, then avoided
 
         visits_before = len(quest_site.visits)
         second = submit(client, SECOND, quest_site.url("/desk/"), max_steps=25)
