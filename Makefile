@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CHROMIUM ?= /usr/bin/chromium
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench migrate chromium clean
+.PHONY: setup run test lint bench chaos migrate chromium clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -37,6 +37,9 @@ lint: setup
 
 test: setup lint
 	$(BIN)/python -m pytest -q -ra
+
+chaos: setup
+	$(BIN)/python -m pytest -q -ra -m chaos
 
 bench: setup
 	$(BIN)/pip install -q -e '.[dev,bench]'

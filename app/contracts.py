@@ -73,6 +73,7 @@ class ErrorCode(StrEnum):
     configuration = "configuration"
     internal = "internal"
     gave_up = "gave_up"
+    interrupted = "interrupted"  # the worker was stopped (shutdown grace ran out) mid-task
 
 
 class TaskSpec(BaseModel):

@@ -14,11 +14,13 @@ from datetime import timedelta
 from typing import Any
 
 from redis.exceptions import RedisError
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from app import metrics
 from app.contracts import ErrorCode, Event, EventType, TaskStatus, Usage
-from app.db import repositories
+from app.db import Task, repositories
+from app.db.repo_tasks import LIVE_STATUSES
 from app.db.types import utcnow
 from app.events import EventBus
 
@@ -27,7 +29,7 @@ log = logging.getLogger(__name__)
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
 
 
-def _finished_data(task: Any) -> dict[str, Any]:
+def _finished_data(task: Any, error: ErrorCode) -> dict[str, Any]:
     """Same shape as the worker's task.finished payload."""
     usage = Usage(
         steps=task.steps,
@@ -39,20 +41,25 @@ def _finished_data(task: Any) -> dict[str, Any]:
         "status": TaskStatus.failed.value,
         "answer": None,
         "success": False,
-        "error": ErrorCode.worker_lost.value,
+        "error": error.value,
         "error_detail": task.error_detail,
         "usage": usage.model_dump(),
     }
 
 
-async def _announce(session_factory: SessionFactory, bus: EventBus | None, task_id: str) -> None:
+async def _announce(
+    session_factory: SessionFactory,
+    bus: EventBus | None,
+    task_id: str,
+    error: ErrorCode = ErrorCode.worker_lost,
+) -> None:
     """Write the terminal event row, then publish it (DB first, like the worker's sink)."""
     async with session_factory() as s:
         task = await repositories.get_task(s, task_id=task_id)
         if task is None:
             return
         seq = await repositories.next_event_seq(s, task_id=task_id)
-        data = _finished_data(task)
+        data = _finished_data(task, error)
         row = await repositories.append_event(
             s, task_id=task_id, seq=seq, type=EventType.task_finished.value, data=data, ts=utcnow()
         )
@@ -84,6 +91,41 @@ async def reap_once(
             # publish is harmless (the row is committed first and SSE replays from the DB)
             log.warning("task %s: worker_lost event not announced: %r", task_id, exc)
     return reaped
+
+
+async def interrupt_tasks(
+    session_factory: SessionFactory, *, worker_ids: list[str], bus: EventBus | None = None
+) -> list[str]:
+    """Fail the live tasks of workers stopped mid-task as failed/interrupted, and announce it.
+
+    The supervisor calls this after killing a worker that outlived its shutdown grace, so no
+    task is left `running` until the reaper notices the missing heartbeat.
+    """
+    now = utcnow()
+    stmt = (
+        update(Task)
+        .where(Task.worker_id.in_(worker_ids), Task.status.in_(LIVE_STATUSES))
+        .values(
+            status=TaskStatus.failed.value,
+            success=False,
+            error=ErrorCode.interrupted.value,
+            error_detail="the worker was stopped before the task finished (shutdown grace)",
+            finished_at=now,
+            updated_at=now,
+        )
+        .returning(Task.id)
+        .execution_options(synchronize_session=False)
+    )
+    async with session_factory() as s:
+        interrupted = sorted((await s.execute(stmt)).scalars())
+        await s.commit()
+    for task_id in interrupted:
+        log.warning("task %s interrupted: its worker was stopped mid-task", task_id)
+        try:
+            await _announce(session_factory, bus, task_id, ErrorCode.interrupted)
+        except (SQLAlchemyError, RedisError, OSError) as exc:
+            log.warning("task %s: interrupted event not announced: %r", task_id, exc)
+    return interrupted
 
 
 async def run_reaper(

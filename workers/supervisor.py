@@ -20,12 +20,14 @@ from types import FrameType
 
 import redis
 from prometheus_client import start_http_server
+from redis.exceptions import RedisError
 from rq import Queue, SimpleWorker
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.contracts import QUEUE_NAME
 from app.db import create_engine, session_factory
 from app.events import RedisEventBus
-from app.reaper import run_reaper
+from app.reaper import interrupt_tasks, run_reaper
 from app.settings import Settings
 from workers import runtime
 from workers.runtime import WorkerRuntime, make_worker_id
@@ -37,12 +39,12 @@ MAX_BACKOFF_S = 30.0
 HEALTHY_AFTER_S = 60.0  # a child that lived this long resets its crash backoff
 
 
-def worker_process_main(index: int, settings: Settings) -> None:
+def worker_process_main(index: int, settings: Settings, worker_id: str | None = None) -> None:
     """One worker process: metrics endpoint, warm runtime, rq work loop on QUEUE_NAME."""
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     start_http_server(settings.worker_metrics_port + index, addr=settings.host)
     bus = RedisEventBus(settings.redis_url, settings.event_stream_maxlen)
-    rt = WorkerRuntime(settings, bus, worker_id=make_worker_id(f"w{index}"))
+    rt = WorkerRuntime(settings, bus, worker_id=worker_id or make_worker_id(f"w{index}"))
     rt.start()
     runtime.install(rt)
     connection = redis.Redis.from_url(settings.redis_url)
@@ -60,6 +62,7 @@ def worker_process_main(index: int, settings: Settings) -> None:
 class _Slot:
     index: int
     process: BaseProcess | None = None
+    worker_id: str = ""  # given by the supervisor, so it can fail the tasks of a killed worker
     started_at: float = 0.0
     failures: int = 0
     restart_at: float = 0.0
@@ -138,9 +141,10 @@ class Supervisor:
         return 0
 
     def _spawn(self, slot: _Slot) -> None:
+        slot.worker_id = make_worker_id(f"w{slot.index}")
         process = self._ctx.Process(
             target=worker_process_main,
-            args=(slot.index, self.settings),
+            args=(slot.index, self.settings, slot.worker_id),
             name=f"webagent-worker-{slot.index}",
         )
         process.start()
@@ -171,15 +175,45 @@ class Supervisor:
 
     def _shutdown(self) -> None:
         """Warm stop (rq finishes the current job), then kill whatever outlives the grace."""
-        alive = [s.process for s in self.slots if s.process is not None and s.process.is_alive()]
-        for process in alive:
-            process.terminate()  # SIGTERM → rq warm shutdown
+        alive = [s for s in self.slots if s.process is not None and s.process.is_alive()]
+        for slot in alive:
+            assert slot.process is not None
+            slot.process.terminate()  # SIGTERM → rq warm shutdown
         deadline = time.monotonic() + self.grace_s
-        for process in alive:
-            process.join(max(0.0, deadline - time.monotonic()))
-        for process in alive:
+        for slot in alive:
+            assert slot.process is not None
+            slot.process.join(max(0.0, deadline - time.monotonic()))
+        killed: list[str] = []
+        for slot in alive:
+            process = slot.process
+            assert process is not None
             if process.is_alive():
-                log.warning("supervisor: worker pid %s ignored SIGTERM; killing", process.pid)
+                log.warning("supervisor: worker pid %s outlived the grace; killing", process.pid)
                 process.kill()
                 process.join(5)
+                killed.append(slot.worker_id)
+        if killed:
+            self._interrupt(killed)
         log.info("supervisor: all workers stopped")
+
+    def _interrupt(self, worker_ids: list[str]) -> None:
+        """Fail the tasks the killed workers were running: failed/interrupted, announced."""
+
+        async def interrupt() -> list[str]:
+            engine = create_engine(self.settings.database_url)
+            bus = RedisEventBus(self.settings.redis_url, self.settings.event_stream_maxlen)
+            try:
+                return await interrupt_tasks(
+                    session_factory(engine), worker_ids=worker_ids, bus=bus
+                )
+            finally:
+                await bus.aclose()
+                await engine.dispose()
+
+        try:
+            tasks = asyncio.run(interrupt())
+        except (SQLAlchemyError, RedisError, OSError) as exc:  # the reaper ends them later
+            log.warning("supervisor: could not mark interrupted tasks: %r", exc)
+            return
+        if tasks:
+            log.warning("supervisor: %d task(s) interrupted: %s", len(tasks), ", ".join(tasks))

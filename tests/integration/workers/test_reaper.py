@@ -14,7 +14,7 @@ from app.contracts import ErrorCode, Event, TaskStatus
 from app.db import Task, repositories
 from app.db.types import utcnow
 from app.events import MemoryEventBus
-from app.reaper import reap_once
+from app.reaper import interrupt_tasks, reap_once
 from tests.integration.workers.conftest import new_task
 
 pytestmark = pytest.mark.services
@@ -96,3 +96,27 @@ async def test_a_failed_publish_does_not_stop_the_round(
         for task_id in stale:
             rows = await repositories.list_events(s, task_id=task_id)
             assert [(r.type, r.data["error"]) for r in rows] == [("task.finished", "worker_lost")]
+
+
+async def test_interrupt_fails_only_the_stopped_workers_tasks(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    stopped, other = await new_task(sessions), await new_task(sessions)
+    async with sessions() as s:
+        assert await repositories.mark_running(s, task_id=stopped, worker_id="w-stopped")
+        assert await repositories.mark_running(s, task_id=other, worker_id="w-running")
+        await s.commit()
+    bus = MemoryEventBus()
+    async with bus.subscribe(stopped) as sub:
+        assert await interrupt_tasks(sessions, worker_ids=["w-stopped"], bus=bus) == [stopped]
+        event = await sub.next(timeout=5)
+    assert event is not None and event.data["error"] == "interrupted"
+    async with sessions() as s:
+        task = await repositories.get_task(s, task_id=stopped)
+        untouched = await repositories.get_task(s, task_id=other)
+        rows = await repositories.list_events(s, task_id=stopped)
+    assert task is not None and (task.status, task.error) == (TaskStatus.failed, "interrupted")
+    assert untouched is not None and untouched.status == TaskStatus.running
+    assert [(r.type, r.data["status"], r.data["error"]) for r in rows] == [
+        ("task.finished", "failed", "interrupted")
+    ]
