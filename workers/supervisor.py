@@ -17,11 +17,12 @@ import time
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from types import FrameType
+from typing import Any
 
 import redis
 from prometheus_client import start_http_server
 from redis.exceptions import RedisError
-from rq import Queue, SimpleWorker
+from rq import Queue, SimpleWorker, worker_registration
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.contracts import QUEUE_NAME
@@ -36,7 +37,10 @@ log = logging.getLogger(__name__)
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
 MAX_BACKOFF_S = 30.0
-HEALTHY_AFTER_S = 60.0  # a child that lived this long resets its crash backoff
+HEALTHY_AFTER_S = 60.0
+# rq heartbeats an idle worker every WORKER_TTL_S - 15 s: a registration lost with a Redis
+# restart is renewed within ~25 s (rq's default, 420 s, kept /readyz 503 for 6 minutes)
+WORKER_TTL_S = 40  # a child that lived this long resets its crash backoff
 
 
 def worker_process_main(index: int, settings: Settings, worker_id: str | None = None) -> None:
@@ -50,12 +54,43 @@ def worker_process_main(index: int, settings: Settings, worker_id: str | None = 
     connection = redis.Redis.from_url(settings.redis_url)
     try:
         queue = Queue(QUEUE_NAME, connection=connection)
-        worker = SimpleWorker([queue], connection=connection, name=rt.worker_id)
+        worker = RenewingWorker(
+            [queue], connection=connection, name=rt.worker_id, worker_ttl=WORKER_TTL_S
+        )
         worker.work(with_scheduler=False, logging_level="INFO")
     finally:
         runtime.install(None)
         rt.stop()
         connection.close()
+
+
+class RenewingWorker(SimpleWorker):
+    """rq's SimpleWorker that registers itself again when Redis lost its registration.
+
+    After a Redis restart without persistence rq kept heartbeating an unregistered worker,
+    so /readyz ('browser': a live worker on the queue) stayed 503 while it processed jobs.
+    """
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        super().heartbeat(timeout, pipeline)
+        if pipeline is None:
+            self.renew_registration()
+
+    def renew_registration(self) -> bool:
+        """Re-register if Redis no longer lists this worker on its queues; True if it did."""
+        registered = all(
+            self.connection.sismember(worker_registration.WORKERS_BY_QUEUE_KEY % q.name, self.key)
+            for q in self.queues
+        )
+        if registered and self.connection.hexists(self.key, "birth"):
+            return False
+        log.warning("worker %s: registration lost (Redis restarted?); renewing it", self.name)
+        with self.connection.pipeline() as pipe:
+            pipe.hset(self.key, mapping=self.serialize())
+            worker_registration.register(self, pipe)
+            pipe.expire(self.key, self.worker_ttl + 60)
+            pipe.execute()
+        return True
 
 
 @dataclass

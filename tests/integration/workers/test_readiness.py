@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -10,7 +11,7 @@ import httpx
 import pytest
 import redis
 from fastapi import FastAPI
-from rq import Queue, Worker
+from rq import Queue, Worker, worker_registration
 
 from app.api.health import live_rq_workers
 from app.contracts import QUEUE_NAME
@@ -81,4 +82,26 @@ def test_registration_without_a_live_key_is_not_counted(redis_url: str) -> None:
         for w in (alive, killed):
             with contextlib.suppress(redis.RedisError):
                 w.register_death()
+        connection.close()
+
+
+def test_worker_registration_is_renewed_after_redis_lost_it(redis_url: str) -> None:
+    """A Redis restart without persistence drops rq's registry; the next heartbeat renews it."""
+    from workers.supervisor import RenewingWorker
+
+    connection = redis.Redis.from_url(redis_url)
+    queue = Queue(f"renew-{uuid.uuid4().hex[:8]}", connection=connection)
+    worker = RenewingWorker([queue], connection=connection, name=f"renew-{uuid.uuid4().hex[:8]}")
+    try:
+        worker.register_birth()
+        assert live_rq_workers(queue) == 1
+        # what the restart loses: the worker's hash and the queue's worker set
+        connection.delete(worker.key, worker_registration.WORKERS_BY_QUEUE_KEY % queue.name)
+        connection.srem(worker_registration.REDIS_WORKER_KEYS, worker.key)
+        assert live_rq_workers(queue) == 0
+        worker.heartbeat()  # rq's idle work loop calls this every worker_ttl - 15 s
+        assert live_rq_workers(queue) == 1
+        assert not worker.renew_registration()  # registered again: nothing more to do
+    finally:
+        worker.register_death()
         connection.close()
