@@ -89,7 +89,8 @@ async def _check_active_cap(session: Any, tenant: str, cap: int) -> None:
 
 
 def request_hash(body: TaskCreate) -> str:
-    """Stable digest of the request as sent, so a replayed Idempotency-Key can be compared."""
+    """Stable digest of the request (defaults applied), so a replayed Idempotency-Key can be
+    compared."""
     canonical = json.dumps(body.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -132,6 +133,13 @@ async def submit_task(
     await _validate_limits(body, settings)
     if principal.key_id is not None:  # keyed clients; keys off is the operator's own loopback
         await _check_active_cap(session, tenant, settings.max_active_tasks_per_tenant)
+    # defaults applied before hashing: a replay that spells them out is the same request
+    body = body.model_copy(
+        update={
+            "max_steps": body.max_steps or settings.default_max_steps,
+            "timeout_s": body.timeout_s or settings.default_timeout_s,
+        }
+    )
     try:
         task, created = await repositories.create_task(
             session,
