@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -18,7 +17,8 @@ REQUIRE_SERVICES = os.environ.get("WEBAGENT_REQUIRE_SERVICES", "") not in ("", "
 PG_ADMIN_URL = os.environ.get(
     "WEBAGENT_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
-REDIS_URL = os.environ.get("WEBAGENT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+# the one Redis logical DB the tests own (and flush): never another one on a shared Redis
+REDIS_URL = os.environ.get("WEBAGENT_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 CHROMIUM = os.environ.get("WEBAGENT_CHROMIUM_PATH", "/usr/bin/chromium")
 
 # Tests browse local test sites only.
@@ -59,11 +59,10 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
-    """A Redis logical database picked at random and flushed, so parallel runs do not collide."""
+    """The Redis logical database WEBAGENT_TEST_REDIS_URL names, flushed before and after."""
     import redis
 
-    db = random.randint(1, 15)
-    url = REDIS_URL.rsplit("/", 1)[0] + f"/{db}"
+    url = REDIS_URL
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=3)
         client.ping()

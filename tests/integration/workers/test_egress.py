@@ -115,6 +115,9 @@ async def test_popups_refreshes_and_frames_cannot_reach_private_addresses(
     await pool.start()
     try:
         async with pool.context() as page:
+            settled: list[str] = []
+            for event in ("requestfailed", "requestfinished"):
+                page.context.on(event, lambda request: settled.append(request.url))
             await page.goto(f"http://public.test:{public.port}/start")
             async with page.context.expect_page() as popup_info:
                 await page.evaluate("url => { window.open(url) }", secret + "/popup")
@@ -132,7 +135,8 @@ async def test_popups_refreshes_and_frames_cannot_reach_private_addresses(
                 }""",
                 secret + "/frame",
             )
-            await asyncio.sleep(1.0)  # let the frame load and the refresh fire
+            # positive signal: the iframe and the refresh both tried /frame and got an answer
+            await _settled(settled, secret + "/frame", 2)
             assert "internal secret" not in await popup.content()
         assert internal.hits == []
     finally:
@@ -156,3 +160,10 @@ async def test_proxy_pins_allowed_domains_and_refuses_until_bound() -> None:
     assert await unbound.address_for("public.test") == PUBLIC_IP
     with pytest.raises(Exception, match="outside the allowed domains"):
         await unbound.address_for("8.8.8.8")
+
+
+async def _settled(urls: list[str], url: str, count: int, timeout: float = 15) -> None:
+    """Until `count` requests for `url` have failed or finished in the browser."""
+    async with asyncio.timeout(timeout):
+        while sum(u == url for u in urls) < count:
+            await asyncio.sleep(0.05)
