@@ -127,7 +127,9 @@ class DbEventSink:
         except IntegrityError:
             # a retried write whose earlier commit went through (its answer was lost): done
             seq = self._next_seq
-            row = None if retry == 0 or seq is None else await self._row(seq)
+            if retry == 0 or seq is None:
+                raise
+            row = await self._row(seq)
             if row is None or row.type != type:
                 raise
             self._next_seq = seq + 1
