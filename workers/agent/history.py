@@ -78,6 +78,11 @@ def untrusted_block(text: str) -> str:
     return f'{OPEN_TAG} untrusted="true">\n{sanitize_page_text(text)}\n{CLOSE_TAG}>'
 
 
+# ToolResult.data fields the tools fill with their own words, never page text: shown as is
+# (a URL or file name can carry page-chosen text, so those stay wrapped).
+OWN_DATA_FIELDS = frozenset({"tier", "count", "version", "stalling"})
+
+
 def result_payload(executed: ExecutedCall) -> str:
     """ToolResult as compact JSON (seed 000 App. A) plus the seed 002 recovery signal."""
     result = executed.result
@@ -92,7 +97,8 @@ def result_payload(executed: ExecutedCall) -> str:
             payload[key] = value
     if result.data:
         payload["data"] = {
-            k: untrusted_block(v) if isinstance(v, str) else v for k, v in result.data.items()
+            k: untrusted_block(v) if isinstance(v, str) and k not in OWN_DATA_FIELDS else v
+            for k, v in result.data.items()
         }
     if not result.success:
         hint = recovery_signal("repeated_failure" if executed.repeated else result.error)

@@ -165,6 +165,16 @@ def test_page_text_in_tool_results_is_delimited_as_untrusted() -> None:
     assert "</page_content>" not in payload["reason"] + "".join(payload["alternatives"])
 
 
+def test_our_own_result_fields_are_not_wrapped_as_page_content() -> None:
+    """The click tier is the tool's word; page text beside it stays delimited."""
+    call = ToolCall("c", "click", {"ref": "1:1"})
+    done = ToolResult(success=True, data={"tier": "cdp", "stalling": "3 failed", "text": "Hi"})
+    payload = json.loads(result_payload(ExecutedCall(call, Action("click", {"ref": "1:1"}), done)))
+    assert payload["data"]["tier"] == "cdp"
+    assert payload["data"]["stalling"] == "3 failed"
+    assert payload["data"]["text"] == '<page_content untrusted="true">\nHi\n</page_content>'
+
+
 def test_replayed_assistant_turns_never_carry_an_empty_string() -> None:
     """Null content beside tool calls; a placeholder when the model said nothing at all."""
     from workers.agent.history import ExecutedCall, StepRecord, assistant_message
