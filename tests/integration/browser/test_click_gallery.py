@@ -172,6 +172,38 @@ async def test_covered_button_names_the_overlay(plain: PageSession, probe_port: 
     assert await js(plain, "window.bought") == 1
 
 
+async def test_own_label_over_a_shape_is_not_a_cover(plain: PageSession, probe_port: int) -> None:
+    """Relay run, click-pie: the toggle circle's "+" is a sibling <text>/<tspan> drawn over it
+    in the same <svg>; that label is the control's own, while another shape still covers."""
+    await open_page(plain, probe_port, "labels.html")
+    toggle = await plain.execute(Action("click", {"ref": ref(plain, named("Expand"))}))
+    assert toggle.success, toggle.reason
+    assert toggle.tried == ("cdp",) and await js(plain, "window.expanded") == 1
+    covered = await plain.execute(Action("click", {"ref": ref(plain, named("Slice"))}))
+    assert covered.error == "element_covered" and "rect#blocker" in covered.reason
+    assert await js(plain, "window.sliced") is None
+
+
+async def test_hits_on_the_targets_own_descendants_are_not_covers(
+    plain: PageSession, probe_port: int
+) -> None:
+    """SVG <text> hit as its <tspan>, a button hit as its inner <svg>/<path> or <span>, and a
+    shadow-DOM button hit as the light-DOM text slotted into it (flat-tree containment)."""
+    await open_page(plain, probe_port, "labels.html")
+    saved = await plain.execute(Action("click", {"ref": ref(plain, named("Save"))}))
+    assert saved.success and saved.tried == ("cdp",), saved.reason
+    bought = await plain.execute(Action("click", {"ref": ref(plain, named("Buy now"))}))
+    assert bought.success and bought.tried == ("cdp",), bought.reason
+    for selector in ("#item", "#icon"):
+        el = await plain.page.query_selector(selector)
+        assert el is not None
+        target = Target(el, plain.page.main_frame)
+        done = await plain.hand.click(plain.page, target, selector, plain._effect)
+        assert done.success and done.tried == ("cdp",), done.reason
+    hits = "[window.itemHits, window.iconHits, window.spannedHits, window.fancyHits]"
+    assert await js(plain, hits) == [1, 1, 1, 1]
+
+
 async def test_falls_through_tiers_and_remembers_the_best(
     plain: PageSession, probe_port: int
 ) -> None:

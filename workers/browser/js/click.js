@@ -3,13 +3,21 @@
 //   scrolled box), the frame-local rect, an identity
 //   (document URL + XPath), the active (checked / pressed / selected) state, editable;
 // op "scroll": scrollIntoView (block centre, or nearest for tier 3);
-// op "top": the elementsFromPoint check at a frame-local point: "ok" when the element (or
-//   something inside it, or its <label>) is on top, "covered" naming what is, "ambiguous"
-//   when the point reaches only the element's container (the element itself is not hit);
+// op "top": the elementsFromPoint check at a frame-local point: "ok" when the element, something
+//   inside it in the flat (composed) tree (its shadow content, light-DOM children slotted into
+//   it), its <label>, or an SVG text drawn over it in the same <svg> (a shape's own label,
+//   e.g. a pie toggle's "+") is on top; "covered" naming what is; "ambiguous" when the point
+//   reaches only the element's container (the element itself is not hit);
 // op "jsclick": tier 3, the scripted el.click() (isTrusted=false).
 (el, args) => {
   const [op, x, y] = args;
   const r = el.getBoundingClientRect();
+  // flat-tree parent: the slot a light-DOM child is shown in, else its parent, else the shadow host
+  const up = (n) => n.assignedSlot || n.parentNode || n.host;
+  const inside = (outer, inner) => {
+    for (let n = inner; n; n = up(n)) if (n === outer) return true;
+    return false;
+  };
   if (op === 'probe') {
     const st = getComputedStyle(el);
     const win = el.ownerDocument.defaultView;
@@ -25,7 +33,7 @@
     }
     const root = el.getRootNode && el.getRootNode().elementsFromPoint ? el.getRootNode() : el.ownerDocument;
     const centre = root.elementsFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
-    const hit = centre.some((e) => { for (let n = e; n; n = n.parentNode || n.host) if (n === el) return true; return false; });
+    const hit = centre.some((e) => inside(el, e));
     const active = !!(el.checked || el.selected) || ['true', 'mixed'].includes(el.getAttribute('aria-pressed'))
       || el.getAttribute('aria-checked') === 'true' || el.getAttribute('aria-selected') === 'true';
     return { found: el.isConnected, disabled, visible, inViewport, local: [r.left, r.top, r.right, r.bottom],
@@ -43,13 +51,15 @@
   // op "top"
   const root = el.getRootNode && el.getRootNode().elementsFromPoint ? el.getRootNode() : el.ownerDocument;
   const stack = root.elementsFromPoint(x, y);
-  const inside = (outer, inner) => {
-    for (let n = inner; n; n = n.parentNode || n.host) if (n === outer) return true;
-    return false;
-  };
   const top = stack[0];
   if (!top) return { verdict: 'ambiguous', cover: '' };
   if (inside(el, top) || (top.localName === 'label' && top.control === el)) return { verdict: 'ok', cover: '' };
+  // an SVG label over its shape: under the text (and its tspans) the first thing is the element
+  const win = el.ownerDocument.defaultView;
+  const isText = (e) => e instanceof win.SVGTextContentElement;
+  const under = stack.find((e) => !isText(e));
+  if (isText(top) && el instanceof win.SVGElement && top.ownerSVGElement === el.ownerSVGElement
+    && under && inside(el, under)) return { verdict: 'ok', cover: '' };
   const describe = (e) => {
     const id = e.id ? `#${e.id}` : '';
     const cls = typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\s+/).slice(0, 2).join('.') : '';
