@@ -116,7 +116,14 @@ class DbEventSink:
             # which on SQLite would keep the database locked for every other writer
             usage_changed = self.meter.saw(str(type), payload)
             write = partial(self._write_once, str(type), payload, usage_changed)
-            event = await asyncio.shield(retry_outage(write, f"{self.task_id} {type}"))
+            pending = asyncio.ensure_future(retry_outage(write, f"{self.task_id} {type}"))
+            try:
+                event = await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                # keep the lock until the write settles: the next emit (e.g. the cancelled
+                # run's task.finished) must see the seq this one used
+                await asyncio.wait({pending})
+                raise
             await publish_quietly(self._bus, event)
 
     async def _write_once(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -100,3 +101,34 @@ async def test_a_long_outage_still_fails_the_write(
     outage.refuse = 10_000
     with pytest.raises(ConnectionRefusedError):
         await sink.emit("task.started", {})
+
+
+async def test_a_cancelled_emit_keeps_its_seq(sessions: async_sessionmaker[AsyncSession]) -> None:
+    """A run cancelled mid-write (cancel, hard timeout) then emits task.finished: no seq twice."""
+    task_id = await new_task(sessions)
+    committing = asyncio.Event()
+
+    @contextlib.asynccontextmanager
+    async def slow_commits() -> AsyncIterator[AsyncSession]:
+        async with sessions() as s:
+            commit = s.commit
+
+            async def slow_commit() -> None:
+                committing.set()
+                await asyncio.sleep(0.3)
+                await commit()
+
+            s.commit = slow_commit  # type: ignore[method-assign]
+            yield s
+
+    sink = DbEventSink(slow_commits, MemoryEventBus(), task_id, "default")
+    first = asyncio.create_task(sink.emit("step.started", {"step": 1}))
+    await committing.wait()
+    first.cancel()
+    await sink.emit("task.finished", {"status": "cancelled"})
+    with contextlib.suppress(asyncio.CancelledError):
+        await first
+    assert [(r.seq, r.type) for r in await _rows(sessions, task_id)] == [
+        (1, "step.started"),
+        (2, "task.finished"),
+    ]
