@@ -37,7 +37,7 @@ from workers.fetcher import FetchPolicy, HttpFetcher
 from workers.memory_store import DbMemoryStore
 from workers.metered_llm import MeteredLLM
 from workers.runtime import WorkerRuntime
-from workers.sink import DbEventSink
+from workers.sink import DbEventSink, retry_outage
 from workers.vision_check import require_vision
 
 log = logging.getLogger(__name__)
@@ -197,18 +197,24 @@ async def _finish(
     # the sink metered every step and LLM call, also those of a run cut off mid-step
     usage = sink.meter.usage
     detail = None if outcome.success else (outcome.reason or None)
-    async with rt.sessions() as s:
-        await repositories.update_usage(s, task_id=spec.task_id, **usage.model_dump())
-        finished = await repositories.finish_task(
-            s,
-            task_id=spec.task_id,
-            status=outcome.status,
-            answer=outcome.answer,
-            success=outcome.success,
-            error=outcome.error,
-            error_detail=detail,
-        )
-        await s.commit()
+
+    async def record(retry: int) -> bool:
+        async with rt.sessions() as s:
+            await repositories.update_usage(s, task_id=spec.task_id, **usage.model_dump())
+            finished = await repositories.finish_task(
+                s,
+                task_id=spec.task_id,
+                status=outcome.status,
+                answer=outcome.answer,
+                success=outcome.success,
+                error=outcome.error,
+                error_detail=detail,
+            )
+            await s.commit()
+            return finished
+
+    # across a short database outage the outcome is recorded late, not lost to the reaper
+    finished = await retry_outage(record, f"{spec.task_id} outcome")
     if not finished:
         log.warning("task %s was already terminal (reaped?); not announcing", spec.task_id)
         return

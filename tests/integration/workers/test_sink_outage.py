@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.contracts import ErrorCode, TaskSpec, TaskStatus
 from app.db import repositories
 from app.events import MemoryEventBus
 from tests.integration.workers.conftest import new_task
+from workers import jobs
 from workers import sink as sink_module
 from workers.sink import DbEventSink
 
@@ -132,3 +135,25 @@ async def test_a_cancelled_emit_keeps_its_seq(sessions: async_sessionmaker[Async
         (1, "step.started"),
         (2, "task.finished"),
     ]
+
+
+async def test_the_outcome_is_recorded_after_a_short_outage(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    """The job's last writes (status, task.finished) wait the outage out too."""
+    task_id = await new_task(sessions)
+    async with sessions() as s:
+        assert await repositories.mark_running(s, task_id=task_id, worker_id="w1")
+        await s.commit()
+    outage = Outage(sessions)
+    sink = DbEventSink(outage, MemoryEventBus(), task_id, "default")
+    rt = SimpleNamespace(sessions=outage)
+    spec = TaskSpec(task_id=task_id, instruction="x", max_steps=3, timeout_s=60)
+    outcome = jobs.failed_outcome(TaskStatus.failed, ErrorCode.llm_error, "model down")
+    outage.refuse = 3
+    await jobs._finish(rt, spec, sink, outcome, 1.0)  # type: ignore[arg-type]
+    async with sessions() as s:
+        task = await repositories.get_task(s, task_id=task_id)
+    assert task is not None and (task.status, task.error) == (TaskStatus.failed, "llm_error")
+    rows = await _rows(sessions, task_id)
+    assert [(r.seq, r.type, r.data["error"]) for r in rows] == [(1, "task.finished", "llm_error")]
