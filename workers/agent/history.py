@@ -107,7 +107,11 @@ def result_payload(executed: ExecutedCall) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def _call_arguments(call: ToolCall) -> str:
+def _call_arguments(executed: ExecutedCall) -> str:
+    """The call as the model made it, except secret text, which is replayed as `***`."""
+    call, action = executed.call, executed.action
+    if action is not None and redacted_args(action) != action.args:
+        return json.dumps(dict(redacted_args(action)), ensure_ascii=False, default=str)
     if PARSE_ERROR_KEY in call.arguments:
         return str(call.arguments.get(RAW_ARGUMENTS_KEY, ""))
     return json.dumps(dict(call.arguments), ensure_ascii=False, default=str)
@@ -123,7 +127,7 @@ def assistant_message(record: StepRecord) -> Message:
             {
                 "id": ex.call.id,
                 "type": "function",
-                "function": {"name": ex.call.name, "arguments": _call_arguments(ex.call)},
+                "function": {"name": ex.call.name, "arguments": _call_arguments(ex)},
             }
             for ex in record.calls
         ]

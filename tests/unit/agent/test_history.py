@@ -186,3 +186,16 @@ def test_replayed_assistant_turns_never_carry_an_empty_string() -> None:
     executed = ExecutedCall(call, Action("click", {"ref": "1:2"}), ToolResult(success=True))
     acting = assistant_message(StepRecord(1, "http://x/", None, (executed,)))
     assert acting["content"] is None and acting["tool_calls"][0]["id"] == "c1"
+
+
+def test_secret_text_is_not_replayed_in_the_next_requests_tool_calls() -> None:
+    """Every later model request (naive and compressed history) shows `***`, not the text."""
+    action = Action("type", {"ref": "1:2", "text": "hunter2", "secret": True})
+    call = ToolCall("c1", "type", dict(action.args))
+    executed = ExecutedCall(call, action, ToolResult(True))
+    for history in (FullHistory(TASK), CompressedHistory(TASK)):
+        seen = obs(1)
+        history.messages(seen, 1)
+        history.record(StepRecord(1, "http://shop.test/1", None, (executed,)), seen)
+        later = json.dumps(history.messages(obs(2), 2))
+        assert "hunter2" not in later and "***" in later
