@@ -14,7 +14,7 @@ from app.contracts import ErrorCode, TaskStatus
 from app.events import MemoryEventBus
 from tests.integration.workers.conftest import new_task
 from tests.integration.workers.test_jobs import stored_events, wait_terminal, worker_settings
-from tests.support.llm_server import ScriptedLLMServer
+from tests.support.llm_server import ScriptedLLMServer, request_role
 from tests.support.policies import cheapest_product_policy, latest_observation
 from tests.support.sites import TestSite, cheapest
 from tests.support.summarizer import is_summarizer_request, with_summarizer
@@ -60,7 +60,8 @@ async def test_pipeline_mode_counts_summarizer_calls_in_the_task_usage(
     assert task.status == TaskStatus.succeeded, task.error_detail
     assert task.answer == f"{best.name} at {best.price}"
     summarizer = [r for r in llm_server.requests if is_summarizer_request(r)]
-    worker = [r for r in llm_server.requests if not is_summarizer_request(r)]
+    planner = [r for r in llm_server.requests if request_role(r) == "planner"]
+    worker = [r for r in llm_server.requests if not is_summarizer_request(r) and r not in planner]
     assert summarizer and worker
     assert all("\n\nControls:\n" in latest_observation(r) for r in worker)
     # one usage row for everything the task asked of the LLM, perception included

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
 from app.api.events import _resume_point
@@ -50,8 +51,9 @@ def test_resume_point_prefers_the_later_of_header_and_query() -> None:
     assert _resume_point(None, None) == 0
     assert _resume_point("5", None) == 5
     assert _resume_point("5", 9) == 9
-    assert _resume_point("not-a-number", 3) == 3
-    assert _resume_point("-4", None) == 0
+    for bad in ("not-a-number", "-4", "1e30", str(2**31)):  # a clear 422 naming the header
+        with pytest.raises(RequestValidationError, match="last-event-id"):
+            _resume_point(bad, 3)
 
 
 def test_request_hash_is_stable_and_body_sensitive() -> None:
