@@ -352,7 +352,9 @@ class Hand:
 
 
 def _delta(out: Outcome) -> int:
-    """The guard's mutation_delta: DOM changes, or 1 for a navigation, tab, dialog, download
-    or request (the target is not dead even though its old document did not change)."""
+    """The guard's mutation_delta: DOM changes, or 1 for a navigation, tab, dialog, download,
+    request, another field's new value or the target hidden (the target is not dead even
+    though no counted mutation of its document came with it)."""
     other = out.url_changed or out.popup or out.dialogs or out.downloads or out.requests
+    other = other or out.field is not None or out.hidden
     return out.mutations or int(bool(other))

@@ -3,14 +3,17 @@
 Before an action, `arm` starts an effect session in the target's frame (js/verify.js on top of
 the js/verify_tracker.js MutationObserver); after it, `settle` waits for evidence and returns
 an `Outcome`: URL / navigation, dialog, popup, DOM mutations attributed to the action, focus,
-scroll, modal appearance, the target's active state and value, and network requests sent (a
-click whose handler only posts to the server is not silent). Mutations count only when an
-input event caused them (delivered while its task and microtasks ran) or when they come late
-from an element that is not ticking on its own: a clock or carousel that changes in two or
-more separate bursts without input is ambient and never counts (issue 7 class 2: a click on a
-dead target was reported done because a page timer mutated the DOM). DOM-silent widgets
-(canvas, video, embed, object) fall back to seed 002's screenshot difference: the widget's
-box, 256×256 grayscale, mean |Δ|/255 ≥ 0.01 means it changed.
+scroll, modal appearance, the target's active state and value, another form field's value
+(a chosen suggestion fills its input), the target hidden (its menu closed) or removed, and
+network requests sent (a click whose handler only posts to the server is not silent).
+Mutations count only when an input event caused them (delivered while its task and
+microtasks ran) or when they come late from an element that is not ticking on its own: a
+clock or carousel that changes in two or more separate bursts without input is ambient and
+never counts (issue 7 class 2: a click on a dead target was reported done because a page
+timer mutated the DOM); a field's new value or the target hidden still counts when the
+mutations that carried it were ambient (a suggestion list rebuilt by search timers).
+DOM-silent widgets (canvas, video, embed, object) fall back to seed 002's screenshot
+difference: the widget's box, 256×256 grayscale, mean |Δ|/255 ≥ 0.01 means it changed.
 
 `DeadClickGuard` is seed 000 §4.5's dead-click guard with its toggle exemption; `StallMonitor`
 is the strategic pattern analysis of seed 004 App. F.2.4 (repeated identical failures or a
@@ -77,6 +80,8 @@ class Outcome:
     value_changed: bool = False
     value: str | None = None
     detached: bool = False
+    hidden: bool = False  # the target is still in the page but no longer shown (its menu closed)
+    field: tuple[str, str] | None = None  # another form field whose value changed: name, value
     pixel_diff: float | None = None
     children: tuple[str, ...] = ()  # separately clickable things inside the target
     requests: int = 0  # network requests the page sent meanwhile (fetch, XHR, form, ...)
@@ -97,8 +102,11 @@ class Outcome:
             self.url_changed or self.dialogs or self.popup or self.mutations or self.requests
             or self.downloads or self.focus_moved
             or self.scrolled or self.modal or self.state_changed or self.value_changed
-            or self.detached or pixels
+            or self.detached or self.hidden or self.field is not None or pixels
         )  # fmt: skip
+
+    def _field_text(self) -> str:
+        return f"field {self.field[0]!r} now {self.field[1]!r}"[:80] if self.field else ""
 
     def evidence(self) -> str:
         """A short account of the effect for the tool result's reason."""
@@ -112,6 +120,8 @@ class Outcome:
             (self.focus_moved, "focus moved"),
             (self.scrolled, "scrolled"),
             (self.detached, "the element was replaced"),
+            (self.hidden, "its menu or list closed"),
+            (self.field is not None, self._field_text()),
             (self.requests > 0, f"{self.requests} requests sent"),
             (self.pixel_diff is not None and self.pixel_diff >= PIXEL_THRESHOLD, "pixels changed"),
         ]
@@ -161,9 +171,15 @@ def outcome(
         value_changed=bool(summary.get("valueChanged")),
         value=summary.get("value"),
         detached=bool(summary.get("detached")),
+        hidden=bool(summary.get("hidden")),
+        field=_field(summary.get("field")),
         children=tuple(summary.get("children") or ()),
         **seen,
     )
+
+
+def _field(raw: Any) -> tuple[str, str] | None:
+    return (str(raw[0]), str(raw[1])) if raw else None
 
 
 @dataclass
@@ -255,6 +271,7 @@ def merge(own: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
         out[key] = int(own.get(key, 0)) + int(top.get(key, 0))
     for key in ("url", "focusMoved", "scrolled"):
         out[key] = bool(own.get(key)) or bool(top.get(key))
+    out["field"] = own.get("field") or top.get("field")
     return out
 
 

@@ -204,6 +204,27 @@ async def test_hits_on_the_targets_own_descendants_are_not_covers(
     assert await js(plain, hits) == [1, 1, 1, 1]
 
 
+@pytest.mark.parametrize("mode", ["hide", "remove", "stay"])
+async def test_choosing_a_suggestion_is_an_effect(
+    plain: PageSession, probe_port: int, mode: str
+) -> None:
+    """Relay run, use-autocomplete: the suggestion list changes only in timer bursts (ambient),
+    so its closing is not counted; the field's new value, the menu hiding or the item's
+    removal is the click's effect, and the click is sent once."""
+    await open_page(plain, probe_port, "autocomplete.html", f"?mode={mode}")
+    typed = await plain.execute(Action("type", {"ref": ref(plain, named("Tags:")), "text": "Ar"}))
+    assert typed.success, typed.reason
+    await plain.page.wait_for_selector("#menu li:text('Aruba')", state="visible")
+    await plain.observe()
+    chosen = await plain.execute(Action("click", {"ref": ref(plain, named("Aruba"))}))
+    assert chosen.success, chosen.reason
+    assert chosen.tried == ("cdp",)
+    assert await js(plain, "[window.chosen, document.getElementById('tags').value]") == [
+        "Aruba",
+        "Aruba",
+    ]
+
+
 async def test_falls_through_tiers_and_remembers_the_best(
     plain: PageSession, probe_port: int
 ) -> None:

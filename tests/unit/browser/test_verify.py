@@ -15,6 +15,7 @@ from workers.browser.verify import (
     DeadClickGuard,
     PageEvents,
     StallMonitor,
+    merge,
     outcome,
     pixel_difference,
 )
@@ -159,3 +160,17 @@ def test_guard_delta_counts_navigation_as_life() -> None:
     assert _delta(outcome({"causal": 3})) == 3
     assert _delta(outcome({}, PageEvents(navigated=True))) == 1
     assert _delta(outcome({}, requests=2)) == 1
+    assert _delta(outcome({"field": ["Tags:", "Aruba"]})) == 1
+    assert _delta(outcome({"hidden": True})) == 1
+
+
+def test_a_filled_field_or_a_closed_menu_is_the_effect_despite_ambient_mutations() -> None:
+    """Relay run, use-autocomplete: the list's own changes were ambient (timer bursts)."""
+    chosen = outcome({"ambient": 7, "field": ["Tags:", "Aruba"], "hidden": True})
+    assert chosen.effect
+    assert "field 'Tags:' now 'Aruba'" in chosen.evidence()
+    assert "its menu or list closed" in chosen.evidence()
+    assert outcome({"ambient": 7, "hidden": True}).effect
+    assert not outcome({"ambient": 7, "field": None, "hidden": False}).effect
+    top = merge({"causal": 0}, {"field": ["Tags:", "Aruba"]})
+    assert outcome(top).field == ("Tags:", "Aruba")  # an iframe's click filled the parent

@@ -1,7 +1,10 @@
 // Before/after state of an action for verify-act-verify (seed 004 App. F.2.2, seed 002),
 // run in the target element's own frame after verify_tracker.js is installed there.
 // op "arm": start a session and return the before-state; op "collect": return what changed,
-// with mutations attributed (input-caused vs late, ambient tickers excluded, target-related);
+// with mutations attributed (input-caused vs late, ambient tickers excluded, target-related),
+// the value of another form field changed (a suggestion filled the input), and the target
+// hidden (its menu closed) or detached; all three are effects even when the DOM mutations that
+// carried them belong to an element that had changed in timer bursts before (ambient);
 // op "mouse": the last pointer position seen in this frame.
 // Called as ElementHandle.evaluate(el, [op, end]) or Frame.evaluate([op, null, end]).
 (a, b) => {
@@ -57,6 +60,18 @@
     return { active, sig: `${attrs.join(';')}|${classes}|${checked}|${selected}`,
       value: 'value' in e && typeof e.value === 'string' ? e.value : null, connected: e.isConnected };
   }
+  function fields() {
+    return Array.from(doc.querySelectorAll('input, textarea, select')).filter((f) => editable(f));
+  }
+  function fieldName(f) {
+    const label = f.labels && f.labels[0] ? f.labels[0].innerText : '';
+    return (f.getAttribute('aria-label') || label || f.name || f.id || f.localName).replace(/\s+/g, ' ').trim().slice(0, 40);
+  }
+  function shown(e) {
+    if (!e || !e.isConnected) return false;
+    if (e.checkVisibility) return e.checkVisibility({ visibilityProperty: true });
+    return e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+  }
   function xpath(e) {
     const parts = [];
     for (let n = e; n && n.nodeType === 1; n = n.parentNode) {
@@ -70,7 +85,9 @@
   if (op === 'arm') {
     V.flush();
     const focus = deepFocus();
-    V.session = { records: [], target: el, focus, scroll: scrollPos(el), modals: modals(), url: win.location.href, state: stateOf(el) };
+    const values = fields().filter((f) => f !== el).map((f) => [f, f.value]);
+    V.session = { records: [], target: el, focus, scroll: scrollPos(el), modals: modals(), url: win.location.href,
+      state: stateOf(el), values, shown: shown(el) };
     const tag = el ? el.localName : '';
     return { xpath: el ? xpath(el) : '', state: V.session.state, silent: ['canvas', 'video', 'embed', 'object'].includes(tag) };
   }
@@ -105,6 +122,9 @@
   out.valueChanged = after.value !== s.state.value;
   out.value = after.value;
   out.detached = !!tgt && !after.connected;
+  out.hidden = !!tgt && after.connected && s.shown && !shown(tgt);
+  const moved = s.values.find(([f, v]) => f.isConnected && f.value !== v);
+  out.field = moved ? [fieldName(moved[0]), moved[0].value] : null;
   out.children = tgt ? Array.from(tgt.querySelectorAll('a[href], button, [role=button], [role=link], [role=option], [role=menuitem], input, [onclick], [tabindex]'))
     .map((c) => (c.innerText || c.getAttribute('aria-label') || c.getAttribute('title') || c.value || '').replace(/\s+/g, ' ').trim())
     .filter((t) => t).slice(0, 4) : [];
