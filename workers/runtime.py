@@ -23,6 +23,7 @@ from app.db import create_engine, session_factory
 from app.events import EventBus
 from app.settings import Settings
 from workers.agent.protocols import LLM
+from workers.browser import tokens
 from workers.browser.pool import BrowserPool
 
 log = logging.getLogger(__name__)
@@ -153,7 +154,8 @@ class WorkerRuntime:
         self._sessions = session_factory(self._engine)
         self._llm = self._llm_factory(self.settings)
         self._pool = BrowserPool(self.settings)
-        await self._pool.start()
+        # the tokenizer's vocabulary loads beside Chromium, so no task's first observe waits
+        await asyncio.gather(self._pool.start(), asyncio.to_thread(tokens.warm))
         log.info("worker %s ready", self.worker_id)
 
     async def _astop(self) -> None:

@@ -198,7 +198,7 @@ def test_cancel_queued_task_ends_it_at_once(service: Service, e2e_site: TestSite
 
 def test_timeout_on_endless_site(service: Service, e2e_site: TestSite) -> None:
     with service.client() as client:
-        task_id = submit(client, ENDLESS, e2e_site.url("/counter/1"), timeout_s=3)
+        task_id = submit(client, ENDLESS, e2e_site.url("/counter/1"), timeout_s=6)
         task = wait_terminal(client, task_id, timeout=45)
     assert task["status"] == "timed_out", task
     assert task["error"] == "timeout" and task["result"]["success"] is False
