@@ -7,31 +7,25 @@ import re
 from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 
 from app.settings import Settings
 from workers.agent.protocols import Action
 from workers.bench.server import MiniWobServer
 from workers.browser import tokens
-from workers.browser.launch import launch_chromium
 from workers.browser.miniwob_page import MiniWobPage
 from workers.browser.session import PageSession
 
-pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.browser]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser(chromium_path: str) -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await launch_chromium(pw, Settings(chromium_path=chromium_path))
-        try:
-            yield b
-        finally:
-            await b.close()
+@pytest.fixture
+def browser(chromium_browser: Browser) -> Browser:
+    """The session's one Chromium (tests/conftest.py); each test opens its own contexts."""
+    return chromium_browser
 
 
-@pytest_asyncio.fixture(loop_scope="module")
+@pytest.fixture
 async def open_page(browser: Browser, chromium_path: str, probe_port: int) -> AsyncIterator[object]:
     contexts = []
 
