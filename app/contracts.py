@@ -89,6 +89,8 @@ class TaskSpec(BaseModel):
     timeout_s: float
     allowed_domains: tuple[str, ...] = ()
     metadata: dict[str, Any] = Field(default_factory=dict)
+    secret_names: tuple[str, ...] = ()
+    secrets_sealed: str | None = Field(default=None, repr=False)  # Fernet token, app/secrets.py
 
 
 class Usage(BaseModel):

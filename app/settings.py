@@ -42,6 +42,8 @@ class Settings(BaseSettings):
     # LLM endpoint (any OpenAI-compatible server) and per-role model overrides
     llm_base_url: str = "https://api.openai.com/v1"
     llm_api_key: SecretStr = SecretStr("not-set")
+    # Fernet key sealing task secrets at rest; unset: a 0600 key file under data_dir
+    secrets_key: SecretStr = SecretStr("")
     llm_model: str = "gpt-4o-mini"
     llm_model_orchestrator: str = ""
     llm_model_planner: str = ""

@@ -21,6 +21,7 @@ from app import metrics
 from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
 from app.db.types import as_utc
+from app.secrets import secrets_note
 from app.urlpolicy import network_policy
 from workers import runtime
 from workers.agent.brain import BrainConfig
@@ -37,6 +38,7 @@ from workers.fetcher import FetchPolicy, HttpFetcher
 from workers.memory_store import DbMemoryStore
 from workers.metered_llm import MeteredLLM
 from workers.runtime import WorkerRuntime
+from workers.secrets import RedactingLLM, SecretVault
 from workers.sink import DbEventSink, retry_outage
 from workers.vision_check import require_vision
 
@@ -73,7 +75,8 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
     if task.started_at is not None and task.queued_at is not None:
         wait = as_utc(task.started_at) - as_utc(task.queued_at)
         metrics.observe_queue_wait(wait.total_seconds())
-    sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id)
+    vault = SecretVault.for_task(spec, rt.settings)  # decrypted in this process only
+    sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault)
     started = time.monotonic()
     await sink.emit(
         EventType.task_started,
@@ -90,8 +93,9 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
 
 async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> AgentOutcome:
     mode = rt.settings.observation_mode
+    llm = RedactingLLM(rt.llm, sink.vault)  # defence in depth: no request carries a value
     agent_task = AgentTask(
-        instruction=spec.instruction,
+        instruction=spec.instruction + secrets_note(spec.secret_names),
         start_url=spec.start_url,
         max_steps=spec.max_steps,
         deadline=time.monotonic() + spec.timeout_s,
@@ -121,7 +125,7 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
                 return await run_routed(
                     agent_task,
                     partial(_open_browser, rt, spec, sink),
-                    rt.llm,
+                    llm,
                     sink,
                     memory=memory,
                     fetcher=fetcher,
@@ -145,7 +149,7 @@ async def _open_browser(
     """A fresh browser context for the browser route (the search route never opens one)."""
     async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
         # perception's own LLM calls (summarizer, vision) become llm.call events
-        perception = MeteredLLM(rt.llm, sink)
+        perception = MeteredLLM(RedactingLLM(rt.llm, sink.vault), sink)
         # the click tier that worked on these domains before (seed 000 §6.3), written back after
         store = DbMemoryStore(rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id)
         domains = (domain_of(spec.start_url or ""), *spec.allowed_domains)
@@ -158,6 +162,7 @@ async def _open_browser(
             click_memory=clicks,
             profile=task_profile(rt.settings.task_files_dir, spec.task_id),
         )
+        browser.secrets = sink.vault
         try:
             yield browser
         finally:

@@ -24,6 +24,7 @@ from app.db import repositories
 from app.db.types import utcnow
 from app.events import EventBus
 from workers.agent.tools import WORKER_TOOLS
+from workers.secrets import SecretVault
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +94,14 @@ class DbEventSink:
     """EventSink for one task: assigns seq, writes + commits the row, then publishes."""
 
     def __init__(
-        self, session_factory: SessionFactory, bus: EventBus, task_id: str, tenant_id: str
+        self,
+        session_factory: SessionFactory,
+        bus: EventBus,
+        task_id: str,
+        tenant_id: str,
+        vault: SecretVault | None = None,
     ) -> None:
+        self.vault = vault or SecretVault()  # every payload is redacted of the task's secrets
         self._sessions = session_factory
         self._bus = bus
         self.task_id = task_id
@@ -109,7 +116,7 @@ class DbEventSink:
         return 0 if self._next_seq is None else self._next_seq - 1
 
     async def emit(self, type: str, data: Mapping[str, Any]) -> None:
-        payload = json_safe(data)
+        payload = self.vault.redact(json_safe(data))
         async with self._lock:
             self._steps.saw(str(type), payload)  # before the commit: a reader sees it recorded
             # shielded: a cancel (task timeout) must not abandon a half-done transaction,

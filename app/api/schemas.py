@@ -10,9 +10,23 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.api.inputs import INT32_MAX, SafeStr, safe_json
 from app.contracts import TaskResult, Usage
+from app.secrets import NAME as SECRET_NAME
+from app.secrets import SecretEntry
 
 MAX_METADATA_BYTES = 16 * 1024
 MAX_ALLOWED_DOMAINS = 100
+MAX_SECRETS = 20
+
+
+class SecretIn(BaseModel):
+    """A secret scoped to domains (host names; subdomains included)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: SafeStr = Field(min_length=1, max_length=1024)
+    domains: list[SafeStr] = Field(default_factory=list, max_length=MAX_ALLOWED_DOMAINS)
+
+
 NOT_IN_HOST = frozenset(" /\\?#@")
 
 
@@ -27,6 +41,34 @@ class TaskCreate(BaseModel):
     timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     allowed_domains: list[SafeStr] = Field(default_factory=list, max_length=MAX_ALLOWED_DOMAINS)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    secrets: dict[SafeStr, SafeStr | SecretIn] = Field(
+        default_factory=dict,
+        max_length=MAX_SECRETS,
+        description="name -> value, or name -> {value, domains}. The model sees only "
+        "`<secret:name>`; values are sealed at rest and never returned.",
+    )
+
+    @field_validator("secrets")
+    @classmethod
+    def _clean_secrets(cls, value: dict[str, str | SecretIn]) -> dict[str, str | SecretIn]:
+        for name, entry in value.items():
+            if not SECRET_NAME.match(name):
+                raise ValueError("secret names are 1-64 of A-Z a-z 0-9 _ . -")
+            text = entry if isinstance(entry, str) else entry.value
+            if not text or len(text) > 1024:
+                raise ValueError(f"secret {name}: value must be 1-1024 characters")
+        return value
+
+    def secret_entries(self) -> dict[str, SecretEntry]:
+        """The secrets as sealed: domains cleaned like allowed_domains."""
+        out = {}
+        for name, entry in self.secrets.items():
+            if isinstance(entry, str):
+                out[name] = SecretEntry(value=entry)
+            else:
+                domains = self._clean_domains(entry.domains)
+                out[name] = SecretEntry(value=entry.value, domains=tuple(domains))
+        return out
 
     @field_validator("instruction")
     @classmethod
@@ -65,6 +107,7 @@ class TaskOut(BaseModel):
     timeout_s: float
     allowed_domains: list[str]
     metadata: dict[str, Any]
+    secrets: list[str] = Field(default_factory=list, description="secret names, never values")
     result: TaskResult
     error: str | None
     error_detail: str | None
@@ -128,6 +171,7 @@ def task_out(task: Any) -> TaskOut:
         timeout_s=task.timeout_s,
         allowed_domains=list(task.allowed_domains or []),
         metadata=dict(task.meta or {}),
+        secrets=list(task.secret_names or []),
         result=TaskResult(answer=task.answer, success=bool(success)),
         error=task.error,
         error_detail=task.error_detail,

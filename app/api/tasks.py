@@ -37,6 +37,7 @@ from app.db.errors import IdempotencyConflict, InvalidCursor
 from app.db.repo_keys import count_active_tasks
 from app.dispatch import DispatchError
 from app.events import EventBus, event_from_row
+from app.secrets import fernet_key, seal
 from app.settings import Settings
 from app.urlpolicy import check_url_async, network_policy
 
@@ -91,8 +92,18 @@ async def _check_active_cap(session: Any, tenant: str, cap: int) -> None:
 def request_hash(body: TaskCreate) -> str:
     """Stable digest of the request (defaults applied), so a replayed Idempotency-Key can be
     compared."""
-    canonical = json.dumps(body.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    # secret values stay out of the stored digest (a bare sha256 of a password): names only
+    request = {**body.model_dump(mode="json", exclude={"secrets"}), "secrets": sorted(body.secrets)}
+    canonical = json.dumps(request, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _sealed_secrets(body: TaskCreate, settings: Settings) -> str | None:
+    """The task's secrets as one Fernet token (app/secrets.py); None without secrets."""
+    if not body.secrets:
+        return None
+    key = fernet_key(settings.secrets_key.get_secret_value(), settings.data_dir)
+    return seal(body.secret_entries(), key)
 
 
 async def _fail_unqueued(session: Any, task_id: str, reason: str) -> None:
@@ -152,6 +163,8 @@ async def submit_task(
             metadata=body.metadata,
             idempotency_key=idempotency_key,
             request_hash=request_hash(body),
+            secret_names=tuple(body.secrets),
+            secrets_sealed=_sealed_secrets(body, settings),
         )
         await session.commit()
     except IdempotencyConflict as exc:

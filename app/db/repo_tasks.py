@@ -61,6 +61,8 @@ async def create_task(
     metadata: dict[str, Any],
     idempotency_key: str | None = None,
     request_hash: str | None = None,
+    secret_names: Sequence[str] = (),
+    secrets_sealed: str | None = None,
 ) -> tuple[Task, bool]:
     """Insert a queued task → (task, created). A reused key returns the original task.
 
@@ -86,6 +88,8 @@ async def create_task(
         "metadata": dict(metadata),
         "idempotency_key": idempotency_key,
         "request_hash": request_hash,
+        "secret_names": list(secret_names),
+        "secrets_sealed": secrets_sealed,
         "created_at": now,
         "queued_at": now,
         "updated_at": now,
@@ -341,4 +345,6 @@ def task_to_spec(task: Task) -> TaskSpec:
         timeout_s=task.timeout_s,
         allowed_domains=tuple(task.allowed_domains or ()),
         metadata=dict(task.meta or {}),
+        secret_names=tuple(task.secret_names or ()),
+        secrets_sealed=task.secrets_sealed,
     )

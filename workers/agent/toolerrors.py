@@ -30,6 +30,8 @@ class ToolError(StrEnum):
     not_a_select = "not_a_select"
     option_not_found = "option_not_found"
     not_a_file_input = "not_a_file_input"
+    secret_not_allowed = "secret_not_allowed"
+    unknown_secret = "unknown_secret"
     file_not_attached = "file_not_attached"
     # navigation and tabs
     navigation_failed = "navigation_failed"
@@ -130,6 +132,10 @@ HINTS: dict[ToolError, str] = {
     ToolError.repeated_failure: "You already tried exactly this and it failed. Do something"
     " fundamentally different, or reconsider the goal.",
     ToolError.skipped: "Not executed. Re-read the page and decide again.",
+    ToolError.secret_not_allowed: "That secret may not be typed on this site. Check that you"
+    " are on the site the task names before typing it.",
+    ToolError.unknown_secret: "The task has no secret by that name. Use one of the"
+    " <secret:name> tokens listed in the task.",
     ToolError.guard_violation: "That page is outside the task's allowed sites; you were led back."
     " Stay on the allowed sites.",
 }

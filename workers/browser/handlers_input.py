@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from playwright.async_api import ElementHandle
 
@@ -19,6 +20,7 @@ from workers.browser import actions
 from workers.browser.click import Target
 from workers.browser.frames import js
 from workers.browser.vision import Rect
+from workers.secrets import SecretRefused
 
 if TYPE_CHECKING:
     from workers.agent.tools import args as a
@@ -67,6 +69,14 @@ async def click_at(s: PageSession, args: a.ClickAtArgs) -> ToolResult:
 
 async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
     el, target = await s._element(args.model_dump())
+    if s.secrets.has_token(args.text):  # `<secret:name>`: the value only now, only here
+        frame = await el.owner_frame()
+        host = urlsplit(frame.url if frame else s.page.url).hostname or ""
+        try:
+            text = s.secrets.substitute(args.text, host)
+        except SecretRefused as exc:
+            return actions.failure(exc.code, exc.reason, "type it only on the site it is for")
+        args = args.model_copy(update={"text": text, "secret": True})
     result = await s._verified(
         f"type into {args.ref}",
         target.frame,

@@ -39,6 +39,7 @@ from workers.browser.refs import RefError, RefTable, RefTarget, resolve
 from workers.browser.snapshot import Snapshot, capture
 from workers.browser.vision import VisionBox
 from workers.browser.vision_observer import VisionObserver
+from workers.secrets import SecretVault
 
 CONSOLE_KEPT = 50
 RECENT_VERSIONS = 10  # past snapshots kept to re-find the element of a stale ref
@@ -47,6 +48,8 @@ SETTLE_S = 0.3  # let click handlers and transitions run before verifying the ef
 
 class PageSession:
     """One task's page; build with `await PageSession.open(page, settings)`."""
+
+    secrets: SecretVault = SecretVault()  # the task's `<secret:name>` values (workers/secrets.py)
 
     def __init__(
         self,

@@ -1,0 +1,147 @@
+"""Task secrets end to end (issue 12, "Secrets never reach the model"): a task submitted over
+HTTP with `secrets`, a scripted model that types `<secret:pw>` into a password field of a
+local login page. The site receives the real value; no model request, event row, ledger row,
+log line, API response or database table holds it. A secret scoped to another domain is
+refused with `secret_not_allowed`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+from app.db.migrate import upgrade
+from bench.support import serve
+from tests.e2e.conftest import _settings, wait_terminal
+from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
+from tests.support.policies import last_tool_results, latest_observation
+from workers.embedded import build_app
+
+PASSWORD = "Zq7-hunter2-Secret!"
+LOGIN = """<!doctype html><title>Sign in</title><form method="post" action="/login">
+<label>Username <input name="user" type="text"></label>
+<label>Password <input name="password" type="password"></label>
+<button type="submit">Log in</button></form>"""
+
+
+class LoginSite:
+    def __init__(self) -> None:
+        self.received: list[str] = []
+
+    async def page(self, request: Request) -> HTMLResponse:
+        if request.method == "POST":
+            form = parse_qs((await request.body()).decode())
+            self.received.extend(form.get("password", []))
+            return HTMLResponse("<!doctype html><title>Welcome</title><h1>Signed in</h1>")
+        return HTMLResponse(LOGIN)
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[Route("/login", self.page, methods=["GET", "POST"])])
+
+
+def ref_of(observation: str, name: str) -> str:
+    match = re.search(rf"\[(\d+:\d+)\][^\n]*{name}", observation)
+    assert match, f"no {name!r} in:\n{observation}"
+    return match[1]
+
+
+def login_policy(request: dict[str, Any]) -> Reply:
+    """Type the secret token, press Log in, report; a refused secret ends the run."""
+    obs = latest_observation(request)
+    errors = [r.get("error") for r in last_tool_results(request) if r.get("error")]
+    if errors:
+        return tool_reply(("done", {"answer": f"refused: {errors[0]}", "success": False}))
+    if "Signed in" in obs:
+        return tool_reply(("done", {"answer": "signed in", "success": True}))
+    typed = any(
+        '"name": "type"' in json.dumps(m.get("tool_calls") or "") or "type(ref=" in str(m)
+        for m in request.get("messages", [])
+    )
+    if not typed:
+        return tool_reply(("type", {"ref": ref_of(obs, "Password"), "text": "<secret:pw>"}))
+    return tool_reply(("click", {"ref": ref_of(obs, "Log in")}))
+
+
+@pytest.fixture(scope="module")
+def stack(
+    chromium_path: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str, ScriptedLLMServer, LoginSite, Path]]:
+    data_dir = tmp_path_factory.mktemp("secrets-data")
+    site = LoginSite()
+    with ScriptedLLMServer(login_policy) as llm, serve(site.app()) as site_url:
+        settings = _settings(chromium_path, llm, data_dir)
+        upgrade(settings.effective_database_url)
+        with serve(build_app(settings)) as base_url:
+            yield base_url, site_url, llm, site, data_dir
+
+
+def dump(data_dir: Path) -> str:
+    with sqlite3.connect(data_dir / "webagent.db") as db:
+        return "\n".join(db.iterdump())
+
+
+def test_secret_reaches_the_site_and_nothing_else(
+    stack: tuple[str, str, ScriptedLLMServer, LoginSite, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    import httpx
+
+    base_url, site_url, llm, site, data_dir = stack
+    caplog.set_level(logging.DEBUG)
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        body = {
+            "instruction": "sign in with the password",
+            "start_url": f"{site_url}/login",
+            "secrets": {"pw": {"value": PASSWORD, "domains": ["127.0.0.1"]}},
+        }
+        created = client.post("/v1/tasks", json=body)
+        assert created.status_code == 202, created.text
+        assert created.json()["secrets"] == ["pw"]
+        task_id = created.json()["id"]
+        final = wait_terminal(client, task_id)
+        shown = (
+            client.get(f"/v1/tasks/{task_id}").text + client.get(f"/v1/tasks/{task_id}/steps").text
+        )
+    assert final["status"] == "succeeded", final
+    assert site.received == [PASSWORD]  # the tool layer typed the real value
+    requests = json.dumps(llm.requests)
+    assert "<secret:pw>" in requests  # the model was told the name, and used it
+    assert PASSWORD not in requests
+    assert PASSWORD not in shown and '"pw"' in shown
+    stored = dump(data_dir)
+    assert task_id in stored and "task.started" in stored and PASSWORD not in stored
+    assert PASSWORD not in caplog.text
+    key_file = data_dir / "secrets.key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
+
+
+def test_secret_scoped_to_another_domain_is_refused(
+    stack: tuple[str, str, ScriptedLLMServer, LoginSite, Path],
+) -> None:
+    import httpx
+
+    base_url, site_url, _, site, data_dir = stack
+    before = list(site.received)
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        body = {
+            "instruction": "sign in with the password",
+            "start_url": f"{site_url}/login",
+            "secrets": {"pw": {"value": "Other-Pass-42", "domains": ["bank.example"]}},
+        }
+        created = client.post("/v1/tasks", json=body)
+        assert created.status_code == 202, created.text
+        final = wait_terminal(client, created.json()["id"])
+    assert final["result"]["answer"] == "refused: secret_not_allowed", final
+    assert site.received == before
+    assert "Other-Pass-42" not in dump(data_dir)
