@@ -79,3 +79,20 @@ async def test_screenshot_and_cancel(sessions: async_sessionmaker[AsyncSession])
         await repositories.request_cancel(s, task_id=task_id, tenant_id="default")
         await s.commit()
     assert await sink.cancel_requested() is True
+
+
+async def test_secret_values_are_redacted_before_the_row_and_the_bus(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    from app.secrets import SecretEntry
+    from workers.secrets import SecretVault
+
+    task_id = await new_task(sessions)
+    bus = CheckingBus(sessions)
+    vault = SecretVault({"pw": SecretEntry(value="hunter2-pass")})
+    sink = DbEventSink(sessions, bus, task_id, "default", vault)  # type: ignore[arg-type]
+    await sink.emit("step.finished", {"error": "field holds hunter2-pass", "n": ["hunter2-pass"]})
+    async with sessions() as s:
+        rows = await repositories.list_events(s, task_id=task_id)
+    assert rows[0].data == {"error": "field holds [secret]", "n": ["[secret]"]}
+    assert "hunter2-pass" not in str(bus.published[0][0].data)
