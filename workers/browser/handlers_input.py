@@ -77,6 +77,7 @@ async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
         except SecretRefused as exc:
             return actions.failure(exc.code, exc.reason, "type it only on the site it is for")
         args = args.model_copy(update={"text": text, "secret": True})
+        await el.evaluate(js("mask_secret.js"))  # dots in every screenshot from now on
     result = await s._verified(
         f"type into {args.ref}",
         target.frame,
