@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
+from cryptography.fernet import InvalidToken
 from sqlalchemy.exc import SQLAlchemyError
 
 from app import metrics
@@ -75,13 +76,22 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
     if task.started_at is not None and task.queued_at is not None:
         wait = as_utc(task.started_at) - as_utc(task.queued_at)
         metrics.observe_queue_wait(wait.total_seconds())
-    vault = SecretVault.for_task(spec, rt.settings)  # decrypted in this process only
+    try:
+        vault: SecretVault | None = SecretVault.for_task(spec, rt.settings)  # in memory only
+    except InvalidToken:  # sealed under another WEBAGENT_SECRETS_KEY than this worker's
+        vault = None
     sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault)
     started = time.monotonic()
     await sink.emit(
         EventType.task_started,
         {"worker_id": rt.worker_id, "instruction": spec.instruction, "start_url": spec.start_url},
     )
+    if vault is None:
+        reason = "the task's secrets cannot be decrypted: set the same WEBAGENT_SECRETS_KEY"
+        reason += " on the API and the workers"
+        outcome = failed_outcome(TaskStatus.failed, ErrorCode.configuration, reason)
+        await _finish(rt, spec, sink, outcome, time.monotonic() - started)
+        return
     try:
         async with _heartbeat(rt, spec.task_id):
             outcome = await _run_agent(rt, spec, sink)
