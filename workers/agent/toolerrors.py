@@ -61,6 +61,8 @@ class ToolError(StrEnum):
     repeated_failure = "repeated_failure"
     skipped = "skipped"
     guard_violation = "guard_violation"
+    search_engine_refused = "search_engine_refused"
+    challenge_pending = "challenge_pending"
 
 
 HINTS: dict[ToolError, str] = {
@@ -138,6 +140,10 @@ HINTS: dict[ToolError, str] = {
     " <secret:name> tokens listed in the task.",
     ToolError.guard_violation: "That page is outside the task's allowed sites; you were led back."
     " Stay on the allowed sites.",
+    ToolError.search_engine_refused: "Search engines are off limits. Use the site's own search"
+    " box or navigation instead.",
+    ToolError.challenge_pending: "That URL just showed a challenge page. Do not reload it;"
+    " wait for a person to clear it or work elsewhere on the site.",
 }
 
 GENERIC_SIGNAL = (

@@ -48,3 +48,43 @@ async def test_an_action_that_lands_off_the_allowlist_is_undone_and_reported() -
     results = [json.loads(m["content"]) for m in second_prompt if m["role"] == "tool"]
     assert results[0]["error"] == "guard_violation" and "tracker.test" in results[0]["reason"]
     assert "Claim" not in json.dumps(second_prompt)
+
+
+# Seed 000 §6.5 navigation guards
+from workers.agent.guards import NavigationGuard  # noqa: E402
+
+
+def test_oauth_and_cdn_safe_list_passes_domain_pinning() -> None:
+    allowed = ("shop.example",)
+    assert off_allowlist("https://accounts.google.com/o/oauth2/auth", allowed) is None
+    assert off_allowlist("https://cdn.jsdelivr.net/npm/x.js", allowed) is None
+    assert off_allowlist("https://www.google.com/search?q=x", allowed) is not None
+
+
+def test_search_engine_pivot_is_refused_unless_pinned() -> None:
+    guard = NavigationGuard(("shop.example",), "http://shop.example/")
+    refused = guard.before_navigate("https://www.google.com/search?q=price")
+    assert refused is not None and refused.error == "search_engine_refused"
+    assert guard.before_navigate("https://duckduckgo.com/?q=price") is not None
+    assert guard.before_navigate("https://www.bing.com/search?q=a") is not None
+    assert guard.before_navigate("http://shop.example/search?q=price") is None
+    free = NavigationGuard((), "http://shop.example/")
+    assert free.before_navigate("https://search.yahoo.com/search?p=a") is not None
+    pinned = NavigationGuard(("google.com",), "https://www.google.com/")
+    assert pinned.before_navigate("https://www.google.com/search?q=a") is None
+
+
+def test_a_url_that_served_a_challenge_is_not_renavigated() -> None:
+    guard = NavigationGuard((), "http://shop.example/")
+    guard.after_hop("http://shop.example/p", challenged=True)
+    refused = guard.before_navigate("http://shop.example/p")
+    assert refused is not None and refused.error == "challenge_pending"
+    assert guard.before_navigate("http://shop.example/q") is None
+
+
+def test_navigate_back_to_a_visited_url_is_flagged_not_refused() -> None:
+    guard = NavigationGuard((), "http://shop.example/")
+    guard.after_hop("http://shop.example/a", challenged=False)
+    assert guard.before_navigate("http://shop.example/a") is None
+    assert guard.regression("http://shop.example/a#top") is True
+    assert guard.regression("http://shop.example/b") is False
