@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -33,7 +33,7 @@ from app.contracts import ErrorCode, EventType, TaskStatus
 from workers.agent.brain import Brain, BrainConfig, Trigger, describe_action
 from workers.agent.errors import AgentError, FeedbackError, TaskCancelled
 from workers.agent.eviction import cause_of
-from workers.agent.guards import DomainGuard
+from workers.agent.guards import DomainGuard, NavigationGuard
 from workers.agent.history import (
     CompressedHistory,
     ExecutedCall,
@@ -126,6 +126,7 @@ class AgentLoop:
         self.worker = Worker(self.llm, worker_tools(vision=task.look_tool))
         self.usage = Usage()
         self.guard = DomainGuard(task.allowed_domains)
+        self.nav_guard = NavigationGuard(task.allowed_domains, task.start_url)
         self._nudged_last = False
 
     async def run(self) -> AgentOutcome:
@@ -187,6 +188,7 @@ class AgentLoop:
         """A start page that fails to load is reported to the model, not fatal."""
         url = str(self.task.start_url)
         result = await self.browser.goto(url)
+        self.nav_guard.after_hop(url, challenged=cause_of(result.error) == "bot_block")
         await self._emit_action(0, Action("navigate", {"url": url}), result)
 
     # -- one step of Algorithm 1 ----------------------------------------------------------
@@ -277,8 +279,7 @@ class AgentLoop:
         if action.name == DONE:
             result = ToolResult(success=True, reason="finished")
         else:
-            result = await self.browser.execute(action)
-            result = await self._stay_on_allowlist() or result
+            result = await self._navigate_guarded(action)
         repeated = self._ingest_action(step, action, result, state)
         await self._emit_action(step, action, result)
         return ExecutedCall(call, action, result, repeated)
@@ -341,6 +342,23 @@ class AgentLoop:
             error=None if success else ErrorCode.gave_up,
             reason="done" if success else "the agent reported failure",
         )
+
+    async def _navigate_guarded(self, action: Action) -> ToolResult:
+        """Seed 000 §6.5: refuse fenced navigations, flag regressions, note challenged hops."""
+        target = str(action.args.get("url", "")) if action.name == "navigate" else ""
+        refusal = self.nav_guard.before_navigate(target) if target else None
+        if refusal is not None:
+            return refusal
+        regression = bool(target) and self.nav_guard.regression(target)
+        result = await self.browser.execute(action)
+        result = await self._stay_on_allowlist() or result
+        if target:
+            challenged = cause_of(result.error) == "bot_block"
+            self.nav_guard.after_hop(target, challenged=challenged)
+        if regression and result.success:
+            note = "regression: this page was already visited; repair the current state"
+            result = replace(result, reason=f"{result.reason} ({note} instead of restarting)")
+        return result
 
     async def _stay_on_allowlist(self) -> ToolResult | None:
         """Seed 003 §8.4.2: never show the model a page outside the allowed domains."""

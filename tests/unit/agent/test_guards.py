@@ -88,3 +88,25 @@ def test_navigate_back_to_a_visited_url_is_flagged_not_refused() -> None:
     assert guard.before_navigate("http://shop.example/a") is None
     assert guard.regression("http://shop.example/a#top") is True
     assert guard.regression("http://shop.example/b") is False
+
+
+async def test_the_loop_refuses_a_search_pivot_and_flags_a_regression() -> None:
+    search = "https://www.google.com/search?q=price"
+    pages = {**PAGES, search: [("link", "Result", HOME)]}
+    browser, sink = FakeBrowser(pages), RecordingSink()
+    llm = FakeLLM(
+        [
+            reply(("navigate", {"url": search})),
+            reply(("navigate", {"url": HOME})),
+            reply(("done", {"answer": "none", "success": True})),
+        ],
+        BRAIN_SIDE,
+    )
+    task = AgentTask("find the price", HOME, 5, time.monotonic() + 60, ("shop.example",))
+    outcome = await run_agent(task, browser, llm, sink)
+    assert outcome.status == "succeeded"
+    refused = next(json.loads(m["content"]) for m in llm.prompts[1] if m["role"] == "tool")
+    assert refused["error"] == "search_engine_refused"
+    assert "Result" not in json.dumps(llm.prompts[1])
+    flagged = [json.loads(m["content"]) for m in llm.prompts[2] if m["role"] == "tool"][-1]
+    assert "regression" in flagged["reason"]
