@@ -59,6 +59,7 @@ DESCRIPTION_CHARS = 160
 # ToolResult.error values -> the dead-end cause tags of seed 000 §5.2
 CAUSES: Mapping[str, str] = {
     "navigation_failed": "network",
+    "http_error": "network",
     "timeout": "network",
     "network": "network",
     "bot_block": "bot_block",

@@ -63,6 +63,8 @@ class ToolError(StrEnum):
     guard_violation = "guard_violation"
     search_engine_refused = "search_engine_refused"
     challenge_pending = "challenge_pending"
+    bot_block = "bot_block"
+    http_error = "http_error"
 
 
 HINTS: dict[ToolError, str] = {
@@ -144,6 +146,10 @@ HINTS: dict[ToolError, str] = {
     " box or navigation instead.",
     ToolError.challenge_pending: "That URL just showed a challenge page. Do not reload it;"
     " wait for a person to clear it or work elsewhere on the site.",
+    ToolError.bot_block: "The site showed a CAPTCHA, bot check or regional block. Do not retry"
+    " it; report that a person must clear it.",
+    ToolError.http_error: "The server returned an error page. Try another URL on the site or"
+    " go back.",
 }
 
 GENERIC_SIGNAL = (

@@ -155,6 +155,23 @@ async def detect_captcha(s: PageSession, args: a.NoArgs) -> ToolResult:
     return ToolResult(success=True, reason=reason, data={"detected": bool(kinds), "kinds": kinds})
 
 
+INTERSTITIALS = ("cloudflare_interstitial", "text_challenge")
+
+
+async def dead_shell(page: Any, status: int | None) -> ToolResult | None:
+    """Seed 000 §6.5: a 4xx/5xx or anti-bot page short-circuits the navigate (detect.js)."""
+    found = await page.main_frame.evaluate(js("detect.js"))
+    # whole-page challenges only: a form carrying a CAPTCHA widget is still a usable page
+    blocks = [k for k in found["captcha"] if k in INTERSTITIALS]
+    if blocks:
+        return actions.failure(
+            E.bot_block, f"Blocked by an anti-bot challenge page: {', '.join(blocks)}."
+        )
+    if status is not None and status >= 400:
+        return actions.failure(E.http_error, f"The server answered HTTP {status}.")
+    return None
+
+
 async def detect_geo_block(s: PageSession, args: a.NoArgs) -> ToolResult:
     found = await s.page.main_frame.evaluate(js("detect.js"))
     evidence = list(found["geo"])

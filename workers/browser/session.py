@@ -25,7 +25,7 @@ from workers.agent.errors import ConfigurationError, FeedbackError
 from workers.agent.protocols import LLM, Action, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.agent.tools import TOOLS, parse_action
-from workers.browser import actions, files, frames, handlers, rerender, verify, views
+from workers.browser import actions, files, frames, handlers, handlers_read, rerender, verify, views
 from workers.browser import fingerprint as gate
 from workers.browser.click import ClickPolicy, Hand
 from workers.browser.click_memory import ClickMemory, InMemoryClickMemory
@@ -195,6 +195,9 @@ class PageSession:
         self._refs = None
         self.invalidate()
         self._after_mutation()
+        shell = await handlers_read.dead_shell(self.page, self.last_status)
+        if shell is not None:
+            return shell
         return ToolResult(
             success=True, reason=f"Opened {self.page.url}", page_changed=before != url
         )
