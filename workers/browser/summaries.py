@@ -10,14 +10,14 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from importlib import resources
 from string import Template
 from typing import Any
 
-from workers.agent.protocols import LLM, LLMReply
+from workers.agent.protocols import LLM
 from workers.browser import pagemem
 from workers.browser.pagemem import PageMem, Section
+from workers.metered_llm import LLMUsage as Usage
 
 SECTION_CHARS = 1200  # what one section contributes to the summary prompt
 
@@ -42,18 +42,6 @@ def parse_json(text: str | None) -> Any:
                 except json.JSONDecodeError:
                     continue
     return None
-
-
-@dataclass
-class Usage:
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-    def add(self, reply: LLMReply) -> None:
-        self.calls += 1
-        self.input_tokens += reply.input_tokens
-        self.output_tokens += reply.output_tokens
 
 
 class SummaryCache:
