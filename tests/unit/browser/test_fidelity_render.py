@@ -6,27 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tests.unit.browser.test_compact import VP, node
 from workers.browser import compact, tokens
-from workers.browser.snapshot import Node, Viewport
-
-VP = Viewport(1280, 800, 0, 0, 1280, 5000)
-
-
-def node(i: int, role: str = "text", name: str = "", **kw: object) -> Node:
-    base: dict[str, object] = {
-        "ref": f"3:{i}",
-        "index": i,
-        "role": role,
-        "name": name,
-        "value": None,
-        "states": (),
-        "bbox": (0.0, float(i * 20), 100.0, 20.0),
-        "frame": (),
-        "in_viewport": True,
-        "interactive": role not in ("text", "heading"),
-    }
-    base.update(kw)
-    return Node(**base)  # type: ignore[arg-type]
+from workers.browser.snapshot import Viewport
 
 
 def test_cut_text_names_its_length_and_ref() -> None:
