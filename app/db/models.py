@@ -82,6 +82,10 @@ class Task(Base):
     # task secrets: names in clear, {name: {value, domains}} as one Fernet token (app/secrets.py)
     secret_names: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=list)
     secrets_sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # "sensitive": risky actions and challenges wait for a person (migration 0005); "none"
+    approval_policy: Mapped[str] = mapped_column(
+        String(16), default="sensitive", server_default=sql_text("'sensitive'")
+    )
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     request_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     answer: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -249,3 +253,26 @@ class ApiKey(Base):
     )
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class Approval(Base):
+    """A person's decision a paused task waits for (migration 0005, app/db/repo_approvals.py).
+
+    `kind`: sensitive_action | challenge | login; `status`: pending -> approved | denied |
+    expired; `details`: url, element, screenshot artifact id and what the rule matched.
+    """
+
+    __tablename__ = "approvals"
+    __table_args__ = (Index("ix_approvals_task_id_created_at", "task_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    reason: Mapped[str] = mapped_column(Text)
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
+    decided_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    decided_by: Mapped[str | None] = mapped_column(String(255), nullable=True)
