@@ -45,6 +45,15 @@ TERMINAL_STATUSES = frozenset(
 )
 
 
+class TaskProfile(StrEnum):
+    """Seed 003 §9.3 specialised agents (workers/agent/task_profiles.py enforces them)."""
+
+    general = "general"
+    assistant = "assistant"
+    research = "research"
+    data_entry = "data_entry"
+
+
 class EventType(StrEnum):
     task_started = "task.started"
     route_decided = "route.decided"
@@ -70,10 +79,34 @@ class ErrorCode(StrEnum):
     llm_error = "llm_error"
     browser_error = "browser_error"
     guard_violation = "guard_violation"
+    login_prohibited = "login_prohibited"  # forbid_login and a login form on the page
     configuration = "configuration"
     internal = "internal"
     gave_up = "gave_up"
     interrupted = "interrupted"  # the worker was stopped (shutdown grace ran out) mid-task
+    bot_blocked = "bot_blocked"  # a challenge or block page nobody cleared (approval denied)
+    output_invalid = "output_invalid"  # the answer did not match output_schema after a repair
+    start_page_unreachable = "start_page_unreachable"  # the start page never loaded
+
+
+class ApprovalPolicy(StrEnum):
+    """Whether a task pauses for a person: before sensitive actions and on challenges."""
+
+    sensitive = "sensitive"
+    none = "none"
+
+
+class ApprovalKind(StrEnum):
+    sensitive_action = "sensitive_action"
+    challenge = "challenge"
+    login = "login"
+
+
+class ApprovalStatus(StrEnum):
+    pending = "pending"
+    approved = "approved"
+    denied = "denied"
+    expired = "expired"  # nobody answered in time (or the task ended first): a denial
 
 
 class TaskSpec(BaseModel):
@@ -88,9 +121,16 @@ class TaskSpec(BaseModel):
     max_steps: int
     timeout_s: float
     allowed_domains: tuple[str, ...] = ()
+    task_profile: TaskProfile = TaskProfile.general  # which tools the model may use
+    forbid_login: bool = False  # a login form on the page fails the task
+    private_regions: tuple[str, ...] = ()  # CSS selectors never shown to the model
     metadata: dict[str, Any] = Field(default_factory=dict)
     secret_names: tuple[str, ...] = ()
     secrets_sealed: str | None = Field(default=None, repr=False)  # Fernet token, app/secrets.py
+    approval_policy: str = "sensitive"  # ApprovalPolicy: "sensitive" pauses for a person
+    output_schema: dict[str, Any] | None = None  # JSON Schema of result.data
+    profile: str | None = None  # named browser profile whose storage state the run starts from
+    save_profile: bool = False  # write the context's storage state back to `profile` after
 
 
 class Usage(BaseModel):
@@ -103,6 +143,9 @@ class Usage(BaseModel):
 class TaskResult(BaseModel):
     answer: str | None = None
     success: bool = False
+    data: Any = Field(
+        default=None, description="the answer as JSON valid against the task's output_schema"
+    )
 
 
 class Event(BaseModel):

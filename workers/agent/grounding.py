@@ -1,0 +1,66 @@
+"""Success the service can check: a run that never reached a page cannot succeed.
+
+The model's `done(success=true)` is a claim. `Witness` is an EventSink that passes every
+event on and notes what the run actually reached: a navigation (browser `navigate`, the
+start page's step-0 open, the search route's `fetch`) that succeeded, or any successful
+action that changed the page. A run with a start URL that reached nothing (DNS failure,
+connection refused, HTTP 4xx/5xx, a bot wall; see the dead-shell checks of seed 000 §6.5)
+ends `failed` with `start_page_unreachable` whatever the model said, with the first
+navigation failure as the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from app.contracts import ErrorCode, EventType, TaskStatus
+from workers.agent.protocols import AgentOutcome, EventSink
+
+NAVIGATIONS = frozenset({"navigate", "fetch"})
+HISTORY = frozenset({"go_back", "go_forward"})  # may land on about:blank: reaches nothing
+
+
+class Witness:
+    """EventSink decorator: forwards to `inner`, remembers whether any page was reached."""
+
+    def __init__(self, inner: EventSink) -> None:
+        self.inner = inner
+        self.reached = False
+        self.first_failure: str | None = None
+
+    async def emit(self, type: str, data: Mapping[str, Any]) -> None:
+        if type == EventType.action_executed:
+            self._note(data)
+        await self.inner.emit(type, data)
+
+    async def save_screenshot(self, step: int, jpeg: bytes) -> None:
+        await self.inner.save_screenshot(step, jpeg)
+
+    async def cancel_requested(self) -> bool:
+        return await self.inner.cancel_requested()
+
+    def _note(self, data: Mapping[str, Any]) -> None:
+        action = str(data.get("action", ""))
+        if data.get("success"):
+            if action in NAVIGATIONS or (data.get("page_changed") and action not in HISTORY):
+                self.reached = True
+        elif action in NAVIGATIONS and self.first_failure is None:
+            url = (data.get("args") or {}).get("url", "")
+            why = data.get("reason") or data.get("error") or "failed"
+            self.first_failure = f"{url}: {why}" if url else str(why)
+
+    def judge(self, outcome: AgentOutcome, start_url: str | None) -> AgentOutcome:
+        """`outcome`, or a failure when it claims success without ever reaching a page."""
+        if not outcome.success or not start_url or self.reached:
+            return outcome
+        why = self.first_failure or "no page was opened"
+        return replace(
+            outcome,
+            success=False,
+            status=TaskStatus.failed.value,
+            error=ErrorCode.start_page_unreachable.value,
+            reason=f"the start page never loaded ({why}); the model's success claim was "
+            "not accepted",
+        )
