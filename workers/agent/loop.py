@@ -56,6 +56,7 @@ from workers.agent.protocols import (
 )
 from workers.agent.roles.planner import CompletionClaim
 from workers.agent.roles.worker import Worker, WorkerTurn
+from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
 from workers.agent.tools import (
     DONE,
     MAX_ACTIONS_PER_STEP,
@@ -123,7 +124,9 @@ class AgentLoop:
         self.llm = llm if isinstance(llm, MeteredLLM) else MeteredLLM(llm, sink)
         self.history, self.brain = history, brain
         self.ledger = ledger if ledger is not None else Ledger(task.instruction)
-        self.worker = Worker(self.llm, worker_tools(vision=task.look_tool))
+        self.profile = ProfileGuard.for_task(task.task_profile)
+        offered = worker_tools(vision=task.look_tool, only=allowed_tools(task.task_profile))
+        self.worker = Worker(self.llm, offered)
         self.usage = Usage()
         self.guard = DomainGuard(task.allowed_domains)
         self.nav_guard = NavigationGuard(task.allowed_domains, task.start_url)
@@ -213,6 +216,8 @@ class AgentLoop:
     async def _observe(self, step: int) -> Observation:
         await self._stay_on_allowlist()  # a page may have moved on its own since the last step
         observation = await self.browser.observe(self.task.observation_mode)
+        if self.task.forbid_login:  # seed 004 App. C.5, before the model sees the page
+            await refuse_login_form(self.browser, observation)
         await self.sink.emit(EventType.observation, observation_event(step, observation))
         await self.sink.save_screenshot(step, await self.browser.screenshot())
         return observation
@@ -276,7 +281,10 @@ class AgentLoop:
             result = ToolResult(success=False, reason=exc.message, error=exc.error)
             await self._emit_action(step, Action(call.name, {}), result)
             return ExecutedCall(call, None, result)
-        if action.name == DONE:
+        refusal = self.profile.check(action, state.text)  # seed 003 §9.3: in code
+        if refusal is not None:
+            result = refusal
+        elif action.name == DONE:
             result = ToolResult(success=True, reason="finished")
         else:
             result = await self._navigate_guarded(action)

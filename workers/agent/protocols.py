@@ -194,4 +194,80 @@ class AgentOutcome:
     output_tokens: int
     error: str | None = None
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class ActionTarget:
+    """What an action is about to touch, read from the page before it runs: the facts the
+    sensitive-action rules decide on (workers/agent/approvals.py, seed 003 §8.4.1)."""
+
+    page_url: str = ""
+    role: str = ""
+    tag: str = ""
+    name: str = ""  # accessible and visible text of the element
+    input_type: str = ""  # <input type>, lower case
+    href: str = ""  # resolved link target
+    download: bool = False  # a link with the download attribute
+    form_action: str = ""  # resolved action URL of the enclosing (or owning) form
+    form_method: str = ""
+    form_text: str = ""  # the form's label, heading and submit-button texts
+    submits: bool = False  # activating this element submits its form
+
+
+@runtime_checkable
+class TargetInspector(Protocol):
+    """A browser that can say what an action would touch, without touching it."""
+
+    async def inspect_target(self, action: Action) -> ActionTarget | None: ...
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What a paused task asks a person (kind: sensitive_action | challenge | login)."""
+
+    kind: str
+    reason: str
+    url: str
+    element: str = ""
+    screenshot: bytes | None = field(default=None, repr=False)
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    """The answer: approved, denied, or expired (nobody answered in time)."""
+
+    approval_id: str
+    status: str
+    by: str = ""
+
+    @property
+    def approved(self) -> bool:
+        return self.status == "approved"
+
+
+@runtime_checkable
+class ApprovalGate(Protocol):
+    """Pauses the task until a person decides (workers/approval_gate.py waits on the DB)."""
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision: ...
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A CAPTCHA / interstitial / regional block in front of the page the task needs."""
+
+    url: str
+    kinds: tuple[str, ...]
+    reason: str
+
+
+@runtime_checkable
+class ChallengeSolver(Protocol):
+    """An operator's solving service (none is built in: no evasion, no stealth).
+
+    Returns True when it believes the page is clear; the caller checks the page again.
+    """
+
+    async def solve(self, challenge: Challenge, browser: Browser) -> bool: ...
     data: Any = None  # the answer as JSON valid against the task's output_schema

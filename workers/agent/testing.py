@@ -60,6 +60,8 @@ class FakeBrowser:
             return self.fail[action.name]
         if action.name == "navigate":
             return await self.goto(str(action.args["url"]))
+        if action.name == "dom_search" and "password" in str(action.args.get("selector")):
+            return self._password_fields()
         if "ref" not in action.args:
             return ToolResult(success=True)
         version, index = (int(x) for x in str(action.args["ref"]).split(":"))
@@ -73,6 +75,14 @@ class FakeBrowser:
             self.current = target
             return ToolResult(success=True, page_changed=True)
         return ToolResult(success=True)
+
+    def _password_fields(self) -> ToolResult:
+        """dom_search for password inputs: elements of role "password" on the page."""
+        elements = self.pages.get(self.current, [])
+        hits = [{"tag": "input", "text": name} for role, name, _ in elements if role == "password"]
+        if not hits:
+            return ToolResult(success=False, reason="nothing visible", error="text_not_found")
+        return ToolResult(success=True, reason=f"{len(hits)} found", data={"hits": hits})
 
     async def screenshot(self) -> bytes:
         self.screenshots += 1
@@ -161,6 +171,7 @@ class FakeLLM:
         self.roles: list[str] = []
         # every call as (role, messages, response_format); `prompts`/`roles`: scripted ones
         self.calls: list[tuple[str, list[Mapping[str, Any]], Mapping[str, Any] | None]] = []
+        self.offered: list[tuple[str, ...]] = []  # tool names offered, per scripted call
         self.hang = asyncio.Event()
 
     async def chat(
@@ -179,6 +190,7 @@ class FakeLLM:
             return answer
         self.prompts.append(list(messages))
         self.roles.append(role)
+        self.offered.append(tuple(str(t["function"]["name"]) for t in tools or ()))
         if not self.script:
             await self.hang.wait()  # never set: models a call that does not return
         item = self.script.pop(0)

@@ -33,6 +33,7 @@ class ToolError(StrEnum):
     secret_not_allowed = "secret_not_allowed"
     unknown_secret = "unknown_secret"
     file_not_attached = "file_not_attached"
+    form_invalid = "form_invalid"
     # navigation and tabs
     navigation_failed = "navigation_failed"
     navigation_blocked = "navigation_blocked"
@@ -65,6 +66,10 @@ class ToolError(StrEnum):
     challenge_pending = "challenge_pending"
     bot_block = "bot_block"
     http_error = "http_error"
+    # a person's decision on a sensitive action (workers/agent/supervised.py)
+    approval_denied = "approval_denied"
+    handoff_timeout = "handoff_timeout"
+    tool_not_allowed = "tool_not_allowed"
 
 
 HINTS: dict[ToolError, str] = {
@@ -102,6 +107,8 @@ HINTS: dict[ToolError, str] = {
     " button that opens the file chooser.",
     ToolError.file_not_attached: "Only files attached to the task can be uploaded. Use one of"
     " the listed file names.",
+    ToolError.form_invalid: "Some form fields are empty but required, or hold a value the page"
+    " rejects. Fill those fields (in their expected format) before submitting.",
     ToolError.navigation_failed: "The page failed to load. Check the URL or go back.",
     ToolError.navigation_blocked: "That kind of URL cannot be opened. Use an http(s) address.",
     ToolError.blocked_url: "That URL is not allowed for this task. Stay on the allowed sites.",
@@ -150,6 +157,12 @@ HINTS: dict[ToolError, str] = {
     " it; report that a person must clear it.",
     ToolError.http_error: "The server returned an error page. Try another URL on the site or"
     " go back.",
+    ToolError.approval_denied: "A person refused this action. Do not try it again; finish"
+    " without it, or report that it was not allowed.",
+    ToolError.handoff_timeout: "Nobody approved this action in time, so it was not done. Do not"
+    " try it again; finish without it, or report that it needs a person's approval.",
+    ToolError.tool_not_allowed: "This task's profile does not allow that action. Use only the"
+    " tools you were given and report what you cannot do.",
 }
 
 GENERIC_SIGNAL = (
