@@ -1,0 +1,370 @@
+// Run page: renders the task's SSE stream (/v1/tasks/{id}/events) as it arrives.
+// Replays from the first event, then follows live; every value goes in through
+// textContent (never innerHTML), so page text and model output cannot inject markup.
+"use strict";
+
+(() => {
+  const root = document.getElementById("run");
+  if (!root) return;
+  const taskId = root.dataset.taskId;
+  const api = "/v1/tasks/" + encodeURIComponent(taskId);
+  const canWrite = root.dataset.canWrite === "true";
+  const VIEWER = { "X-Webagent-Viewer": "1" };
+  const TERMINAL = new Set(["succeeded", "failed", "cancelled", "timed_out"]);
+  const $ = (id) => document.getElementById(id);
+
+  const state = {
+    lastSeq: 0,
+    steps: new Map(),
+    usage: { steps: 0, calls: 0, input: 0, output: 0, cost: 0, priced: false },
+    approvals: new Map(),
+    finished: false,
+    source: null,
+  };
+
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "text") node.textContent = String(value);
+      else if (key === "class") node.className = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children) {
+      if (child === null || child === undefined) continue;
+      node.append(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+    return node;
+  }
+
+  function money(value) {
+    return "$" + Number(value).toFixed(4);
+  }
+
+  function setStatus(status) {
+    const badge = $("status");
+    badge.textContent = status;
+    badge.className = "badge status-" + status;
+    root.dataset.status = status;
+    const cancel = $("cancel");
+    if (cancel) cancel.hidden = TERMINAL.has(status);
+  }
+
+  function showFigures() {
+    const u = state.usage;
+    $("fig-steps").textContent = String(u.steps);
+    $("fig-calls").textContent = String(u.calls);
+    $("fig-in").textContent = String(u.input);
+    $("fig-out").textContent = String(u.output);
+    if (u.priced) $("fig-cost").textContent = money(u.cost);
+  }
+
+  // -- steps ---------------------------------------------------------------------------
+  function stepBox(number) {
+    const key = Number.isInteger(number) ? number : 0;
+    let box = state.steps.get(key);
+    if (box) return box;
+    const item = el("li", { class: "step", id: "step-" + key, "data-step": key });
+    box = {
+      item,
+      page: el("p", { class: "page" }),
+      thoughts: el("div", { class: "thoughts" }),
+      actions: el("ul", { class: "actions" }),
+      shot: el("div", { class: "shot" }),
+      shotState: "none",
+    };
+    item.append(
+      el("h3", { text: key ? "Step " + key : "Before the first step" }),
+      box.page,
+      box.thoughts,
+      box.actions,
+      box.shot,
+    );
+    const list = $("steps");
+    const later = [...list.children].find((li) => Number(li.dataset.step) > key);
+    list.insertBefore(item, later || null);
+    $("timeline-empty").hidden = true;
+    state.steps.set(key, box);
+    return box;
+  }
+
+  function screenshot(number) {
+    const box = state.steps.get(number);
+    if (!box || !number || box.shotState === "shown" || box.shotState === "loading") return;
+    box.shotState = "loading";
+    const url = api + "/screenshots/" + number;
+    const img = el("img", { src: url, alt: "Screenshot after step " + number, loading: "lazy" });
+    const button = el(
+      "button",
+      { type: "button", class: "thumb", "aria-label": "Enlarge the screenshot of step " + number },
+      img,
+    );
+    button.addEventListener("click", () => openShot(url, number, button));
+    img.addEventListener("load", () => (box.shotState = "shown"));
+    img.addEventListener("error", () => {
+      button.remove();
+      box.shotState = "missing";
+    });
+    box.shot.replaceChildren(button);
+  }
+
+  function openShot(url, number, opener) {
+    const dialog = $("shot-dialog");
+    $("shot-full").src = url;
+    $("shot-full").alt = "Screenshot after step " + number;
+    $("shot-title").textContent = "Screenshot · step " + number;
+    dialog.addEventListener("close", () => opener.focus(), { once: true });
+    dialog.showModal();
+    $("shot-close").focus();
+  }
+
+  function argsText(args) {
+    const parts = Object.entries(args || {}).map(([k, v]) => k + "=" + JSON.stringify(v));
+    return parts.join(", ");
+  }
+
+  // -- event handlers --------------------------------------------------------------------
+  const handlers = {
+    "task.started": () => {
+      if (!TERMINAL.has(root.dataset.status)) setStatus("running");
+    },
+    "route.decided": (d) => {
+      const families = (d.families || []).join(", ");
+      $("route").textContent =
+        "Route: " + d.kind + " (confidence " + d.confidence + (families ? ", " + families : "") + ")";
+    },
+    "step.started": (d) => {
+      const previous = state.usage.steps;
+      stepBox(d.step);
+      state.usage.steps = Math.max(state.usage.steps, d.step || 0);
+      if (previous && previous !== d.step) screenshot(previous);
+      showFigures();
+    },
+    observation: (d) => {
+      const box = stepBox(d.step);
+      box.page.replaceChildren(
+        el("span", { class: "title", text: d.title || "(untitled)" }),
+        " ",
+        el("code", { text: d.url || "" }),
+      );
+    },
+    "llm.call": (d) => {
+      const u = state.usage;
+      u.calls += 1;
+      u.input += d.input_tokens || 0;
+      u.output += d.output_tokens || 0;
+      if (typeof d.cost_usd === "number") {
+        u.cost += d.cost_usd;
+        u.priced = true;
+      }
+      showFigures();
+      $("calls").append(
+        el(
+          "tr",
+          {},
+          el("td", { text: d.step ?? "—" }),
+          el("td", { text: d.role }),
+          el("td", { text: d.model }),
+          el("td", { class: "num", text: d.input_tokens }),
+          el("td", { class: "num", text: d.output_tokens }),
+          el("td", { class: "num", text: typeof d.cost_usd === "number" ? money(d.cost_usd) : "—" }),
+          el("td", { class: "num", text: d.latency_s }),
+        ),
+      );
+      const thought = [d.reasoning, d.content].filter(Boolean).join("\n");
+      if (thought && d.step !== null && d.step !== undefined) {
+        stepBox(d.step).thoughts.append(
+          el("p", { class: "thought" }, el("span", { class: "role", text: d.role + ": " }), thought),
+        );
+      }
+    },
+    "action.executed": (d) => {
+      const box = stepBox(d.step);
+      const ok = d.success ? "ok" : "failed";
+      const detail = [d.reason, d.error ? "error: " + d.error : "", d.page_changed ? "page changed" : ""];
+      box.actions.append(
+        el(
+          "li",
+          { class: "action " + ok },
+          el("span", { class: "mark", "aria-label": ok, text: d.success ? "✓" : "✗" }),
+          " ",
+          el("code", { text: d.action + "(" + argsText(d.args) + ")" }),
+          el("span", { class: "reason", text: " " + detail.filter(Boolean).join(" · ") }),
+        ),
+      );
+      screenshot(d.step);
+    },
+    "plan.updated": (d) => {
+      $("plan-empty").hidden = true;
+      $("subgoal").textContent = d.subgoal ? "Subgoal: " + d.subgoal : "";
+      $("checklist").replaceChildren(
+        ...(d.checklist || []).map((i) =>
+          el("li", { class: "check-" + i.status, "data-status": i.status }, i.text + " (" + i.status + ")"),
+        ),
+      );
+      $("next-steps").replaceChildren(
+        ...(d.next_steps || []).map((s) => el("li", { text: "Next: " + s })),
+      );
+    },
+    "fact.recorded": (d) => {
+      const conf = d.confidence !== undefined ? ", confidence " + d.confidence : "";
+      $("facts").append(el("li", {}, el("strong", { text: d.key }), " = " + d.value + " (" + d.category + conf + ")"));
+    },
+    "dead_end.recorded": (d) => {
+      $("dead-ends").append(
+        el("li", {}, el("strong", { text: d.cause || "dead end" }), " " + (d.description || ""), " ", el("code", { text: d.url || "" })),
+      );
+    },
+    "approval.requested": (d) => requestApproval(d),
+    "approval.resolved": (d) => resolveApproval(d.approval_id, d.decision, d.by),
+    "task.finished": (d) => finish(d),
+  };
+
+  // -- approvals ---------------------------------------------------------------------
+  function requestApproval(d) {
+    $("approvals").hidden = false;
+    if (!TERMINAL.has(root.dataset.status)) setStatus("awaiting_approval");
+    const item = el("li", { class: "approval", "data-approval-id": d.approval_id });
+    const what = [d.kind, d.reason, d.element ? "on " + d.element : ""].filter(Boolean).join(" · ");
+    item.append(el("p", { text: what }), el("p", {}, el("code", { text: d.url || "" })));
+    if (d.expires_at) item.append(el("p", { class: "muted", text: "expires " + d.expires_at }));
+    const outcome = el("p", { class: "outcome", role: "status" });
+    const buttons = el("div", { class: "buttons" });
+    if (canWrite) {
+      for (const decision of ["approve", "deny"]) {
+        buttons.append(
+          el("button", {
+            type: "button",
+            class: decision === "deny" ? "danger" : "primary",
+            "data-decision": decision,
+            text: decision === "approve" ? "Approve" : "Deny",
+            onclick: () => decide(d.approval_id, decision),
+          }),
+        );
+      }
+    }
+    item.append(buttons, outcome);
+    $("approval-list").append(item);
+    state.approvals.set(d.approval_id, { item, buttons, outcome });
+  }
+
+  function resolveApproval(id, decision, by) {
+    const entry = state.approvals.get(id);
+    if (!entry) return;
+    entry.buttons.replaceChildren();
+    entry.outcome.textContent = (decision === "approve" ? "Approved" : "Decided: " + decision) + (by ? " by " + by : "");
+    entry.item.classList.add("resolved");
+    const open = [...state.approvals.values()].some((a) => !a.item.classList.contains("resolved"));
+    if (!open && !TERMINAL.has(root.dataset.status)) setStatus("running");
+  }
+
+  async function decide(id, decision) {
+    const response = await post(api + "/approvals/" + encodeURIComponent(id), { decision });
+    if (response && response.ok) resolveApproval(id, decision === "approve" ? "approve" : "deny", null);
+  }
+
+  // -- cancel and errors -----------------------------------------------------------------
+  async function post(url, body) {
+    $("action-error").textContent = "";
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { ...VIEWER, "Content-Type": "application/json" },
+        body: JSON.stringify(body || {}),
+        credentials: "same-origin",
+      });
+      if (!response.ok) {
+        const problem = await response.json().catch(() => ({}));
+        $("action-error").textContent = describe(response.status, problem);
+      }
+      return response;
+    } catch (err) {
+      $("action-error").textContent = "Request failed: " + err;
+      return null;
+    }
+  }
+
+  function describe(status, problem) {
+    const detail = problem.detail ?? (problem.error && problem.error.message) ?? "";
+    return "HTTP " + status + (detail ? ": " + (typeof detail === "string" ? detail : JSON.stringify(detail)) : "");
+  }
+
+  const cancelButton = $("cancel");
+  if (cancelButton) {
+    cancelButton.addEventListener("click", async () => {
+      cancelButton.disabled = true;
+      const response = await post(api + "/cancel");
+      if (response && response.ok) {
+        const task = await response.json();
+        setStatus(task.status);
+        if (!TERMINAL.has(task.status)) cancelButton.textContent = "Cancelling…";
+      } else {
+        cancelButton.disabled = false;
+      }
+    });
+  }
+
+  function finish(d) {
+    state.finished = true;
+    setStatus(d.status);
+    const usage = d.usage || {};
+    Object.assign(state.usage, {
+      steps: usage.steps ?? state.usage.steps,
+      calls: usage.llm_calls ?? state.usage.calls,
+      input: usage.input_tokens ?? state.usage.input,
+      output: usage.output_tokens ?? state.usage.output,
+    });
+    if (typeof usage.cost_usd === "number") Object.assign(state.usage, { cost: usage.cost_usd, priced: true });
+    showFigures();
+    if (typeof d.duration_s === "number") $("fig-duration").textContent = d.duration_s.toFixed(1) + " s";
+    $("final").hidden = false;
+    $("final-status").textContent = d.success ? "Succeeded" : "Did not succeed (" + d.status + ")";
+    $("final-answer").textContent = d.answer || "";
+    const data = d.data ?? (d.result && d.result.data);
+    if (data !== undefined && data !== null) {
+      $("final-data").hidden = false;
+      $("final-data").textContent = JSON.stringify(data, null, 2);
+    }
+    $("final-error").textContent = d.error ? d.error + (d.error_detail ? ": " + d.error_detail : "") : "";
+    for (const [number, box] of state.steps) if (box.shotState !== "shown") screenshot(number);
+    for (const [id, entry] of state.approvals) if (!entry.item.classList.contains("resolved")) resolveApproval(id, "closed", null);
+    stop();
+  }
+
+  // -- the stream --------------------------------------------------------------------
+  function stop() {
+    if (state.source) state.source.close();
+    state.source = null;
+    $("live").hidden = true;
+  }
+
+  function receive(message) {
+    let event;
+    try {
+      event = JSON.parse(message.data);
+    } catch (err) {
+      return;
+    }
+    if (typeof event.seq !== "number" || event.seq <= state.lastSeq) return; // replayed twice
+    state.lastSeq = event.seq;
+    const handle = handlers[event.type];
+    if (handle) handle(event.data || {});
+    root.dataset.lastSeq = String(event.seq);
+  }
+
+  function start() {
+    const source = new EventSource(api + "/events");
+    state.source = source;
+    for (const type of Object.keys(handlers)) source.addEventListener(type, receive);
+    source.addEventListener("open", () => ($("live").hidden = state.finished));
+    source.addEventListener("error", () => {
+      $("live").hidden = true;
+      if (source.readyState === EventSource.CLOSED && !state.finished) {
+        $("action-error").textContent = "The event stream closed; reload the page to reconnect.";
+      }
+    });
+  }
+
+  start();
+})();

@@ -1,0 +1,101 @@
+// Submit form: POST /v1/tasks with the fields that were filled in, then open the run page.
+// A 422 from the API is shown next to the field it names.
+"use strict";
+
+(() => {
+  const form = document.getElementById("submit-form");
+  if (!form) return;
+  const NUMBERS = ["max_steps", "timeout_s", "max_tokens", "max_cost_usd"];
+
+  function fieldError(name, text) {
+    const slot = document.getElementById("err-" + name);
+    if (slot) {
+      slot.textContent = text;
+      const input = document.getElementById(name);
+      if (input) input.setAttribute("aria-invalid", text ? "true" : "false");
+      return true;
+    }
+    return false;
+  }
+
+  function clearErrors() {
+    for (const slot of form.querySelectorAll(".field-error")) slot.textContent = "";
+    for (const input of form.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+    document.getElementById("form-error").textContent = "";
+  }
+
+  function value(name) {
+    const input = form.elements.namedItem(name);
+    return input ? input.value.trim() : "";
+  }
+
+  function body() {
+    const out = { instruction: value("instruction") };
+    if (value("start_url")) out.start_url = value("start_url");
+    for (const name of NUMBERS) {
+      if (value(name)) out[name] = Number(value(name));
+    }
+    const domains = value("allowed_domains");
+    if (domains) out.allowed_domains = domains.split(/[\s,]+/).filter(Boolean);
+    if (value("output_schema")) {
+      try {
+        out.output_schema = JSON.parse(value("output_schema"));
+      } catch (err) {
+        throw { field: "output_schema", message: "Not valid JSON: " + err.message };
+      }
+    }
+    return out;
+  }
+
+  function showProblem(status, problem) {
+    const detail = problem.detail;
+    if (status === 422 && Array.isArray(detail)) {
+      for (const item of detail) {
+        const loc = item.loc || [];
+        const field = loc[0] === "body" ? loc[1] : null;
+        if (!field || !fieldError(String(field), item.msg)) {
+          document.getElementById("form-error").textContent = item.msg;
+        }
+      }
+      return;
+    }
+    const text = typeof detail === "string" ? detail : (problem.error && problem.error.message) || "";
+    document.getElementById("form-error").textContent = "HTTP " + status + (text ? ": " + text : "");
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors();
+    if (!value("instruction")) {
+      fieldError("instruction", "Say what the agent should do.");
+      document.getElementById("instruction").focus();
+      return;
+    }
+    let payload;
+    try {
+      payload = body();
+    } catch (problem) {
+      fieldError(problem.field, problem.message);
+      return;
+    }
+    const button = document.getElementById("submit");
+    button.disabled = true;
+    try {
+      const response = await fetch("/v1/tasks", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Webagent-Viewer": "1" },
+        body: JSON.stringify(payload),
+        credentials: "same-origin",
+      });
+      const answer = await response.json().catch(() => ({}));
+      if (response.status === 202 && answer.id) {
+        window.location.assign("/runs/" + encodeURIComponent(answer.id));
+        return;
+      }
+      showProblem(response.status, answer);
+    } catch (err) {
+      document.getElementById("form-error").textContent = "Request failed: " + err;
+    }
+    button.disabled = false;
+  });
+})();
