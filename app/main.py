@@ -26,6 +26,7 @@ from app.events import EventBus, MemoryEventBus, RedisEventBus
 from app.ratelimit import RateLimiter
 from app.settings import Settings, get_settings
 from app.urlpolicy import network_policy
+from app.web import install as install_viewer
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,8 @@ def create_app(
         version="0.1.0",
         summary="Self-hosted web agent as a service",
         lifespan=lifespan,
+        docs_url=None,  # /docs and /redoc with self-hosted assets: app/web/docs.py
+        redoc_url=None,
     )
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     unavailable.install(app)  # database outage: 503 JSON with Retry-After, not a bare 500
@@ -110,6 +113,7 @@ def create_app(
         per_minute=cfg.rate_limit_per_minute, burst=cfg.rate_limit_burst
     )
     app.add_middleware(OperatorPagesGuard)
+    install_viewer(app)  # run viewer at / and offline docs; its cookie middleware wraps the guard
     app.include_router(tasks.router, responses=AUTH_RESPONSES)
     app.include_router(ledger_api.router, responses=AUTH_RESPONSES)
     app.include_router(events_api.router, responses=AUTH_RESPONSES)
