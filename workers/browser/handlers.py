@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from workers.agent.protocols import Action, ToolResult
 from workers.agent.tools import ToolName as T
-from workers.browser import dialogs, files, look, tabs
+from workers.browser import dialogs, files, look, tabs, workflows, workflows_form
 from workers.browser import handlers_input as hi
 from workers.browser import handlers_nav as hn
 from workers.browser import handlers_read as hr
@@ -68,6 +68,9 @@ HANDLERS: Mapping[str, Handler] = {
     T.focus: hi.focus,
     T.select_option: hi.select,
     T.get_dropdown_options: hi.dropdown_options,
+    T.choose_option: workflows.choose_option,
+    T.fill_form: workflows_form.fill_form,
+    T.search: workflows.search,
     T.upload_file: files.upload_file,
     T.drag: hi.drag,
     T.scroll: hn.scroll,

@@ -42,6 +42,9 @@ class ToolName(StrEnum):
     focus = "focus"
     select_option = "select_option"
     get_dropdown_options = "get_dropdown_options"
+    choose_option = "choose_option"
+    fill_form = "fill_form"
+    search = "search"
     upload_file = "upload_file"
     drag = "drag"
     scroll = "scroll"
@@ -175,6 +178,29 @@ _SPECS: tuple[ToolSpec, ...] = (
         a.RefArgs,
         "List the options of a select or custom dropdown (opens it).",
         (*_REF_ERRORS, E.not_a_select),
+    ),
+    ToolSpec(
+        ToolName.choose_option,
+        a.ChooseOptionArgs,
+        "Dropdown workflow in one call: open the trigger, read the options it reveals, click "
+        "the one labelled `option` (native selects too); lists the options when none matches.",
+        (*_REF_ERRORS, E.option_not_found, E.not_a_select, E.no_effect),
+    ),
+    ToolSpec(
+        ToolName.fill_form,
+        a.FillFormArgs,
+        "Form workflow in one call: fill every field (text, select, combobox, checkbox, radio, "
+        "file), re-fill empty/invalid ones, return the form's state; submit=true submits when "
+        "nothing is invalid or required-but-empty.",
+        (*_REF_ERRORS, E.form_invalid, E.value_mismatch, E.option_not_found, E.no_effect),
+    ),
+    ToolSpec(
+        ToolName.search,
+        a.SearchArgs,
+        "Search workflow in one call: type the query into a search box, pick the suggestion "
+        "`pick` (or the one equal to the query) when suggestions appear, else press Enter.",
+        (*_REF_ERRORS, E.option_not_found, E.no_effect),
+        page_changing=True,
     ),
     ToolSpec(
         ToolName.upload_file,
