@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
 from app.api import events as events_api
+from app.api import approvals as approvals_api
 from app.api import health, tasks, unavailable
 from app.api import ledger as ledger_api
 from app.api.access import OperatorPagesGuard
@@ -117,5 +118,6 @@ def create_app(
     app.include_router(tasks.router, responses=AUTH_RESPONSES)
     app.include_router(ledger_api.router, responses=AUTH_RESPONSES)
     app.include_router(events_api.router, responses=AUTH_RESPONSES)
+    app.include_router(approvals_api.router, responses=AUTH_RESPONSES)
     app.include_router(health.router)
     return app

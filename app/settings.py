@@ -120,6 +120,11 @@ class Settings(BaseSettings):
     sse_ping_s: float = 15.0
     sse_db_poll_s: float = 5.0  # SSE re-reads the DB when the live bus is quiet this long
 
+    # approvals (tasks with approval_policy "sensitive"): how long a paused task waits for a
+    # person before the action counts as denied, and how often the worker looks for a decision
+    approval_timeout_s: float = Field(default=900.0, gt=0)
+    approval_poll_s: float = Field(default=0.5, gt=0, le=10)
+
     def model_for(self, role: Role) -> str:
         """Per-role model override, falling back to the shared model."""
         override: str = getattr(self, f"llm_model_{role}")

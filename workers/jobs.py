@@ -27,8 +27,10 @@ from app.urlpolicy import network_policy
 from workers import runtime
 from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
-from workers.agent.protocols import AgentOutcome, AgentTask
+from workers.agent.protocols import AgentOutcome, AgentTask, Browser
 from workers.agent.search import run_task as run_routed
+from workers.agent.supervised import supervise
+from workers.approval_gate import approval_gate, supervision_of
 from workers.browser import click_memory, views
 from workers.browser.click_memory import domain_of
 from workers.browser.pool import is_browser_fault
@@ -155,7 +157,7 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
 @contextlib.asynccontextmanager
 async def _open_browser(
     rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink
-) -> AsyncIterator[PageSession]:
+) -> AsyncIterator[Browser]:
     """A fresh browser context for the browser route (the search route never opens one)."""
     async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
         # perception's own LLM calls (summarizer, vision) become llm.call events
@@ -174,7 +176,8 @@ async def _open_browser(
         )
         browser.secrets = sink.vault
         try:
-            yield browser
+            # approvals before sensitive actions, handoffs on challenges (approval_policy)
+            yield supervise(browser, approval_gate(rt, spec, sink), supervision_of(spec))
         finally:
             await browser.close()  # no background vision look outlives the task
             try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -41,6 +41,12 @@ class TaskCreate(BaseModel):
     timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     allowed_domains: list[SafeStr] = Field(default_factory=list, max_length=MAX_ALLOWED_DOMAINS)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    approval_policy: Literal["sensitive", "none"] = Field(
+        default="sensitive",
+        description="sensitive: the task pauses in awaiting_approval before a risky action "
+        "(delete, pay, send, password entry, downloads, cross-site form posts) and on a "
+        "challenge page, until POST /v1/tasks/{id}/approvals/{approval_id}; none: never pauses",
+    )
     secrets: dict[SafeStr, SafeStr | SecretIn] = Field(
         default_factory=dict,
         max_length=MAX_SECRETS,
@@ -108,6 +114,7 @@ class TaskOut(BaseModel):
     allowed_domains: list[str]
     metadata: dict[str, Any]
     secrets: list[str] = Field(default_factory=list, description="secret names, never values")
+    approval_policy: str = "sensitive"
     result: TaskResult
     error: str | None
     error_detail: str | None
@@ -172,6 +179,7 @@ def task_out(task: Any) -> TaskOut:
         allowed_domains=list(task.allowed_domains or []),
         metadata=dict(task.meta or {}),
         secrets=list(task.secret_names or []),
+        approval_policy=task.approval_policy or "sensitive",
         result=TaskResult(answer=task.answer, success=bool(success)),
         error=task.error,
         error_detail=task.error_detail,

@@ -165,6 +165,7 @@ async def submit_task(
             request_hash=request_hash(body),
             secret_names=tuple(body.secrets),
             secrets_sealed=_sealed_secrets(body, settings),
+            approval_policy=body.approval_policy,
         )
         await session.commit()
     except IdempotencyConflict as exc:

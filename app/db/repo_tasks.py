@@ -63,6 +63,7 @@ async def create_task(
     request_hash: str | None = None,
     secret_names: Sequence[str] = (),
     secrets_sealed: str | None = None,
+    approval_policy: str = "sensitive",
 ) -> tuple[Task, bool]:
     """Insert a queued task → (task, created). A reused key returns the original task.
 
@@ -90,6 +91,7 @@ async def create_task(
         "request_hash": request_hash,
         "secret_names": list(secret_names),
         "secrets_sealed": secrets_sealed,
+        "approval_policy": approval_policy,
         "created_at": now,
         "queued_at": now,
         "updated_at": now,
@@ -113,6 +115,9 @@ async def create_task(
                 metadata=metadata,
                 idempotency_key=idempotency_key,
                 request_hash=request_hash,
+                secret_names=secret_names,
+                secrets_sealed=secrets_sealed,
+                approval_policy=approval_policy,
             )
         return _check_idempotent(winner, request_hash), False
     task = await s.get(Task, inserted)
@@ -347,4 +352,5 @@ def task_to_spec(task: Task) -> TaskSpec:
         metadata=dict(task.meta or {}),
         secret_names=tuple(task.secret_names or ()),
         secrets_sealed=task.secrets_sealed,
+        approval_policy=task.approval_policy or "sensitive",
     )

@@ -38,6 +38,13 @@ class GuardViolation(AgentError):
     code = ErrorCode.guard_violation
 
 
+class BotBlocked(AgentError):
+    """A challenge or block page stood in the way and nobody cleared it (approval denied or
+    not answered in time): the run fails with `bot_blocked`."""
+
+    code = ErrorCode.bot_blocked
+
+
 class BrowserFault(AgentError):
     """The browser itself broke (crash, closed context); the page cannot be used any more."""
 

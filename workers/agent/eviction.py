@@ -76,6 +76,7 @@ CAUSES: Mapping[str, str] = {
     "guard_violation": "policy_block",
     "rate_limit": "rate_limit",
     "handoff_timeout": "handoff_timeout",
+    "approval_denied": "policy_block",
 }
 
 

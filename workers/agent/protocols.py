@@ -194,6 +194,7 @@ class AgentOutcome:
     output_tokens: int
     error: str | None = None
     reason: str = ""
+    data: Any = None  # the answer as JSON valid against the task's output_schema
 
 
 @dataclass(frozen=True)
@@ -270,4 +271,3 @@ class ChallengeSolver(Protocol):
     """
 
     async def solve(self, challenge: Challenge, browser: Browser) -> bool: ...
-    data: Any = None  # the answer as JSON valid against the task's output_schema

@@ -22,7 +22,7 @@ from playwright.async_api import ConsoleMessage, Dialog, Download, ElementHandle
 
 from app.settings import Settings
 from workers.agent.errors import ConfigurationError, FeedbackError
-from workers.agent.protocols import LLM, Action, Observation, ToolCall, ToolResult
+from workers.agent.protocols import LLM, Action, ActionTarget, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.agent.tools import TOOLS, parse_action
 from workers.browser import actions, files, frames, handlers, handlers_read, rerender, verify, views
@@ -37,6 +37,7 @@ from workers.browser.observe_pipeline import ObservePipeline
 from workers.browser.profile import Artifacts, SessionProfile
 from workers.browser.refs import RefError, RefTable, RefTarget, resolve
 from workers.browser.snapshot import Snapshot, capture
+from workers.browser.target_info import inspect as inspect_action_target
 from workers.browser.vision import VisionBox
 from workers.browser.vision_observer import VisionObserver
 from workers.secrets import SecretVault
@@ -287,6 +288,10 @@ class PageSession:
 
     async def screenshot(self) -> bytes:
         return await self.page.screenshot(type="jpeg", quality=70)
+
+    async def inspect_target(self, action: Action) -> ActionTarget | None:
+        """What `action` would touch, read-only (target_info.py; the approval rules' facts)."""
+        return await inspect_action_target(self, action)
 
     async def execute(self, action: Action) -> ToolResult:
         """Run one tool; the hand watches for dead clicks and stalling (verify.py)."""

@@ -1,0 +1,191 @@
+"""Which actions need a person first: deterministic rules enforced in code (seed 003 §8.4.1
+"Deterministic Safety Boundaries" and §8.4.3 "Action Restriction": block clicks on elements
+whose labels say refund, delete, transfer, password ... unless a person confirms).
+
+The rules read only facts the page states about the target (ActionTarget: its accessible
+text, the owning form's action and labels, link targets), never the model's reasoning, so a
+prompt-injected model cannot talk its way past them:
+
+- activating an element (click, Enter, type with submit) whose text, form action or form
+  labels name an irreversible verb (delete, remove, refund, transfer, pay, purchase, buy,
+  send, post, publish, password change, unsubscribe, ...)
+- submitting a form whose action is on another origin than the page
+- typing into a password field (credential entry, kind "login")
+- starting a download (a link with `download`, or a link to an executable or archive)
+
+Everything here is pure; workers/agent/supervised.py asks the browser for the target and
+the ApprovalGate for the decision.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from workers.agent.protocols import Action, ActionTarget
+
+SENSITIVE_ACTION = "sensitive_action"
+LOGIN = "login"
+NAME_CHARS = 80
+
+# irreversible or outward-facing verbs (seed 003 §8.4.3 names refund, delete, transfer, password)
+_VERBS = (
+    r"delete|remove|erase|destroy|wipe|purge|discard|"
+    r"refund|transfer|wire|withdraw|pay|payment|purchase|buy|checkout|check out|"
+    r"place (?:your |the )?order|order now|confirm (?:order|purchase|payment)|donate|"
+    r"send|post|publish|tweet|reply|share|"
+    r"unsubscribe|deactivate|terminate|close (?:my |your |the )?account|cancel (?:my |your )?"
+    r"(?:subscription|membership|account|plan|order)|revoke|"
+    r"(?:change|reset|update|new) password|sign (?:the )?contract|e-?sign"
+)
+SENSITIVE_TEXT = re.compile(rf"\b(?:{_VERBS})\b", re.IGNORECASE)
+# the same verbs as URL path words: /account/delete, /api/pay, /checkout
+SENSITIVE_PATH = re.compile(
+    r"(?:^|[/_.\-])(delete|remove|destroy|refund|transfer|withdraw|pay|payment|purchase|buy|"
+    r"checkout|order|send|post|publish|unsubscribe|deactivate|password)(?:$|[/_.\-?])",
+    re.IGNORECASE,
+)
+DOWNLOAD_EXTENSIONS = (
+    ".exe", ".msi", ".dmg", ".pkg", ".apk", ".app", ".bat", ".cmd", ".sh", ".ps1", ".jar",
+    ".zip", ".rar", ".7z", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".iso", ".deb", ".rpm",
+)  # fmt: skip
+ENTER_KEYS = frozenset({"enter", "numpadenter", "return"})
+# tools that activate their target (a click, or a key press that may submit)
+ACTIVATING = frozenset({"click", "click_at"})
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """Why an action needs a person: the rule that matched and the words it matched on."""
+
+    kind: str  # sensitive_action | login
+    rule: str  # keyword | form_action | cross_origin | credential | download
+    reason: str
+    element: str
+
+
+def describe(target: ActionTarget) -> str:
+    """`button "Delete account"`: how the element is named in requests and events."""
+    role = target.role or target.tag or "element"
+    name = " ".join(target.name.split())[:NAME_CHARS]
+    return f'{role} "{name}"' if name else role
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port
+
+
+def _match(pattern: re.Pattern[str], text: str) -> str | None:
+    found = pattern.search(text or "")
+    return found.group(found.lastindex or 0).lower() if found else None
+
+
+def credential_entry(action: Action, target: ActionTarget) -> Sensitivity | None:
+    """Typing into a password field."""
+    if action.name != "type":
+        return None
+    if target.input_type == "password":
+        return Sensitivity(
+            LOGIN,
+            "credential",
+            f"typing a credential into the password field {describe(target)}",
+            describe(target),
+        )
+    return None
+
+
+def _activates(action: Action, target: ActionTarget) -> bool:
+    """The action clicks the target or may submit its form."""
+    if action.name in ACTIVATING:
+        return True
+    if action.name == "press_key":
+        key = str(action.args.get("key", "")).replace(" ", "").lower()
+        return key in ENTER_KEYS and action.args.get("action", "press") != "up"
+    return bool(action.args.get("submit"))
+
+
+def _submits(action: Action, target: ActionTarget) -> bool:
+    if action.name in ACTIVATING:
+        return target.submits
+    return bool(target.form_action or target.form_method) and _activates(action, target)
+
+
+def activation(action: Action, target: ActionTarget) -> Sensitivity | None:
+    """A click or submit on an element or form that names an irreversible verb."""
+    if not _activates(action, target):
+        return None
+    element = describe(target)
+    if action.name in ACTIVATING and (word := _match(SENSITIVE_TEXT, target.name)):
+        return Sensitivity(
+            SENSITIVE_ACTION, "keyword", f"{action.name} on {element} ({word!r})", element
+        )
+    if not _submits(action, target):
+        return None
+    if (word := _match(SENSITIVE_TEXT, target.form_text)) is not None:
+        why = f"submits a form labelled {word!r} via {element}"
+        return Sensitivity(SENSITIVE_ACTION, "keyword", why, element)
+    path = urlsplit(target.form_action).path if target.form_action else ""
+    if (word := _match(SENSITIVE_PATH, path)) is not None:
+        why = f"submits a form to {path} ({word!r}) via {element}"
+        return Sensitivity(SENSITIVE_ACTION, "form_action", why, element)
+    cross = bool(target.form_action and target.page_url) and (
+        _origin(target.form_action) != _origin(target.page_url)
+    )
+    if cross:
+        host = urlsplit(target.form_action).hostname or target.form_action
+        why = f"submits a form to another site ({host}) via {element}"
+        return Sensitivity(SENSITIVE_ACTION, "cross_origin", why, element)
+    return None
+
+
+def download(action: Action, target: ActionTarget) -> Sensitivity | None:
+    """A click that starts a download."""
+    if action.name not in ACTIVATING:
+        return None
+    path = urlsplit(target.href).path.lower() if target.href else ""
+    if target.download or (path and path.endswith(DOWNLOAD_EXTENSIONS)):
+        element = describe(target)
+        what = path.rsplit("/", 1)[-1] or target.href
+        why = f"{action.name} on {element} downloads a file ({what})"
+        return Sensitivity(SENSITIVE_ACTION, "download", why, element)
+    return None
+
+
+RULES = (credential_entry, activation, download)
+
+
+def sensitivity(action: Action, target: ActionTarget | None) -> Sensitivity | None:
+    """The first rule that says this action needs a person, or None."""
+    if target is None:
+        return None
+    for rule in RULES:
+        found = rule(action, target)
+        if found is not None:
+            return found
+    return None
+
+
+def steps_of(action: Action) -> Iterator[Action]:
+    """The actions a call runs: a bulk call's steps one by one, anything else as itself."""
+    if action.name != "bulk":
+        yield action
+        return
+    for step in action.args.get("actions", ()):
+        if isinstance(step, Mapping):
+            args: Mapping[str, Any] = step.get("args") or {}
+            yield Action(str(step.get("tool", "")), dict(args))
+
+
+def signature(action: Action, target: ActionTarget | None) -> str:
+    """The same request again (same tool, element and page) is not asked twice."""
+    url = target.page_url.split("#", 1)[0] if target else ""
+    element = describe(target) if target else ""
+    return f"{action.name}|{element}|{target.form_action if target else ''}|{url}"

@@ -1,0 +1,213 @@
+"""A person in the loop, enforced by the execution layer (seed 003 §8.4.1 and §8.4.3): the
+Browser the agent drives, wrapped so that
+
+- an action the rules of workers/agent/approvals.py call sensitive waits for a person's
+  decision (ApprovalGate) before it runs: approved -> it runs; denied -> a failed
+  ToolResult `approval_denied`; no answer in time -> `handoff_timeout` (a dead-end of that
+  cause once the loop ingests it). The model is told why; the same request is not asked
+  twice in one run.
+- a challenge or block page (workers/agent/challenges.py) is first offered to an operator's
+  ChallengeSolver, then handed to a person (kind "challenge", with the screenshot): approved
+  -> the page is checked again (reloaded once if still blocked) and the run continues;
+  denied or unanswered -> BotBlocked, the task fails with `bot_blocked`.
+
+Nothing about this is visible to the model except tool results, so a prompt-injected model
+cannot skip it. A bulk call is checked step by step before any of it runs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workers.agent import challenges
+from workers.agent.approvals import Sensitivity, sensitivity, signature, steps_of
+from workers.agent.errors import BotBlocked
+from workers.agent.protocols import (
+    Action,
+    ActionTarget,
+    ApprovalDecision,
+    ApprovalGate,
+    ApprovalRequest,
+    Browser,
+    Challenge,
+    ChallengeSolver,
+    Observation,
+    TargetInspector,
+    ToolResult,
+)
+from workers.agent.toolerrors import ToolError
+
+log = logging.getLogger(__name__)
+CHALLENGE = "challenge"
+
+
+@dataclass(frozen=True)
+class Supervision:
+    """What a task asked for: approvals before sensitive actions, handoffs on challenges."""
+
+    sensitive_actions: bool = True
+    challenges: bool = True
+    solver: ChallengeSolver | None = field(default=None, compare=False)
+
+
+class SupervisedBrowser:
+    """Browser protocol over another Browser; every other attribute is the inner one's."""
+
+    def __init__(self, inner: Browser, gate: ApprovalGate, supervision: Supervision) -> None:
+        self.inner = inner
+        self.gate = gate
+        self.supervision = supervision
+        self.refused: dict[str, ApprovalDecision] = {}  # signature -> the denial / expiry
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    @property
+    def url(self) -> str:
+        return self.inner.url
+
+    async def observe(self, mode: str = "compact") -> Observation:
+        return await self.inner.observe(mode)
+
+    async def screenshot(self) -> bytes:
+        return await self.inner.screenshot()
+
+    async def goto(self, url: str) -> ToolResult:
+        return await self._past_challenges(await self.inner.goto(url))
+
+    async def execute(self, action: Action) -> ToolResult:
+        if self.supervision.sensitive_actions:
+            refusal = await self._approve(action)
+            if refusal is not None:
+                return refusal
+        return await self._past_challenges(await self.inner.execute(action))
+
+    # -- sensitive actions ----------------------------------------------------------------
+    async def _target(self, action: Action) -> ActionTarget | None:
+        if not isinstance(self.inner, TargetInspector):
+            return None
+        return await self.inner.inspect_target(action)
+
+    async def _approve(self, action: Action) -> ToolResult | None:
+        """None when the action may run; else the failed result the model gets instead."""
+        for step in steps_of(action):
+            target = await self._target(step)
+            found = sensitivity(step, target)
+            if found is None:
+                continue
+            key = signature(step, target)
+            decision = self.refused.get(key) or await self._ask(found, target)
+            if not decision.approved:
+                self.refused[key] = decision
+                return _refused(found, decision)
+        return None
+
+    async def _ask(self, found: Sensitivity, target: ActionTarget | None) -> ApprovalDecision:
+        details: Mapping[str, Any] = {"rule": found.rule}
+        if target is not None and target.form_action:
+            details = {**details, "form_action": target.form_action}
+        request = ApprovalRequest(
+            kind=found.kind,
+            reason=found.reason,
+            url=self.inner.url,
+            element=found.element,
+            screenshot=await self._screenshot(),
+            details=details,
+        )
+        return await self.gate.request(request)
+
+    async def _screenshot(self) -> bytes | None:
+        try:
+            return await self.inner.screenshot()
+        except Exception as exc:  # noqa: BLE001 - a page without a screenshot is still decided on
+            log.warning("approval screenshot failed: %r", exc)
+            return None
+
+    # -- challenges -----------------------------------------------------------------------
+    async def _past_challenges(self, result: ToolResult) -> ToolResult:
+        if not self.supervision.challenges:
+            return result
+        challenge = await challenges.on_page(self.inner, result)
+        if challenge is None:
+            return result
+        if await self._solved(challenge):
+            return _cleared(challenge, "an operator's challenge solver")
+        decision = await self.gate.request(
+            ApprovalRequest(
+                kind=CHALLENGE,
+                reason=f"{challenge.reason}: a person must clear it, then approve",
+                url=challenge.url,
+                element=", ".join(challenge.kinds),
+                screenshot=await self._screenshot(),
+                details={"kinds": list(challenge.kinds)},
+            )
+        )
+        if not decision.approved:
+            raise BotBlocked(
+                f"{challenge.url} is behind a challenge ({', '.join(challenge.kinds)}); "
+                f"the handoff was {decision.status}"
+            )
+        if await self._clear_after_handoff(challenge):
+            return _cleared(challenge, "a person")
+        return ToolResult(
+            success=False,
+            error=ToolError.bot_block,
+            reason=f"{challenge.url} still shows the challenge after a person's approval",
+            page_changed=True,
+        )
+
+    async def _solved(self, challenge: Challenge) -> bool:
+        solver = self.supervision.solver
+        if solver is None:
+            return False
+        try:
+            claimed = await solver.solve(challenge, self.inner)
+        except Exception as exc:  # noqa: BLE001 - a failing solver service means: ask a person
+            log.warning("challenge solver failed on %s: %r", challenge.url, exc)
+            return False
+        return claimed and not await challenges.still_there(self.inner, challenge)
+
+    async def _clear_after_handoff(self, challenge: Challenge) -> bool:
+        """The page is clear now, or after one reload of the challenged URL."""
+        if not await challenges.still_there(self.inner, challenge):
+            return True
+        reloaded = await self.inner.goto(challenge.url)
+        return reloaded.error != ToolError.bot_block and not await challenges.still_there(
+            self.inner, challenge
+        )
+
+
+def _refused(found: Sensitivity, decision: ApprovalDecision) -> ToolResult:
+    if decision.status == "expired":
+        error, how = ToolError.handoff_timeout, "nobody approved it in time"
+    else:
+        error, how = ToolError.approval_denied, f"a person denied it ({decision.by or 'api'})"
+    return ToolResult(
+        success=False,
+        error=error,
+        reason=f"not done: {found.reason} needs a person's approval and {how}",
+        tried=(found.element,),
+        data={"approval_id": decision.approval_id},
+    )
+
+
+def _cleared(challenge: Challenge, by: str) -> ToolResult:
+    return ToolResult(
+        success=True,
+        reason=f"{by} cleared the challenge at {challenge.url}; read the page again",
+        page_changed=True,
+    )
+
+
+def supervise(
+    browser: Browser, gate: ApprovalGate | None, supervision: Supervision | None
+) -> Browser:
+    """The browser itself when nothing is supervised, else the supervised wrapper."""
+    if gate is None or supervision is None:
+        return browser
+    if not (supervision.sensitive_actions or supervision.challenges):
+        return browser
+    return SupervisedBrowser(browser, gate, supervision)
