@@ -12,64 +12,38 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.support.llm_server import Reply, text_reply, tool_reply
-from tests.support.policies import Element, last_tool_results, latest_observation
-
-_TASK_RE = re.compile(r"<task>\s*(.*?)\s*</task>", re.S)
-_NODE_LINE = re.compile(
-    r'\[(?P<ref>\d+:\d+)\]\s+(?P<role>[\w-]+)(?:\s+"(?P<name>(?:[^"\\]|\\.)*)")?'
+from tests.support.miniwob_composite import book_flight, choose_date, email_inbox
+from tests.support.miniwob_text import (
+    NODE_LINE,
+    all_hits,
+    centre,
+    find,
+    give_up,
+    instruction,
+    nodes,
+    offered_options,
+    quoted,
+    quoted_all,
+    search_hits,
 )
-
-
-def instruction(request: dict[str, Any]) -> str:
-    """The user's task as the prompt states it."""
-    for message in request.get("messages", []):
-        content = message.get("content")
-        match = _TASK_RE.search(content) if isinstance(content, str) else None
-        if match:
-            return match.group(1)
-    return ""
-
-
-def nodes(page: str) -> list[Element]:
-    """Every ref'd line, named or not (`[1:2] textbox` has no accessible name)."""
-    return [
-        Element(m["ref"], m["role"], (m["name"] or "").replace('\\"', '"'))
-        for m in _NODE_LINE.finditer(page)
-    ]
-
-
-def find(page: str, roles: tuple[str, ...], name: str | None = None) -> str | None:
-    """First ref with one of `roles` and, when given, exactly that accessible name."""
-    for el in nodes(page):
-        if el.role in roles and (name is None or el.name.strip() == name):
-            return el.ref
-    return None
-
-
-def _give_up(why: str) -> Reply:
-    return tool_reply(("done", {"answer": why, "success": False}))
-
-
-def _quoted(text: str) -> str | None:
-    match = re.search(r"\"([^\"]+)\"", text)
-    return match.group(1) if match else None
+from tests.support.policies import last_tool_results, latest_observation
 
 
 def _click_named(roles: tuple[str, ...]) -> Callable[[str, str], Reply]:
     def solve(task: str, page: str) -> Reply:
-        name = _quoted(task)
+        name = quoted(task)
         ref = find(page, roles, name) if name else None
-        return tool_reply(("click", {"ref": ref})) if ref else _give_up(f"no {roles[0]} {name!r}")
+        return tool_reply(("click", {"ref": ref})) if ref else give_up(f"no {roles[0]} {name!r}")
 
     return solve
 
 
 def _enter_text(task: str, page: str) -> Reply:
-    text = _quoted(task)
+    text = quoted(task)
     box = find(page, ("textbox",))
     submit = find(page, ("button",), "Submit")
     if text is None or box is None or submit is None:
-        return _give_up("no text field or Submit button")
+        return give_up("no text field or Submit button")
     return tool_reply(("type", {"ref": box, "text": text}), ("click", {"ref": submit}))
 
 
@@ -83,7 +57,7 @@ def _slider_values(page: str) -> list[tuple[str, int]]:
     found = []
     lines = page.splitlines()
     for i, line in enumerate(lines[:-1]):
-        m = _NODE_LINE.match(line.strip())
+        m = NODE_LINE.match(line.strip())
         value = lines[i + 1].strip()
         if m and m["role"] == "button" and not m["name"] and re.fullmatch(r"-?\d+", value):
             found.append((m["ref"], int(value)))
@@ -94,7 +68,7 @@ def _set_sliders(targets: list[int], page: str) -> Reply:
     sliders = _slider_values(page)
     submit = find(page, ("button",), "Submit")
     if len(sliders) != len(targets) or submit is None:
-        return _give_up("sliders not found")
+        return give_up("sliders not found")
     for (ref, value), want in zip(sliders, targets, strict=True):
         if value != want:
             key = "ArrowUp" if want > value else "ArrowDown"
@@ -107,24 +81,12 @@ def _set_sliders(targets: list[int], page: str) -> Reply:
 
 def _use_slider(task: str, page: str) -> Reply:
     m = re.search(r"Select (-?\d+) with the slider", task)
-    return _set_sliders([int(m.group(1))], page) if m else _give_up("no target value")
+    return _set_sliders([int(m.group(1))], page) if m else give_up("no target value")
 
 
 def _use_slider_2(task: str, page: str) -> Reply:
     m = re.search(r"combination \[([-\d,]+)\]", task)
-    return _set_sliders([int(v) for v in m.group(1).split(",")], page) if m else _give_up("?")
-
-
-def _hits(request: dict[str, Any]) -> list[dict[str, Any]] | None:
-    for result in last_tool_results(request):
-        hits = (result.get("data") or {}).get("hits")
-        if result.get("success") and isinstance(hits, list):
-            return hits
-    return None
-
-
-def _centre(hit: dict[str, Any]) -> tuple[float, float]:
-    return hit["x"] + hit["w"] / 2, hit["y"] + hit["h"] / 2
+    return _set_sliders([int(v) for v in m.group(1).split(",")], page) if m else give_up("?")
 
 
 _ORDINAL = re.compile(r"to the (\d+)(?:st|nd|rd|th) position")
@@ -148,30 +110,30 @@ def _drop_point(hits: list[dict[str, Any]], ix: int, t: int) -> tuple[float, flo
     """Where to release so a jQuery UI sortable puts item ix at slot t: past the middle of
     the target in the direction of travel (a grid decides by the last horizontal move)."""
     src, dst = hits[ix - 1], hits[t - 1]
-    (sx, _), (tx, ty) = _centre(src), _centre(dst)
+    (sx, _), (tx, ty) = centre(src), centre(dst)
     if all(h["x"] == hits[0]["x"] for h in hits):  # a vertical list
         return tx, ty + dst["h"] * (0.3 if t > ix else -0.3)
     if t > ix and tx < sx and t < len(hits):  # travelling left: go before the next one
-        (nx, ny), w = _centre(hits[t]), hits[t]["w"]
+        (nx, ny), w = centre(hits[t]), hits[t]["w"]
         return nx - w * 0.3, ny
     if t < ix and tx > sx and t > 1:  # travelling right: go after the previous one
-        (px, py), w = _centre(hits[t - 2]), hits[t - 2]["w"]
+        (px, py), w = centre(hits[t - 2]), hits[t - 2]["w"]
         return px + w * 0.3, py
     return tx + dst["w"] * (0.3 if t > ix else -0.3), ty
 
 
 def _drag_item(task: str, request: dict[str, Any]) -> Reply:
     """drag-items(-grid): find the items, then drag one past the middle of its target slot."""
-    hits = _hits(request)
+    hits = search_hits(request)
     if hits is None:
         return tool_reply(("dom_search", {"selector": "li"}))
     m = re.match(r"Drag (.+?) ((?:to the|up by|down by|left by|right by) .+)\.$", task)
     names = [h["text"] for h in hits]
     if m is None or m.group(1) not in names:
-        return _give_up("item not found")
+        return give_up("item not found")
     ix = names.index(m.group(1)) + 1
     target = _target_slot(m.group(2), ix, len(names))
-    sx, sy = _centre(hits[ix - 1])
+    sx, sy = centre(hits[ix - 1])
     x, y = _drop_point(hits, ix, target)
     return tool_reply(("drag", {"from_x": sx, "from_y": sy, "x": x, "y": y}))
 
@@ -179,44 +141,34 @@ def _drag_item(task: str, request: dict[str, Any]) -> Reply:
 def _sort_numbers(task: str, request: dict[str, Any]) -> Reply:
     """drag-sort-numbers: one drag per turn, each followed by a fresh dom_search."""
     search = ("dom_search", {"selector": "li"})
-    hits = _hits(request)
+    hits = search_hits(request)
     if hits is None:
         return tool_reply(search)
     try:
         values = [int(h["text"]) for h in hits]
     except ValueError:
-        return _give_up("the list items are not numbers")
+        return give_up("the list items are not numbers")
     want = sorted(values)
     if values == want:
         submit = find(latest_observation(request), ("button",), "Submit")
-        return tool_reply(("click", {"ref": submit})) if submit else _give_up("no Submit")
+        return tool_reply(("click", {"ref": submit})) if submit else give_up("no Submit")
     slot = next(i for i, (v, w) in enumerate(zip(values, want, strict=True)) if v != w)
     moving = values.index(want[slot], slot) + 1
-    sx, sy = _centre(hits[moving - 1])
+    sx, sy = centre(hits[moving - 1])
     x, y = _drop_point(hits, moving, slot + 1)
     return tool_reply(("drag", {"from_x": sx, "from_y": sy, "x": x, "y": y}), search)
 
 
-def _all_hits(request: dict[str, Any]) -> list[list[dict[str, Any]]]:
-    """The hit lists of every successful dom_search of the previous step, in order."""
-    found = []
-    for result in last_tool_results(request):
-        hits = (result.get("data") or {}).get("hits")
-        if result.get("success") and isinstance(hits, list):
-            found.append(hits)
-    return found
-
-
 def _drag_box(task: str, request: dict[str, Any]) -> Reply:
     """drag-box: the two jQuery UI draggables; the small one onto the large one's centre."""
-    boxes = _hits(request)
+    boxes = search_hits(request)
     submit = find(latest_observation(request), ("button",), "Submit")
     if boxes is None:
         return tool_reply(("dom_search", {"selector": "#draggable > div"}))
     if len(boxes) != 2 or submit is None:
-        return _give_up("two boxes and Submit expected")
+        return give_up("two boxes and Submit expected")
     small, large = sorted(boxes, key=lambda h: h["w"] * h["h"])
-    (sx, sy), (lx, ly) = _centre(small), _centre(large)
+    (sx, sy), (lx, ly) = centre(small), centre(large)
     drag = {"from_x": sx, "from_y": sy, "x": lx, "y": ly}
     return tool_reply(("drag", drag), ("click", {"ref": submit}))
 
@@ -232,10 +184,10 @@ def _drag_shapes(task: str, request: dict[str, Any]) -> Reply:
     """drag-shapes: every shape of the asked kind dragged into the container, then Submit."""
     m = re.search(r"Drag all (\w+) into the black box", task)
     selector = _SHAPE_SELECTORS.get(m.group(1)) if m else None
-    found = _all_hits(request)
+    found = all_hits(request)
     submit = find(latest_observation(request), ("button",), "Submit")
     if selector is None or submit is None:
-        return _give_up("unknown shape kind")
+        return give_up("unknown shape kind")
     results = last_tool_results(request)
     if len(found) == 1 and len(results) == 2 and results[1].get("error") == "text_not_found":
         found.append([])  # no shape of that kind on the board: nothing to move
@@ -243,10 +195,10 @@ def _drag_shapes(task: str, request: dict[str, Any]) -> Reply:
         box = ("dom_search", {"selector": "#shape-container"})
         return tool_reply(box, ("dom_search", {"selector": selector, "limit": 20}))
     (box_hit, *_), shapes = found
-    bx, by = _centre(box_hit)
+    bx, by = centre(box_hit)
     drags: list[dict[str, Any]] = []
     for shape in shapes:
-        sx, sy = _centre(shape)
+        sx, sy = centre(shape)
         drags.append({"tool": "drag", "from_x": sx, "from_y": sy, "x": bx, "y": by})
     return tool_reply(("bulk", {"actions": [*drags, {"tool": "click", "ref": submit}]}))
 
@@ -256,7 +208,7 @@ _NTH = re.compile(r"in the (\d+)(?:st|nd|rd|th) paragraph")
 
 def _highlight(task: str, request: dict[str, Any]) -> Reply:
     """highlight-text(-2): select a paragraph by dragging across it, then Submit."""
-    hits = _hits(request)
+    hits = search_hits(request)
     submit = find(latest_observation(request), ("button",), "Submit")
     nth = _NTH.search(task)
     if hits is None:
@@ -264,7 +216,7 @@ def _highlight(task: str, request: dict[str, Any]) -> Reply:
         return tool_reply(("dom_search", {"selector": selector, "limit": 10}))
     index = int(nth.group(1)) - 1 if nth else 0
     if not hits or submit is None or index >= len(hits):
-        return _give_up("no paragraph or Submit")
+        return give_up("no paragraph or Submit")
     p = hits[index]
     drag = {"from_x": p["x"] + 1, "from_y": p["y"] + 3, "x": p["x"] + p["w"] - 1}
     drag["y"] = p["y"] + p["h"] - 3
@@ -274,10 +226,10 @@ def _highlight(task: str, request: dict[str, Any]) -> Reply:
 def _resize(task: str, request: dict[str, Any]) -> Reply:
     """resize-textarea: drag the native resize corner along the named dimension."""
     m = re.search(r"so that the (width|height) is (larger|smaller)", task)
-    hits = _hits(request)
+    hits = search_hits(request)
     submit = find(latest_observation(request), ("button",), "Submit")
     if m is None or submit is None:
-        return _give_up("no dimension or Submit")
+        return give_up("no dimension or Submit")
     if hits is None:
         return tool_reply(("dom_search", {"selector": "textarea"}))
     t = hits[0]
@@ -292,30 +244,28 @@ _SHIFT = {"up": (0, -30), "down": (0, 30), "left": (-30, 0), "right": (30, 0)}
 
 def _drag_shape(task: str, request: dict[str, Any]) -> Reply:
     """drag-single-shape / drag-circle: the SVG shape has no ref; dom_search finds it."""
-    hits = _hits(request)
+    hits = search_hits(request)
     if hits is None:
         return tool_reply(("dom_search", {"selector": "svg circle, svg rect, svg polygon"}))
     m = re.search(r"\b(up|down|left|right)\b", task)
     submit = find(latest_observation(request), ("button",), "Submit")
     if m is None or not hits or submit is None:
-        return _give_up("no shape or no Submit")
-    (sx, sy), (dx, dy) = _centre(hits[0]), _SHIFT[m.group(1)]
+        return give_up("no shape or no Submit")
+    (sx, sy), (dx, dy) = centre(hits[0]), _SHIFT[m.group(1)]
     drag = {"from_x": sx, "from_y": sy, "dx": dx, "dy": dy}
     return tool_reply(("drag", drag), ("click", {"ref": submit}))
 
 
 # Element-level tasks whose decisions follow from the utterance and the page (issue 8's
 # "action layer never the reason" check): one turn each unless the page must change first.
-def _quoted_all(text: str) -> list[str]:
-    return re.findall(r"\"([^\"]+)\"", text)
 
 
 def _login(task: str, page: str) -> Reply:
-    values = _quoted_all(task)
+    values = quoted_all(task)
     user, pw = find(page, ("textbox",), "Username"), find(page, ("textbox",), "Password")
     login = find(page, ("button",), "Login")
     if len(values) != 2 or None in (user, pw, login):
-        return _give_up("login form not found")
+        return give_up("login form not found")
     return tool_reply(
         (
             "bulk",
@@ -331,11 +281,11 @@ def _login(task: str, page: str) -> Reply:
 
 
 def _passwords(task: str, page: str) -> Reply:
-    values = _quoted_all(task)
+    values = quoted_all(task)
     boxes = [el.ref for el in nodes(page) if el.role == "textbox"]
     submit = find(page, ("button",), "Submit")
     if len(values) != 1 or len(boxes) != 2 or submit is None:
-        return _give_up("two password fields expected")
+        return give_up("two password fields expected")
     steps = [{"tool": "type", "ref": b, "text": values[0], "secret": True} for b in boxes]
     return tool_reply(("bulk", {"actions": [*steps, {"tool": "click", "ref": submit}]}))
 
@@ -344,7 +294,7 @@ def _choose_list(task: str, page: str) -> Reply:
     m = re.match(r"Select (.+) from the list and click Submit\.$", task)
     box, submit = find(page, ("combobox", "listbox")), find(page, ("button",), "Submit")
     if m is None or box is None or submit is None:
-        return _give_up("no list")
+        return give_up("no list")
     return tool_reply(
         ("select_option", {"ref": box, "values": [m.group(1)]}), ("click", {"ref": submit})
     )
@@ -354,31 +304,31 @@ def _tick(task: str, page: str) -> Reply:
     m = re.match(r"Select (.*?) and click Submit\.$", task)
     submit = find(page, ("button",), "Submit")
     if m is None or submit is None:
-        return _give_up("no choices")
+        return give_up("no choices")
     wanted = [w.strip() for w in m.group(1).split(",") if w.strip()]
     wanted = [] if wanted == ["nothing"] else wanted
     refs = [find(page, ("checkbox", "radio"), w) for w in wanted]
     if None in refs:
-        return _give_up("a choice is missing")
+        return give_up("a choice is missing")
     clicks = [{"tool": "click", "ref": r} for r in refs]
     return tool_reply(("bulk", {"actions": [*clicks, {"tool": "click", "ref": submit}]}))
 
 
 def _focus_text(task: str, page: str) -> Reply:
     box = find(page, ("textbox",))
-    return tool_reply(("focus", {"ref": box})) if box else _give_up("no textbox")
+    return tool_reply(("focus", {"ref": box})) if box else give_up("no textbox")
 
 
 def _close_dialog(task: str, page: str) -> Reply:
     close = find(page, ("button",), "Close")
-    return tool_reply(("click", {"ref": close})) if close else _give_up("no Close button")
+    return tool_reply(("click", {"ref": close})) if close else give_up("no Close button")
 
 
 def _tabs(page: str) -> list[tuple[str, bool]]:
     """(ref, expanded) of each tab line, in page order."""
     found = []
     for line in page.splitlines():
-        m = _NODE_LINE.match(line.strip())
+        m = NODE_LINE.match(line.strip())
         if m and m["role"] == "tab":
             found.append((m["ref"], "expanded" in line))
     return found
@@ -389,7 +339,7 @@ def _expand(task: str, page: str) -> Reply:
     submit = find(page, ("button",), "Submit")
     tabs = _tabs(page)
     if submit is None:
-        return _give_up("no Submit")
+        return give_up("no Submit")
     if tabs and not any(open_ for _, open_ in tabs):
         return tool_reply(("click", {"ref": tabs[0][0]}))
     return tool_reply(("click", {"ref": submit}))
@@ -397,14 +347,14 @@ def _expand(task: str, page: str) -> Reply:
 
 def _tab_link(task: str, page: str) -> Reply:
     """click-tab-2: click the link when it shows, else open the tab after the open one."""
-    name = _quoted(task)
+    name = quoted(task)
     link = find(page, ("link",), name) if name else None
     if link is not None:
         return tool_reply(("click", {"ref": link}))
     tabs = _tabs(page)
     current = next((i for i, (_, open_) in enumerate(tabs) if open_), -1)
     if not tabs:
-        return _give_up(f"no link {name!r} and no tabs")
+        return give_up(f"no link {name!r} and no tabs")
     return tool_reply(("click", {"ref": tabs[(current + 1) % len(tabs)][0]}))
 
 
@@ -414,12 +364,8 @@ def _autocomplete(task: str, request: dict[str, Any]) -> Reply:
     page = latest_observation(request)
     box, submit = find(page, ("textbox", "combobox")), find(page, ("button",), "Submit")
     if m is None or box is None or submit is None:
-        return _give_up("no text field")
-    offered = None
-    for result in last_tool_results(request):
-        options = (result.get("data") or {}).get("options")
-        if result.get("success") and isinstance(options, list):
-            offered = options
+        return give_up("no text field")
+    offered = offered_options(request)
     if offered is None:
         return tool_reply(
             ("type", {"ref": box, "text": m.group(1)}), ("get_dropdown_options", {"ref": box})
@@ -427,7 +373,7 @@ def _autocomplete(task: str, request: dict[str, Any]) -> Reply:
     end = m.group(2) or ""
     fits = [o for o in offered if o.startswith(m.group(1)) and o.endswith(end)]
     if not fits:
-        return _give_up("no suggestion fits")
+        return give_up("no suggestion fits")
     return tool_reply(
         ("select_option", {"ref": box, "values": [fits[0]]}), ("click", {"ref": submit})
     )
@@ -443,10 +389,13 @@ REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Re
     (re.compile(r"^Highlight the text in the (\d+\w\w )?paragraph"), _highlight),
     (re.compile(r"^Resize the textarea so that the (width|height) is"), _resize),
     (re.compile(r"^Enter an item that starts with \""), _autocomplete),
+    (re.compile(r"^Book the (cheapest|shortest) one-way flight from: "), book_flight),
 )
 
 # Utterance patterns of the smoke tasks (click-button, click-link, enter-text) and sliders.
 SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, str], Reply]], ...] = (
+    (re.compile(r"^Select \d\d/\d\d/\d{4} as the date and hit submit\.$"), choose_date),
+    (re.compile(r"^Find the email by .+ and (reply|forward|click the (trash|star))"), email_inbox),
     (re.compile(r"^Select -?\d+ with the slider and hit Submit\.$"), _use_slider),
     (re.compile(r"^Enter the username \".+\" and the password \".+\""), _login),
     (re.compile(r"^Enter the password \".+\" into both text fields"), _passwords),
@@ -476,14 +425,14 @@ def miniwob_policy(request: dict[str, Any]) -> Reply:
     for pattern, solve_request in REQUEST_SOLVERS:
         if pattern.match(task):
             return solve_request(task, request)
-    return _give_up("this scripted policy only knows the smoke tasks")
+    return give_up("this scripted policy only knows the smoke tasks")
 
 
 def wrong_button_policy(request: dict[str, Any]) -> Reply:
     """Clicks a button whose name is NOT the one asked for (to exercise wrong_answer)."""
     task, page = instruction(request), latest_observation(request)
-    wanted = _quoted(task)
+    wanted = quoted(task)
     for el in nodes(page):
         if el.role == "button" and el.name.strip() != wanted:
             return tool_reply(("click", {"ref": el.ref}))
-    return _give_up("only the right button is on the page")
+    return give_up("only the right button is on the page")

@@ -1,0 +1,189 @@
+"""Scripted decisions for multi-step MiniWoB++ tasks: date pickers, flight booking, inbox,
+social feed, search results. Like tests/support/miniwob_policies.py they read ONLY the prompt
+(the <task> block, the page snapshot, the previous step's tool results) and answer with
+tool calls; each turn is decided from what the page shows now, so a step the tools got
+wrong shows up as a page that did not change the way the decision expected.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from tests.support.llm_server import Reply, tool_reply
+from tests.support.miniwob_text import find, give_up, nodes, offered_options
+from tests.support.policies import latest_observation
+
+MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
+_MONTH_HEADER = re.compile(rf"^({'|'.join(MONTHS)}) (\d{{4}})$", re.M)
+MAX_CLICKS_PER_CALL = 25
+
+
+def _bulk(actions: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    return ("bulk", {"actions": actions})
+
+
+def shown_month(page: str) -> tuple[int, int] | None:
+    """(year, month) of an open jQuery UI datepicker, from its `Month YYYY` title line."""
+    m = _MONTH_HEADER.search(page)
+    return (int(m.group(2)), MONTHS.index(m.group(1)) + 1) if m else None
+
+
+def pick_date(page: str, field: str, want: date) -> list[dict[str, Any]] | None:
+    """The actions for one datepicker turn: open it, page to the month, or click the day.
+
+    Returns None once the day was clicked in an earlier turn (the field shows the date)."""
+    month = shown_month(page)
+    if month is None:
+        box = find(page, ("textbox",), field)
+        return [{"tool": "click", "ref": box}] if box else []
+    shift = (want.year - month[0]) * 12 + want.month - month[1]
+    if shift:
+        arrow = find(page, ("button", "link"), "Next" if shift > 0 else "Prev")
+        if arrow is None:
+            return []
+        return [{"tool": "click", "ref": arrow}] * min(abs(shift), MAX_CLICKS_PER_CALL)
+    day = find(page, ("link",), str(want.day))
+    return [{"tool": "click", "ref": day}] if day else []
+
+
+def _mdy(text: str) -> date:
+    month, day, year = (int(p) for p in text.split("/"))
+    return date(year, month, day)
+
+
+def choose_date(task: str, page: str) -> Reply:
+    """choose-date(-easy/-medium/-nodelay): open the picker, page to the month, click the day,
+    Submit."""
+    m = re.search(r"Select (\d\d/\d\d/\d{4}) as the date", task)
+    submit = find(page, ("button",), "Submit")
+    if m is None or submit is None:
+        return give_up("no date or Submit")
+    actions = pick_date(page, "Date", _mdy(m.group(1)))
+    if not actions:
+        return give_up("date picker not usable")
+    if actions[0]["ref"] == find(page, ("link",), str(_mdy(m.group(1)).day)):
+        actions.append({"tool": "click", "ref": submit})
+    return tool_reply(_bulk(actions))
+
+
+_FLIGHT = re.compile(
+    r"Book the (cheapest|shortest) one-way flight from: (.+?) to: (.+?) on (\d\d/\d\d/\d{4})\.$"
+)
+_FIELD_VALUE = re.compile(r'value="((?:[^"\\]|\\.)*)"')
+
+
+def field_value(page: str, ref: str) -> str:
+    """The `value="..."` a snapshot line shows for this ref ('' when none)."""
+    line = next((ln for ln in page.splitlines() if f"[{ref}]" in ln), "")
+    m = _FIELD_VALUE.search(line)
+    return m.group(1) if m else ""
+
+
+def _airport_fits(option: str, wanted: str) -> bool:
+    """`Lake Charles, LA (LCH)` fits both `LCH` and `Lake Charles, LA`."""
+    return option.endswith(f"({wanted})") or option.startswith(f"{wanted} (")
+
+
+def _fill_airport(page: str, label: str, wanted: str, offered: list[str] | None) -> list:
+    """Calls that set one autocomplete airport field, or [] when it already holds one."""
+    box = find(page, ("textbox", "combobox"), label)
+    if box is None or _airport_fits(field_value(page, box), wanted):
+        return []
+    fits = [o for o in offered or [] if _airport_fits(o, wanted)]
+    if fits:
+        return [("select_option", {"ref": box, "values": [fits[0]]})]
+    return [("type", {"ref": box, "text": wanted}), ("get_dropdown_options", {"ref": box})]
+
+
+_FLIGHT_ROW = re.compile(
+    r"Duration:\s*\n?\s*(?P<h>\d+)h (?P<m>\d+)m.*?\[(?P<ref>\d+:\d+)\] button "
+    r'"Book flight for \$(?P<price>\d+)"',
+    re.S,
+)
+
+
+def _book(page: str, kind: str) -> Reply:
+    rows = [
+        (int(m["price"]), int(m["h"]) * 60 + int(m["m"]), m["ref"])
+        for m in _FLIGHT_ROW.finditer(page)
+    ]
+    if not rows:
+        return give_up("no flights listed")
+    best = min(rows, key=lambda r: (r[0], r[1]) if kind == "cheapest" else (r[1], r[0]))
+    return tool_reply(("click", {"ref": best[2]}))
+
+
+def book_flight(task: str, request: dict[str, Any]) -> Reply:
+    """book-flight(-nodelay): both airports through their autocomplete, the date through
+    the picker, Search, then the cheapest or shortest flight of the results."""
+    m = _FLIGHT.match(task)
+    page = latest_observation(request)
+    if m is None:
+        return give_up("unknown flight request")
+    if "Book flight for $" in page:
+        return _book(page, m.group(1))
+    offered = offered_options(request)
+    calls = _fill_airport(page, "From:", m.group(2), offered)
+    calls += _fill_airport(page, "To:", m.group(3), offered)
+    if calls:
+        return tool_reply(*calls)
+    want = _mdy(m.group(4))
+    box, search = find(page, ("textbox",), "Departure Date"), find(page, ("button",), "Search")
+    if box is None or search is None:
+        return give_up("no date field or Search")
+    if field_value(page, box) == m.group(4):
+        return tool_reply(("click", {"ref": search}))
+    actions = pick_date(page, "Departure Date", want)
+    if not actions:
+        return give_up("date picker not usable")
+    if actions[0]["ref"] == find(page, ("link",), str(want.day)):
+        actions.append({"tool": "click", "ref": search})
+    return tool_reply(_bulk(actions))
+
+
+_EMAIL = re.compile(
+    r"Find the email by (?P<name>.+?) and (?:reply to them with the text \"(?P<reply>.*)\""
+    r"|forward that email to (?P<forward>.+?)|click the (?P<icon>trash|star) icon .*)\.$"
+)
+
+
+def _row_icon(page: str, sender: str, icon: str) -> str | None:
+    """The trash or star button of the inbox row whose button name starts with the sender."""
+    els = nodes(page)
+    for i, el in enumerate(els):
+        if el.role == "button" and el.name.startswith(f"{sender} "):
+            return next((e.ref for e in els[i + 1 : i + 3] if e.name == icon), None)
+    return None
+
+
+def email_inbox(task: str, page: str) -> Reply:
+    """email-inbox(-delete/-important/-reply/-forward/-noscroll): a row's trash or star icon,
+    or open the email, Reply / Forward, fill the one field the form asks for, send."""
+    m = _EMAIL.match(task)
+    if m is None:
+        return give_up("unknown inbox request")
+    if m["icon"]:
+        ref = _row_icon(page, m["name"], m["icon"])
+        return tool_reply(("click", {"ref": ref})) if ref else give_up("email not listed")
+    send = find(page, ("button",), "send-reply" if m["reply"] is not None else "send-forward")
+    if send is not None:
+        boxes = [el.ref for el in nodes(page) if el.role == "textbox"]
+        box = boxes[-1] if m["reply"] is not None else find(page, ("textbox",), "to")
+        text = m["reply"] if m["reply"] is not None else m["forward"]
+        if box is None:
+            return give_up("no field to fill")
+        actions = [{"tool": "type", "ref": box, "text": text}, {"tool": "click", "ref": send}]
+        return tool_reply(_bulk(actions))
+    action = find(page, ("button",), "Reply" if m["reply"] is not None else "Forward")
+    if action is not None:
+        return tool_reply(("click", {"ref": action}))
+    row = next(
+        (el.ref for el in nodes(page) if el.role == "button" and el.name.startswith(m["name"])),
+        None,
+    )
+    return tool_reply(("click", {"ref": row})) if row else give_up("email not listed")
