@@ -112,6 +112,8 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
         max_steps=spec.max_steps,
         deadline=time.monotonic() + spec.timeout_s,
         allowed_domains=spec.allowed_domains,
+        task_profile=spec.task_profile.value,
+        forbid_login=spec.forbid_login,
         observation_mode=mode,
         worker_vision=rt.settings.llm_worker_vision,
         image_detail=rt.settings.llm_image_detail,

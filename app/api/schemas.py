@@ -9,11 +9,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.api.inputs import INT32_MAX, SafeStr, safe_json
-from app.contracts import TaskResult, Usage
+from app.contracts import TaskProfile, TaskResult, Usage
 from app.secrets import NAME as SECRET_NAME
 from app.secrets import SecretEntry
+from app.urlpolicy import domain_of
 
 MAX_METADATA_BYTES = 16 * 1024
+MAX_PRIVATE_REGIONS = 20
 MAX_ALLOWED_DOMAINS = 100
 MAX_SECRETS = 20
 
@@ -39,7 +41,23 @@ class TaskCreate(BaseModel):
     start_url: SafeStr | None = Field(default=None, max_length=2048)
     max_steps: int | None = Field(default=None, ge=1, le=INT32_MAX)
     timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    allowed_domains: list[SafeStr] = Field(default_factory=list, max_length=MAX_ALLOWED_DOMAINS)
+    task_profile: TaskProfile = Field(
+        default=TaskProfile.general,
+        description="seed 003 §9.3 tool scope: assistant (read-only), research (navigate, click, "
+        "type into search fields), data_entry (forms, pinned to allowed_domains or the start "
+        "URL's host), general (every tool)",
+    )
+    forbid_login: bool = Field(
+        default=False, description="a login form (password field) on the page fails the task"
+    )
+    private_regions: list[SafeStr] = Field(
+        default_factory=list,
+        max_length=MAX_PRIVATE_REGIONS,
+        description="CSS selectors of page regions the model never sees (text or screenshot)",
+    )
+    allowed_domains: list[SafeStr] = Field(
+        default_factory=list, max_length=MAX_ALLOWED_DOMAINS, validate_default=True
+    )
     metadata: dict[str, Any] = Field(default_factory=dict)
     approval_policy: Literal["sensitive", "none"] = Field(
         default="sensitive",
@@ -83,6 +101,25 @@ class TaskCreate(BaseModel):
             raise ValueError("instruction must not be blank")
         return value
 
+    @field_validator("private_regions")
+    @classmethod
+    def _clean_regions(cls, value: list[str]) -> list[str]:
+        cleaned = [s.strip() for s in value]
+        if any(not s or len(s) > 500 for s in cleaned):
+            raise ValueError("private_regions entries are CSS selectors of 1-500 characters")
+        return cleaned
+
+    @field_validator("allowed_domains")
+    @classmethod
+    def _pin_data_entry(cls, value: list[str], info: Any) -> list[str]:
+        """A data_entry task stays on its domains: without a list, the start URL's host."""
+        if info.data.get("task_profile") is not TaskProfile.data_entry or value:
+            return value
+        host = domain_of(info.data.get("start_url") or "")
+        if not host:
+            raise ValueError("a data_entry task needs allowed_domains or a start_url")
+        return [host]
+
     @field_validator("allowed_domains")
     @classmethod
     def _clean_domains(cls, value: list[str]) -> list[str]:
@@ -112,6 +149,9 @@ class TaskOut(BaseModel):
     max_steps: int
     timeout_s: float
     allowed_domains: list[str]
+    task_profile: str = TaskProfile.general.value
+    forbid_login: bool = False
+    private_regions: list[str] = Field(default_factory=list)
     metadata: dict[str, Any]
     secrets: list[str] = Field(default_factory=list, description="secret names, never values")
     approval_policy: str = "sensitive"
@@ -177,6 +217,9 @@ def task_out(task: Any) -> TaskOut:
         max_steps=task.max_steps,
         timeout_s=task.timeout_s,
         allowed_domains=list(task.allowed_domains or []),
+        task_profile=task.task_profile or TaskProfile.general.value,
+        forbid_login=bool(task.forbid_login),
+        private_regions=list(task.private_regions or []),
         metadata=dict(task.meta or {}),
         secrets=list(task.secret_names or []),
         approval_policy=task.approval_policy or "sensitive",

@@ -160,6 +160,11 @@ async def submit_task(
             max_steps=body.max_steps or settings.default_max_steps,
             timeout_s=body.timeout_s or settings.default_timeout_s,
             allowed_domains=body.allowed_domains,
+            task_policy={
+                "task_profile": body.task_profile.value,
+                "forbid_login": body.forbid_login,
+                "private_regions": body.private_regions,
+            },
             metadata=body.metadata,
             idempotency_key=idempotency_key,
             request_hash=request_hash(body),

@@ -78,6 +78,10 @@ class Task(Base):
     max_steps: Mapped[int] = mapped_column(Integer)
     timeout_s: Mapped[float] = mapped_column(Float)
     allowed_domains: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # task policy (migration 0007): seed 003 §9.3 profile, login ban, regions hidden from the model
+    task_profile: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    forbid_login: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    private_regions: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=list)
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
     # task secrets: names in clear, {name: {value, domains}} as one Fernet token (app/secrets.py)
     secret_names: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=list)
