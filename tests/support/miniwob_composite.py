@@ -187,3 +187,62 @@ def email_inbox(task: str, page: str) -> Reply:
         None,
     )
     return tool_reply(("click", {"ref": row})) if row else give_up("email not listed")
+
+
+_HANDLE = re.compile(r"(@\S+)")
+
+
+def posts(page: str) -> list[tuple[str, dict[str, str]]]:
+    """(author handle, {button name: ref}) per post: a text line naming `@handle` opens a
+    post, the buttons below it (reply, like, an opened `more` menu...) belong to it."""
+    found: list[tuple[str, dict[str, str]]] = []
+    for line in page.splitlines():
+        line = line.strip()
+        el = nodes(line)
+        if el and line.startswith("["):
+            if found and el[0].role == "button":
+                found[-1][1].setdefault(el[0].name, el[0].ref)
+            continue
+        handle = _HANDLE.search(line)
+        if handle and not line.startswith("["):
+            found.append((handle.group(1), {}))
+    return found
+
+
+def _post_button(buttons: dict[str, str], label: str) -> str | None:
+    """`Like` is the `like` icon; `Mute` / `Block` are `Mute @handle` menu items."""
+    for name, ref in buttons.items():
+        if name.lower() == label.lower() or name.startswith(f"{label} @"):
+            return ref
+    return None
+
+
+def social_media(task: str, page: str) -> Reply:
+    """social-media: the named button of the user's post, through its `more` menu when the
+    action is a menu item (Share via DM, Mute, Block, Report...)."""
+    m = re.match(r'For the user (@\S+), click on the "(.+)" button\.$', task)
+    if m is None:
+        return give_up("unknown request")
+    mine = [buttons for handle, buttons in posts(page) if handle == m.group(1)]
+    if not mine:
+        return give_up(f"no post by {m.group(1)}")
+    for buttons in mine:
+        ref = _post_button(buttons, m.group(2))
+        if ref is not None:
+            return tool_reply(("click", {"ref": ref}))
+    more = mine[0].get("more")
+    return tool_reply(("click", {"ref": more})) if more else give_up("no such button")
+
+
+def social_media_many(task: str, page: str) -> Reply:
+    """social-media-all / -some: the button on all (or N) posts of the user, then Submit."""
+    m = re.match(r'Click the "(\w+)" button on (all|\d+) posts? by (@\S+) and then', task)
+    submit = find(page, ("button",), "Submit")
+    if m is None or submit is None:
+        return give_up("unknown request or no Submit")
+    refs = [_post_button(buttons, m.group(1)) for handle, buttons in posts(page) if handle == m[3]]
+    if None in refs or not refs:
+        return give_up("a post lacks the button")
+    chosen = refs if m.group(2) == "all" else refs[: int(m.group(2))]
+    clicks = [{"tool": "click", "ref": ref} for ref in chosen]
+    return tool_reply(_bulk([*clicks, {"tool": "click", "ref": submit}]))

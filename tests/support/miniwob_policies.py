@@ -12,7 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.support.llm_server import Reply, text_reply, tool_reply
-from tests.support.miniwob_composite import book_flight, choose_date, email_inbox
+from tests.support.miniwob_composite import (
+    book_flight,
+    choose_date,
+    email_inbox,
+    social_media,
+    social_media_many,
+)
 from tests.support.miniwob_text import (
     NODE_LINE,
     all_hits,
@@ -396,6 +402,8 @@ REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Re
 SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, str], Reply]], ...] = (
     (re.compile(r"^Select \d\d/\d\d/\d{4} as the date and hit submit\.$"), choose_date),
     (re.compile(r"^Find the email by .+ and (reply|forward|click the (trash|star))"), email_inbox),
+    (re.compile(r"^For the user @\S+, click on the \".+\" button\.$"), social_media),
+    (re.compile(r"^Click the \"\w+\" button on (all|\d+) posts? by @"), social_media_many),
     (re.compile(r"^Select -?\d+ with the slider and hit Submit\.$"), _use_slider),
     (re.compile(r"^Enter the username \".+\" and the password \".+\""), _login),
     (re.compile(r"^Enter the password \".+\" into both text fields"), _passwords),
