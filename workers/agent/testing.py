@@ -18,7 +18,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
-from workers.agent.protocols import Action, LLMReply, Observation, ToolCall, ToolResult
+from workers.agent.protocols import (
+    Action,
+    ActionTarget,
+    ApprovalDecision,
+    ApprovalRequest,
+    LLMReply,
+    Observation,
+    ToolCall,
+    ToolResult,
+)
 
 Page = list[tuple[str, str, str | None]]  # (role, name, target url or None)
 
@@ -261,3 +270,58 @@ class InMemoryMemoryStore:
     def latest(self) -> dict[str, Any]:
         """The last saved snapshot."""
         return self.snapshots[-1] if self.snapshots else {}
+
+
+@dataclass
+class ScriptedGate:
+    """ApprovalGate double: answers each request with the next scripted status
+    (approved | denied | expired; expired once the script is used up). `on_request` runs
+    first, e.g. to play the person who clears a challenge."""
+
+    answers: list[str] = field(default_factory=lambda: ["approved"])
+    requests: list[ApprovalRequest] = field(default_factory=list)
+    on_request: Callable[[ApprovalRequest], None] | None = None
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.requests.append(request)
+        if self.on_request is not None:
+            self.on_request(request)
+        status = self.answers.pop(0) if self.answers else "expired"
+        return ApprovalDecision(f"approval-{len(self.requests)}", status, "test")
+
+
+class InspectableBrowser(FakeBrowser):
+    """FakeBrowser that can say what an action would touch (TargetInspector) and serves
+    challenge pages: `targets` maps an element name to its facts (default: its role and
+    name), URLs in `challenged` answer with `bot_block` and show an interstitial to
+    detect_captcha until removed from the set."""
+
+    def __init__(self, pages: Mapping[str, Page], **kw: Any) -> None:
+        super().__init__(pages, **kw)
+        self.targets: dict[str, ActionTarget] = {}
+        self.challenged: set[str] = set()
+
+    async def inspect_target(self, action: Action) -> ActionTarget | None:
+        ref = action.args.get("ref")
+        if ref is None:
+            return None
+        index = int(str(ref).split(":")[1])
+        elements = self.pages.get(self.current, [])
+        if not 1 <= index <= len(elements):
+            return None
+        role, name, _ = elements[index - 1]
+        found = self.targets.get(name, ActionTarget(role=role, name=name))
+        return ActionTarget(**{**found.__dict__, "page_url": self.current})
+
+    async def goto(self, url: str) -> ToolResult:
+        result = await super().goto(url)
+        if result.success and url in self.challenged:
+            return ToolResult(False, "Blocked by an anti-bot challenge page.", error="bot_block")
+        return result
+
+    async def execute(self, action: Action) -> ToolResult:
+        if action.name == "detect_captcha":
+            self.actions.append(action)
+            kinds = ["cloudflare_interstitial"] if self.current in self.challenged else []
+            return ToolResult(success=True, data={"detected": bool(kinds), "kinds": kinds})
+        return await super().execute(action)
