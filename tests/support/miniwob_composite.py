@@ -12,7 +12,7 @@ from datetime import date
 from typing import Any
 
 from tests.support.llm_server import Reply, tool_reply
-from tests.support.miniwob_text import find, give_up, nodes, offered_options
+from tests.support.miniwob_text import find, give_up, nodes, offered_options, search_hits
 from tests.support.policies import latest_observation
 
 MONTHS = (
@@ -246,3 +246,36 @@ def social_media_many(task: str, page: str) -> Reply:
     chosen = refs if m.group(2) == "all" else refs[: int(m.group(2))]
     clicks = [{"tool": "click", "ref": ref} for ref in chosen]
     return tool_reply(_bulk([*clicks, {"tool": "click", "ref": submit}]))
+
+
+_SEARCH = re.compile(
+    r'Use the textbox to enter "(?P<q>.+)" and press "Search", then find and click the '
+    r"(?P<n>\d+)(?:st|nd|rd|th) search result\.$"
+)
+PER_PAGE = 3  # search-engine lists three results per page
+_PAGER = re.compile(r"^(\d+|[<>«»‹›]+)$")
+
+
+def search_engine(task: str, request: dict[str, Any]) -> Reply:
+    """search-engine: type and Search, read the active page number (dom_search), page on,
+    click the result. The page number is read, never assumed from the previous call."""
+    m = _SEARCH.match(task)
+    page = latest_observation(request)
+    box, search = find(page, ("textbox",)), find(page, ("button",), "Search")
+    if m is None or box is None or search is None:
+        return give_up("no search box")
+    active = ("dom_search", {"selector": "#pagination .page-item.active"})
+    found = search_hits(request)
+    if not found:
+        typed = ("type", {"ref": box, "text": m["q"]})
+        return tool_reply(typed, ("click", {"ref": search}), active)
+    current, target = int(found[0]["text"]), (int(m["n"]) - 1) // PER_PAGE + 1
+    links = [el for el in nodes(page) if el.role == "link"]
+    if current != target:
+        pager = next((el.ref for el in links if el.name == str(target)), None)
+        return tool_reply(("click", {"ref": pager}), active) if pager else give_up("no page link")
+    results = [el.ref for el in links if not _PAGER.match(el.name)]
+    index = (int(m["n"]) - 1) % PER_PAGE
+    if index >= len(results):
+        return give_up("fewer results than asked")
+    return tool_reply(("click", {"ref": results[index]}))

@@ -16,6 +16,7 @@ from tests.support.miniwob_composite import (
     book_flight,
     choose_date,
     email_inbox,
+    search_engine,
     social_media,
     social_media_many,
 )
@@ -395,6 +396,7 @@ REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Re
     (re.compile(r"^Highlight the text in the (\d+\w\w )?paragraph"), _highlight),
     (re.compile(r"^Resize the textarea so that the (width|height) is"), _resize),
     (re.compile(r"^Enter an item that starts with \""), _autocomplete),
+    (re.compile(r"^Use the textbox to enter \".+\" and press \"Search\""), search_engine),
     (re.compile(r"^Book the (cheapest|shortest) one-way flight from: "), book_flight),
 )
 
