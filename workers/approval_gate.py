@@ -70,19 +70,19 @@ class DbApprovalGate:
         self.asked += 1
         wait_s = self._wait_s()
         approval_id, shot, expires_at = await self._open(request, self.asked, wait_s)
-        await self.sink.emit(
-            EventType.approval_requested,
-            {
-                "approval_id": approval_id,
-                "kind": request.kind,
-                "reason": request.reason,
-                "url": request.url,
-                "element": request.element or None,
-                "screenshot": shot,
-                "expires_at": expires_at,
-            },
-        )
         try:
+            await self.sink.emit(
+                EventType.approval_requested,
+                {
+                    "approval_id": approval_id,
+                    "kind": request.kind,
+                    "reason": request.reason,
+                    "url": request.url,
+                    "element": request.element or None,
+                    "screenshot": shot,
+                    "expires_at": expires_at,
+                },
+            )
             decision = await self._wait(approval_id, time.monotonic() + wait_s)
         except BaseException:  # a cancel or the task deadline: nobody may approve it later
             await asyncio.shield(self._close(approval_id, CANCELLED_BY))
