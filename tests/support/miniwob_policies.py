@@ -423,6 +423,24 @@ SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, str], Reply]], ...] = (
 )
 
 
+# Tasks these policies complete: the acceptance lists of issue 8 (tests/integration/bench,
+# bench/miniwob_actions.py). Pointer tasks were outside `core` before the drag/key tools.
+POINTER_TASKS: tuple[str, ...] = (
+    "use-slider", "use-slider-2", "drag-items", "drag-items-grid", "drag-sort-numbers",
+    "drag-single-shape", "drag-circle", "drag-box", "drag-shapes", "highlight-text",
+    "highlight-text-2", "resize-textarea",
+)  # fmt: skip
+DECISION_TASKS: tuple[str, ...] = (
+    "click-button", "click-link", "enter-text", "login-user", "enter-password", "choose-list",
+    "click-checkboxes", "click-option", "use-autocomplete", "click-tab-2", "focus-text",
+    "click-dialog", "click-collapsible", "choose-date", "choose-date-easy",
+    "choose-date-medium", "choose-date-nodelay", "book-flight", "book-flight-nodelay",
+    "email-inbox", "email-inbox-delete", "email-inbox-important", "email-inbox-reply",
+    "email-inbox-forward", "email-inbox-noscroll", "social-media", "social-media-all",
+    "social-media-some", "search-engine",
+)  # fmt: skip
+
+
 def miniwob_policy(request: dict[str, Any]) -> Reply:
     """Worker turns get tool calls; any other role gets a neutral text reply."""
     tool_names = {t.get("function", {}).get("name") for t in request.get("tools") or []}

@@ -82,6 +82,7 @@ class BenchSink:
         self.steps = self.llm_calls = self.input_tokens = self.output_tokens = 0
         self.screenshots = 0
         self.final: EpisodeState | None = None  # set once MiniWoB reports the episode done
+        self.action_s: list[float] = []  # tool-layer seconds per action (bulk split evenly)
 
     @property
     def episode_over(self) -> bool:
@@ -98,6 +99,12 @@ class BenchSink:
             self._log.write(
                 {"task": self.task, "episode": self.episode, "type": type, "data": dict(data)}
             )
+
+    def time_actions(self, action: Action, seconds: float) -> None:
+        """One tool call's time through the tool layer; a bulk call counts as its actions."""
+        inner = action.args.get("actions") if action.name == "bulk" else None
+        count = len(inner) if isinstance(inner, list) and inner else 1
+        self.action_s.extend([round(seconds / count, 4)] * count)
 
     async def save_screenshot(self, step: int, jpeg: bytes) -> None:
         self.screenshots += 1  # counted, not stored: a benchmark keeps figures, not pixels
@@ -132,7 +139,9 @@ class EpisodeBrowser:
         # episode, which would reset WOB_DONE_GLOBAL: nothing more reaches the page.
         if self.final is not None:
             return _over()
+        started = time.perf_counter()
         result = await self._inner.execute(action)
+        self._sink.time_actions(action, time.perf_counter() - started)
         await self.check()
         return result
 
@@ -261,6 +270,7 @@ async def run_episode(env: _Env, task: str, episode: int) -> EpisodeResult:
         input_tokens=sink.input_tokens,
         output_tokens=sink.output_tokens,
         wall_s=round(wall, 3),
+        action_s=tuple(sink.action_s),
         agent_status=outcome.status if outcome else "error",
         agent_error=outcome.error if outcome else None,
         agent_reason=outcome.reason if outcome else "",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -46,6 +47,7 @@ class EpisodeResult:
     agent_error: str | None = None
     agent_reason: str = ""
     error: str | None = None
+    action_s: tuple[float, ...] = ()  # tool-layer seconds per action (a bulk call split evenly)
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class TaskSummary:
     output_tokens: int
     wall_s: float
     failures: Mapping[str, int]
+    actions: int = 0
+    median_action_s: float | None = None  # median tool-layer time per action
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,7 @@ def summarize(task: str, results: Sequence[EpisodeResult]) -> TaskSummary:
     """Success rate, mean steps and totals over a task's episodes (or over all of them)."""
     n = len(results)
     failures = {o.value: sum(1 for r in results if r.outcome is o) for o in FAILURES}
+    times = [t for r in results for t in r.action_s]
     return TaskSummary(
         task=task,
         episodes=n,
@@ -117,6 +122,8 @@ def summarize(task: str, results: Sequence[EpisodeResult]) -> TaskSummary:
         output_tokens=sum(r.output_tokens for r in results),
         wall_s=round(sum(r.wall_s for r in results), 3),
         failures={k: v for k, v in failures.items() if v},
+        actions=len(times),
+        median_action_s=round(statistics.median(times), 3) if times else None,
     )
 
 
@@ -150,6 +157,7 @@ def _row(s: TaskSummary) -> list[str]:
         str(s.input_tokens),
         str(s.output_tokens),
         f"{s.wall_s:.1f}",
+        "-" if s.median_action_s is None else f"{s.median_action_s:.2f}",
         _failures_cell(s.failures),
     ]
 
@@ -170,6 +178,7 @@ def render_table(report: BenchReport) -> Table:
         ("in tok", "right"),
         ("out tok", "right"),
         ("wall s", "right"),
+        ("s/action", "right"),
         ("failures", "left"),
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]

@@ -6,6 +6,8 @@ from tests.support.llm_server import (
     ScriptedLLMServer,
     llm_server,  # noqa: F401 - pytest fixture
 )
+from workers.bench.miniwob import BenchOptions, run_benchmark
+from workers.bench.report import Outcome
 
 
 def bench_settings(chromium_path: str, server: ScriptedLLMServer) -> Settings:
@@ -17,3 +19,16 @@ def bench_settings(chromium_path: str, server: ScriptedLLMServer) -> Settings:
         llm_timeout_s=30,
         llm_max_retries=0,
     )
+
+
+async def failed_episodes(
+    tasks: tuple[str, ...], episodes: int, settings: Settings, *, seed: int = 7
+) -> list[tuple[object, ...]]:
+    """Run the tasks through the harness; (task, seed, outcome, reward, reason) per failure."""
+    report = await run_benchmark(BenchOptions(tasks=tasks, episodes=episodes, seed=seed), settings)
+    assert len(report.episodes) == len(tasks) * episodes
+    return [
+        (e.task, e.seed, e.outcome, e.raw_reward, e.agent_reason)
+        for e in report.episodes
+        if e.outcome is not Outcome.success
+    ]

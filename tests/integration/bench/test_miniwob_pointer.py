@@ -2,47 +2,38 @@
 the real task pages, the scripted model reading only the prompt (tests/support/
 miniwob_policies.py). Sliders by focus + arrow keys in one bulk call; sortable lists, SVG
 shapes, boxes, text selection and the textarea's resize corner by `drag` from the point a
-`dom_search` reported."""
+`dom_search` reported. The suite runs one task per mechanism once; `make bench` runs every
+pointer task over three seeds."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.integration.bench.conftest import bench_settings
+from tests.integration.bench.conftest import bench_settings, failed_episodes
 from tests.support.llm_server import ScriptedLLMServer
-from tests.support.miniwob_policies import miniwob_policy
-from workers.bench.miniwob import BenchOptions, run_benchmark
-from workers.bench.report import Outcome
+from tests.support.miniwob_policies import POINTER_TASKS, miniwob_policy
 from workers.bench.suite import CORE_TASKS, EXCLUDED
 
 pytestmark = pytest.mark.browser
 
-POINTER_TASKS = (
-    "use-slider",
-    "use-slider-2",
-    "drag-items",
-    "drag-items-grid",
-    "drag-sort-numbers",
-    "drag-single-shape",
-    "drag-circle",
-    "drag-box",
-    "drag-shapes",
-    "highlight-text",
-    "highlight-text-2",
-    "resize-textarea",
-)
+# keys on a slider handle, a sortable drag, a text selection by drag
+REPRESENTATIVE = ("use-slider", "drag-items", "highlight-text")
 
 
-async def test_pointer_tasks_complete_through_the_tools(
+async def test_representative_pointer_tasks_complete_through_the_tools(
     chromium_path: str, llm_server: ScriptedLLMServer
 ) -> None:
-    assert set(POINTER_TASKS) <= set(CORE_TASKS) and not set(POINTER_TASKS) & set(EXCLUDED)
+    assert set(REPRESENTATIVE) <= set(POINTER_TASKS) <= set(CORE_TASKS)
+    assert not set(POINTER_TASKS) & set(EXCLUDED)
     llm_server.set_policy(miniwob_policy)
-    options = BenchOptions(tasks=POINTER_TASKS, episodes=1, seed=7)
-    report = await run_benchmark(options, bench_settings(chromium_path, llm_server))
-    failed = [
-        (e.task, e.outcome, e.raw_reward, e.agent_reason)
-        for e in report.episodes
-        if e.outcome is not Outcome.success
-    ]
+    failed = await failed_episodes(REPRESENTATIVE, 1, bench_settings(chromium_path, llm_server))
+    assert not failed, failed
+
+
+@pytest.mark.bench
+async def test_every_pointer_task_completes_over_three_seeds(
+    chromium_path: str, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.set_policy(miniwob_policy)
+    failed = await failed_episodes(POINTER_TASKS, 3, bench_settings(chromium_path, llm_server))
     assert not failed, failed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,17 @@ async def test_episode_browser_stops_the_loop_once_the_episode_is_done(tmp_path:
     assert (sink.steps, sink.llm_calls, sink.input_tokens, sink.output_tokens) == (1, 1, 7, 3)
     lines = (tmp_path / "events.jsonl").read_text().splitlines()
     assert json.loads(lines[1])["data"]["input_tokens"] == 7
+
+
+def test_action_times_split_a_bulk_call_and_give_a_median_per_task() -> None:
+    sink = BenchSink("login-user", 0)
+    sink.time_actions(Action("click", {"ref": "1:1"}), 0.5)
+    bulk = [{"tool": "type", "ref": "1:2", "text": "x"}] * 3
+    sink.time_actions(Action("bulk", {"actions": bulk}), 1.5)
+    sink.time_actions(Action("bulk", {"actions": []}), 0.9)  # refused by validation: one call
+    assert sink.action_s == [0.5, 0.5, 0.5, 0.5, 0.9]
+    timed = replace(_result("a", 0, Outcome.success, 2), action_s=(0.2, 0.4, 0.9))
+    untimed = _result("a", 1, Outcome.success, 1)
+    (summary,) = build_report(_config(("a",)), [timed, untimed]).tasks
+    assert summary.actions == 3 and summary.median_action_s == 0.4
+    assert build_report(_config(("a",)), [untimed]).overall.median_action_s is None
