@@ -47,6 +47,7 @@ bench: setup
 	$(BIN)/python bench/backbone.py
 	$(BIN)/python bench/perception/run.py
 	$(BIN)/python bench/miniwob_smoke.py
+	$(BIN)/python -m pytest -q -ra -m bench
 
 clean:
 	rm -rf $(VENV) .webagent .pytest_cache .mypy_cache .ruff_cache

@@ -206,6 +206,7 @@ async def test_unmatched_stale_ref_fails_once_compactly(
     assert "snapshot" not in first.data
 
 
+@pytest.mark.bench  # ~60 s on a loaded machine: a benchmark (docs/benchmarks.md), `make bench`
 async def test_form28_bulk_vs_one_call_per_field(session: PageSession, probe_port: int) -> None:
     """Seed 003 §5.3 / Fig. 9: the 28-field form filled in one bulk call vs 28 calls.
     Prints tool calls and wall time (docs/benchmarks.md); asserts both fill every field."""
