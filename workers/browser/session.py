@@ -25,7 +25,17 @@ from workers.agent.errors import ConfigurationError, FeedbackError
 from workers.agent.protocols import LLM, Action, ActionTarget, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.agent.tools import TOOLS, parse_action
-from workers.browser import actions, files, frames, handlers, handlers_read, rerender, verify, views
+from workers.browser import (
+    actions,
+    files,
+    frames,
+    handlers,
+    handlers_read,
+    rerender,
+    settle,
+    verify,
+    views,
+)
 from workers.browser import fingerprint as gate
 from workers.browser.click import ClickPolicy, Hand
 from workers.browser.click_memory import ClickMemory, InMemoryClickMemory
@@ -36,6 +46,7 @@ from workers.browser.humanize import Humanize
 from workers.browser.observe_pipeline import ObservePipeline
 from workers.browser.profile import Artifacts, SessionProfile
 from workers.browser.refs import RefError, RefTable, RefTarget, resolve
+from workers.browser.regions import NO_REGIONS, HiddenRegions, blackout
 from workers.browser.snapshot import Snapshot, capture
 from workers.browser.target_info import inspect as inspect_action_target
 from workers.browser.vision import VisionBox
@@ -44,13 +55,14 @@ from workers.secrets import SecretVault
 
 CONSOLE_KEPT = 50
 RECENT_VERSIONS = 10  # past snapshots kept to re-find the element of a stale ref
-SETTLE_S = 0.3  # let click handlers and transitions run before verifying the effect
+SETTLE_S = 0.3  # longest wait for a late effect when none has shown yet (settle.py first)
 
 
 class PageSession:
     """One task's page; build with `await PageSession.open(page, settings)`."""
 
     secrets: SecretVault = SecretVault()  # the task's `<secret:name>` values (workers/secrets.py)
+    hidden_regions: HiddenRegions = NO_REGIONS  # the task's private regions (regions.py)
 
     def __init__(
         self,
@@ -209,7 +221,9 @@ class PageSession:
         self._navigated = False
         self._cache.invalidate()
         self._snap_fp = None
-        snap, refs = await capture(self.page, version=self.version, max_tokens=self.max_tokens)
+        snap, refs = await capture(
+            self.page, version=self.version, max_tokens=self.max_tokens, hidden=self.hidden_regions
+        )
         self.last, self._refs = snap, refs
         self._recent = {v: s for v, s in self._recent.items() if v > snap.version - RECENT_VERSIONS}
         self._recent[snap.version] = snap
@@ -287,6 +301,7 @@ class PageSession:
         return obs
 
     async def screenshot(self) -> bytes:
+        await blackout(self.page, self.hidden_regions)  # a document not snapshotted yet too
         return await self.page.screenshot(type="jpeg", quality=70)
 
     async def inspect_target(self, action: Action) -> ActionTarget | None:
@@ -374,10 +389,17 @@ class PageSession:
         self._navigated = False
         self._dialogs.clear()
         self._downloads_before = self.downloads_started
-        await act()
-        out = await verify.settle(
-            probe, min_wait_s=SETTLE_S, max_wait_s=wait_s, events=self._events
-        )
+        started = time.monotonic()
+        watch = settle.NetworkWatch(self.page).start()
+        try:
+            await act()
+            # settle on evidence (settle.py), then read the effect; a late one is still
+            # waited for up to wait_s from the action, as the fixed 0.3 s pause did before
+            await settle.until_settled(self.page, watch, frame)
+        finally:
+            watch.stop()
+        left = max(0.0, wait_s - (time.monotonic() - started))
+        out = await verify.settle(probe, min_wait_s=0.0, max_wait_s=left, events=self._events)
         popup = await self._adopt_popup()
         if out.url_changed or popup is not None:
             self._refs = None
