@@ -127,6 +127,8 @@ class TaskSpec(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     secret_names: tuple[str, ...] = ()
     secrets_sealed: str | None = Field(default=None, repr=False)  # Fernet token, app/secrets.py
+    allow_scripts: bool = False  # evaluate_script offered and run (seed 000 App. A opt-in)
+    attachments: tuple[str, ...] = ()  # names of the files uploaded with the task
     approval_policy: str = "sensitive"  # ApprovalPolicy: "sensitive" pauses for a person
     output_schema: dict[str, Any] | None = None  # JSON Schema of result.data
     profile: str | None = None  # named browser profile whose storage state the run starts from

@@ -78,6 +78,8 @@ class Settings(BaseSettings):
     # per-task files: <dir>/<task_id>/attachments (what upload_file may use) and
     # <dir>/<task_id>/artifacts (downloads, printed PDFs, screenshots); empty = temporary dirs
     task_files_dir: str = ""
+    # files uploaded with a task (POST /v1/tasks `attachments`): total decoded bytes per task
+    attachments_max_bytes: int = Field(default=10 * 1024 * 1024, ge=0)
     # a vision model (role "vision") is available: observe(mode="vision") with [Vn] boxes
     # (seed 000 §4.3) and the Worker's `look` tool (questions about pixels, seed 003 §4.4)
     vision_enabled: bool = False

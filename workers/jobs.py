@@ -21,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app import metrics
 from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
+from app.db.repo_attachments import load_attachments
 from app.db.types import as_utc
 from app.secrets import secrets_note
 from app.urlpolicy import network_policy
@@ -33,8 +34,9 @@ from workers.agent.supervised import supervise
 from workers.approval_gate import approval_gate, supervision_of
 from workers.browser import click_memory, views
 from workers.browser.click_memory import domain_of
+from workers.browser.files import stage_attachments
 from workers.browser.pool import is_browser_fault
-from workers.browser.profile import task_profile
+from workers.browser.profile import SessionProfile, task_profile
 from workers.browser.session import PageSession
 from workers.cancellation import cancel_on_request, cancelled_outcome
 from workers.fetcher import FetchPolicy, HttpFetcher
@@ -118,6 +120,7 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
         worker_vision=rt.settings.llm_worker_vision,
         image_detail=rt.settings.llm_image_detail,
         look_tool=rt.settings.vision_enabled,
+        allow_scripts=spec.allow_scripts,
     )
     try:
         problem = views.configuration_problem(mode, rt.settings)
@@ -156,6 +159,16 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
         return failed_outcome(TaskStatus.failed, error_code(exc), f"{type(exc).__name__}: {exc}")
 
 
+async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:
+    """The task's files (uploaded with it, staged for upload_file) and its script opt-in."""
+    root = rt.settings.task_files_dir
+    if spec.attachments:
+        async with rt.sessions() as s:
+            files = await load_attachments(s, spec.task_id)
+        root = stage_attachments(root, spec.task_id, [(f.name, f.data) for f in files])
+    return task_profile(root, spec.task_id, allow_scripts=spec.allow_scripts)
+
+
 @contextlib.asynccontextmanager
 async def _open_browser(
     rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink
@@ -174,7 +187,7 @@ async def _open_browser(
             llm=perception,
             goal=spec.instruction,
             click_memory=clicks,
-            profile=task_profile(rt.settings.task_files_dir, spec.task_id),
+            profile=await _session_profile(rt, spec),
         )
         browser.secrets = sink.vault
         try:

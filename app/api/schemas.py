@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -30,6 +33,45 @@ class SecretIn(BaseModel):
 
 
 NOT_IN_HOST = frozenset(" /\\?#@")
+MAX_ATTACHMENTS = 10
+_MEDIA_TYPE = re.compile(r"^[\w.+-]+/[\w.+-]+$")
+
+
+class AttachmentIn(BaseModel):
+    """A file uploaded with the task: what the agent's upload_file may use (seed 001 App.
+    A.5). The total decoded size is capped by WEBAGENT_ATTACHMENTS_MAX_BYTES."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: SafeStr = Field(min_length=1, max_length=255, description="file name the model uses")
+    content_base64: str = Field(min_length=0, description="the file's bytes, base64")
+    media_type: SafeStr = Field(default="application/octet-stream", max_length=128)
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, value: str) -> str:
+        if value in (".", "..") or set(value) & set("/\\\x00") or value != value.strip():
+            raise ValueError("attachment names are plain file names (no path separators)")
+        return value
+
+    @field_validator("media_type")
+    @classmethod
+    def _media_type(cls, value: str) -> str:
+        if not _MEDIA_TYPE.match(value):
+            raise ValueError("media_type must look like type/subtype")
+        return value
+
+    @field_validator("content_base64")
+    @classmethod
+    def _base64(cls, value: str) -> str:
+        try:
+            base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError("content_base64 is not valid base64") from exc
+        return value
+
+    def content(self) -> bytes:
+        return base64.b64decode(self.content_base64, validate=True)
 
 
 class TaskCreate(BaseModel):
@@ -59,6 +101,14 @@ class TaskCreate(BaseModel):
         default_factory=list, max_length=MAX_ALLOWED_DOMAINS, validate_default=True
     )
     metadata: dict[str, Any] = Field(default_factory=dict)
+    attachments: list[AttachmentIn] = Field(
+        default_factory=list,
+        max_length=MAX_ATTACHMENTS,
+        description="files upload_file may put into the page's file inputs, by name",
+    )
+    allow_scripts: bool = Field(
+        default=False, description="offer the model evaluate_script (JavaScript in the page)"
+    )
     approval_policy: Literal["sensitive", "none"] = Field(
         default="sensitive",
         description="sensitive: the task pauses in awaiting_approval before a risky action "
@@ -220,6 +270,8 @@ def task_out(task: Any) -> TaskOut:
         task_profile=task.task_profile or TaskProfile.general.value,
         forbid_login=bool(task.forbid_login),
         private_regions=list(task.private_regions or []),
+    attachments: list[str] = Field(default_factory=list, description="attachment names")
+    allow_scripts: bool = False
         metadata=dict(task.meta or {}),
         secrets=list(task.secret_names or []),
         approval_policy=task.approval_policy or "sensitive",
@@ -237,3 +289,5 @@ def task_out(task: Any) -> TaskOut:
         started_at=task.started_at,
         finished_at=task.finished_at,
     )
+        attachments=list(task.attachment_names or []),
+        allow_scripts=bool(task.allow_scripts),

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Header, HTTPException, Path, Query, Response, sta
 from redis.exceptions import RedisError
 
 from app import metrics
+from app.api import attachments
 from app.api.deps import (
     BusDep,
     DispatcherDep,
@@ -142,6 +143,7 @@ async def submit_task(
 ) -> TaskOut:
     """Persist the task, then enqueue it: a worker can only ever see committed rows."""
     await _validate_limits(body, settings)
+    files = attachments.checked(body, settings)
     if principal.key_id is not None:  # keyed clients; keys off is the operator's own loopback
         await _check_active_cap(session, tenant, settings.max_active_tasks_per_tenant)
     # defaults applied before hashing: a replay that spells them out is the same request
@@ -172,6 +174,8 @@ async def submit_task(
             secrets_sealed=_sealed_secrets(body, settings),
             approval_policy=body.approval_policy,
         )
+        if created:
+            await attachments.store(session, task, files, allow_scripts=body.allow_scripts)
         await session.commit()
     except IdempotencyConflict as exc:
         await session.rollback()

@@ -103,6 +103,9 @@ class Task(Base):
     cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     worker_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
     heartbeat_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    # migration 0008: evaluate_script is offered and runs only when the task allows it
+    allow_scripts: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    attachment_names: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=list)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     queued_at: Mapped[datetime | None] = mapped_column(nullable=True, default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(nullable=True)
@@ -122,6 +125,22 @@ class TaskEvent(Base):
     ts: Mapped[datetime] = mapped_column(default=utcnow)
     type: Mapped[str] = mapped_column(String(64))
     data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class TaskAttachment(Base):
+    """A file uploaded with the task (migration 0008): what upload_file may use (seed 001
+    App. A.5); the worker stages them as files for the browser session."""
+
+    __tablename__ = "task_attachments"
+    __table_args__ = (UniqueConstraint("task_id", "name"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(255))
+    media_type: Mapped[str] = mapped_column(String(128))
+    size: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Artifact(Base):

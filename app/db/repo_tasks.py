@@ -360,3 +360,5 @@ def task_to_spec(task: Task) -> TaskSpec:
         secrets_sealed=task.secrets_sealed,
         approval_policy=task.approval_policy or "sensitive",
     )
+        allow_scripts=bool(task.allow_scripts),
+        attachments=tuple(task.attachment_names or ()),

@@ -177,6 +177,7 @@ class AgentTask:
     worker_vision: bool = False  # the Worker reads Observation.image (seed 002 dual channel)
     image_detail: str = "auto"  # OpenAI image_url detail of those images
     look_tool: bool = False  # a vision model answers the Worker's `look` (seed 003 §4.4)
+    allow_scripts: bool = False  # evaluate_script is offered (the browser refuses it otherwise)
     task_profile: str = "general"  # seed 003 §9.3 tool scope: workers/agent/task_profiles.py
     forbid_login: bool = False  # seed 004 App. C.5: a login form ends the run
 

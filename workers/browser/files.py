@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +18,7 @@ from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser import actions
 from workers.browser.chunks import chunk
+from workers.browser.profile import ATTACHMENTS
 
 if TYPE_CHECKING:
     from workers.agent.tools.args import ExportPdfArgs, ReadDownloadArgs, UploadFileArgs
@@ -123,3 +126,17 @@ async def read_download(s: PageSession, args: ReadDownloadArgs) -> ToolResult:
         )
     _, where, data = chunk(text_of(path), args.offset)
     return ToolResult(success=True, reason=f"{args.name}: {where}", data=data)
+
+
+def stage_attachments(files_root: str, task_id: str, files: Sequence[tuple[str, bytes]]) -> str:
+    """Write the files uploaded with a task where task_profile() finds them
+    (`<root>/<task_id>/attachments/<name>`); returns the root used (a private temporary
+    directory when none is configured)."""
+    if not files:
+        return files_root
+    root = files_root or tempfile.mkdtemp(prefix="webagent-task-")
+    folder = Path(root) / task_id / ATTACHMENTS
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in files:
+        (folder / Path(name).name).write_bytes(data)
+    return root
