@@ -33,6 +33,8 @@ class SecretIn(BaseModel):
 
 
 NOT_IN_HOST = frozenset(" /\\?#@")
+
+
 MAX_ATTACHMENTS = 10
 _MEDIA_TYPE = re.compile(r"^[\w.+-]+/[\w.+-]+$")
 
@@ -204,6 +206,8 @@ class TaskOut(BaseModel):
     private_regions: list[str] = Field(default_factory=list)
     metadata: dict[str, Any]
     secrets: list[str] = Field(default_factory=list, description="secret names, never values")
+    attachments: list[str] = Field(default_factory=list, description="attachment names")
+    allow_scripts: bool = False
     approval_policy: str = "sensitive"
     result: TaskResult
     error: str | None
@@ -270,10 +274,10 @@ def task_out(task: Any) -> TaskOut:
         task_profile=task.task_profile or TaskProfile.general.value,
         forbid_login=bool(task.forbid_login),
         private_regions=list(task.private_regions or []),
-    attachments: list[str] = Field(default_factory=list, description="attachment names")
-    allow_scripts: bool = False
         metadata=dict(task.meta or {}),
         secrets=list(task.secret_names or []),
+        attachments=list(task.attachment_names or []),
+        allow_scripts=bool(task.allow_scripts),
         approval_policy=task.approval_policy or "sensitive",
         result=TaskResult(answer=task.answer, success=bool(success)),
         error=task.error,
@@ -289,5 +293,3 @@ def task_out(task: Any) -> TaskOut:
         started_at=task.started_at,
         finished_at=task.finished_at,
     )
-        attachments=list(task.attachment_names or []),
-        allow_scripts=bool(task.allow_scripts),

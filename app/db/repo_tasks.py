@@ -358,7 +358,7 @@ def task_to_spec(task: Task) -> TaskSpec:
         metadata=dict(task.meta or {}),
         secret_names=tuple(task.secret_names or ()),
         secrets_sealed=task.secrets_sealed,
-        approval_policy=task.approval_policy or "sensitive",
-    )
         allow_scripts=bool(task.allow_scripts),
         attachments=tuple(task.attachment_names or ()),
+        approval_policy=task.approval_policy or "sensitive",
+    )
