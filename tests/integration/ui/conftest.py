@@ -1,0 +1,176 @@
+"""Run-viewer fixtures: the embedded service over HTTP, a scripted LLM, the local test site,
+and Chromium pages (the session's one browser) that may reach 127.0.0.1 only.
+
+Every page aborts requests to any other host and records them in `OfflinePage.blocked`,
+so each test also shows the viewer (and /docs) needs no CDN.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from playwright.async_api import Browser, Page, Route
+from pydantic import SecretStr
+
+from app.db import create_engine, repositories, session_factory
+from app.db.migrate import upgrade
+from app.settings import Settings
+from bench.support import serve
+from tests.e2e.conftest import next_page_policy, task_text
+from tests.support.llm_server import Reply, ScriptedLLMServer, error_reply
+from tests.support.policies import cheapest_product_policy
+from tests.support.sites import TestSite
+from workers.embedded import build_app
+
+ROOT = Path(__file__).resolve().parents[3]
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+# instructions the routing LLM recognises
+LIVE_SHOP = "find the cheapest product for the viewer and give its name and price"
+ENDLESS = "keep reading the next page forever"
+THOUGHT = "Sorting by price first, then reading the cheapest product."
+
+
+class Gate:
+    """Holds the model's final answer until the test has seen the run in progress."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+    def open(self) -> None:
+        self.event.set()
+
+    def reset(self) -> None:
+        self.event.clear()
+
+
+LIVE_GATE = Gate()
+
+
+def live_shop_policy(request: dict[str, Any]) -> Reply:
+    """The shop script with the model's reasoning as text; `done` waits for LIVE_GATE."""
+    reply = cheapest_product_policy(request)
+    if any(name == "done" for name, _ in reply.tool_calls):
+        LIVE_GATE.event.wait(timeout=60)
+    return replace(reply, content=THOUGHT)
+
+
+ROUTES: dict[str, Callable[[dict[str, Any]], Reply]] = {
+    LIVE_SHOP: live_shop_policy,
+    ENDLESS: next_page_policy,
+}
+
+
+def routing_policy(request: dict[str, Any]) -> Reply:
+    text = task_text(request)
+    for instruction, policy in ROUTES.items():
+        if text.startswith(instruction):
+            return policy(request)
+    return error_reply(500, f"no viewer route for instruction {text[:80]!r}")
+
+
+@pytest.fixture(scope="module")
+def ui_llm() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer(routing_policy) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def ui_site() -> Iterator[TestSite]:
+    with TestSite() as site:
+        yield site
+
+
+def viewer_settings(data_dir: Path, **overrides: Any) -> Settings:
+    base: dict[str, Any] = {
+        "data_dir": str(data_dir),
+        "allow_private_networks": True,
+        "browser_pool_size": 1,
+        "heartbeat_interval_s": 1.0,
+        "sse_ping_s": 5.0,
+        "sse_db_poll_s": 0.3,
+        "default_timeout_s": 60.0,
+        "llm_max_retries": 0,
+        "llm_api_key": SecretStr("viewer-key"),
+    }
+    return Settings(**{**base, **overrides})
+
+
+@dataclass
+class Viewer:
+    """A running service as the UI tests see it."""
+
+    base_url: str
+    database_url: str
+
+    def client(self, **kw: Any) -> httpx.Client:
+        return httpx.Client(base_url=self.base_url, timeout=30.0, **kw)
+
+
+@pytest.fixture(scope="module")
+def live_viewer(
+    chromium_path: str,
+    ui_llm: ScriptedLLMServer,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Viewer]:
+    """The embedded deployment (SQLite + in-process worker + real Chromium) on a free port."""
+    data_dir = tmp_path_factory.mktemp("viewer")
+    settings = viewer_settings(data_dir, chromium_path=chromium_path, llm_base_url=ui_llm.base_url)
+    upgrade(settings.effective_database_url)
+    with serve(build_app(settings)) as base_url:
+        yield Viewer(base_url, settings.effective_database_url)
+
+
+@dataclass
+class OfflinePage:
+    page: Page
+    blocked: list[str] = field(default_factory=list)
+
+
+async def _offline(route: Route, blocked: list[str]) -> None:
+    host = urlsplit(route.request.url).hostname or ""
+    if route.request.url.startswith(("data:", "blob:")) or host in LOOPBACK:
+        await route.continue_()
+        return
+    blocked.append(route.request.url)
+    await route.abort()
+
+
+@pytest.fixture
+async def offline_page(chromium_browser: Browser) -> AsyncIterator[OfflinePage]:
+    """A fresh context whose requests to any non-loopback host are aborted and recorded."""
+    context = await chromium_browser.new_context(viewport={"width": 1280, "height": 900})
+    holder = OfflinePage(page=await context.new_page())
+    await context.route("**/*", lambda route: _offline(route, holder.blocked))
+    try:
+        yield holder
+    finally:
+        await context.close()
+
+
+async def stored_events(database_url: str, task_id: str) -> list[Any]:
+    engine = create_engine(database_url)
+    try:
+        async with session_factory(engine)() as s:
+            return list(
+                await repositories.list_events(s, task_id=task_id, after_seq=0, limit=10_000)
+            )
+    finally:
+        await engine.dispose()
+
+
+async def wait_status(client: httpx.AsyncClient, task_id: str, statuses: tuple[str, ...]) -> str:
+    """Poll the API until the task's status is one of `statuses` (bounded by the test timeout)."""
+    while True:
+        status = str((await client.get(f"/v1/tasks/{task_id}")).json()["status"])
+        if status in statuses:
+            return status
+        await asyncio.sleep(0.1)
