@@ -14,9 +14,9 @@ import redis.asyncio as aioredis
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
-from app.api import events as events_api
 from app.api import approvals as approvals_api
-from app.api import health, tasks, unavailable
+from app.api import events as events_api
+from app.api import health, profiles, results, tasks, unavailable
 from app.api import ledger as ledger_api
 from app.api.access import OperatorPagesGuard
 from app.api.deps import AUTH_RESPONSES
@@ -28,6 +28,7 @@ from app.ratelimit import RateLimiter
 from app.settings import Settings, get_settings
 from app.urlpolicy import network_policy
 from app.web import install as install_viewer
+from app.webhooks import deliverer as webhook_deliverer
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ def create_app(
                 await stack.enter_async_context(lifespan_extra(app))
             if app.state.dispatcher is None:
                 app.state.dispatcher = _build_dispatcher(cfg, stack)
+            await stack.enter_async_context(webhook_deliverer(app.state.session_factory, cfg))
             log.info(
                 "webagent API ready (%s, %s)",
                 "embedded" if cfg.embedded else "redis",
@@ -119,5 +121,7 @@ def create_app(
     app.include_router(ledger_api.router, responses=AUTH_RESPONSES)
     app.include_router(events_api.router, responses=AUTH_RESPONSES)
     app.include_router(approvals_api.router, responses=AUTH_RESPONSES)
+    app.include_router(results.router, responses=AUTH_RESPONSES)
+    app.include_router(profiles.router, responses=AUTH_RESPONSES)
     app.include_router(health.router)
     return app

@@ -127,6 +127,20 @@ class Settings(BaseSettings):
     approval_timeout_s: float = Field(default=900.0, gt=0)
     approval_poll_s: float = Field(default=0.5, gt=0, le=10)
 
+    # webhooks (task webhook_url): Standard Webhooks HMAC-SHA256 key ("whsec_<base64>" or any
+    # string); tasks with a webhook_url are refused while it is unset. Failed deliveries are
+    # retried with exponential backoff from retry_base_s up to retry_max_s, max_attempts times.
+    webhook_secret: SecretStr = SecretStr("")
+    webhook_max_attempts: int = Field(default=8, ge=1, le=50)
+    webhook_retry_base_s: float = Field(default=10.0, gt=0)
+    webhook_retry_max_s: float = Field(default=3600.0, gt=0)
+    webhook_timeout_s: float = Field(default=10.0, gt=0, le=120)
+    webhook_poll_interval_s: float = Field(default=2.0, ge=0)  # 0: no poller in this process
+
+    # logs: level of the root logger; json - one JSON object a line with task id and step
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: Literal["json", "text"] = "json"
+
     def model_for(self, role: Role) -> str:
         """Per-role model override, falling back to the shared model."""
         override: str = getattr(self, f"llm_model_{role}")

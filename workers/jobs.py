@@ -42,6 +42,7 @@ from workers.cancellation import cancel_on_request, cancelled_outcome
 from workers.fetcher import FetchPolicy, HttpFetcher
 from workers.memory_store import DbMemoryStore
 from workers.metered_llm import MeteredLLM
+from workers.results import TaskResults
 from workers.runtime import WorkerRuntime
 from workers.secrets import RedactingLLM, SecretVault
 from workers.sink import DbEventSink, retry_outage
@@ -96,20 +97,24 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
         outcome = failed_outcome(TaskStatus.failed, ErrorCode.configuration, reason)
         await _finish(rt, spec, sink, outcome, time.monotonic() - started)
         return
+    results = TaskResults(rt, spec, sink)  # output_schema, checked success, profile, webhook
     try:
         async with _heartbeat(rt, spec.task_id):
-            outcome = await _run_agent(rt, spec, sink)
+            outcome = await _run_agent(rt, spec, sink, results)
     except OwnershipLost:
         log.warning("task %s: stopped, another owner or the reaper has it", spec.task_id)
         return  # not ours to finish: its status and events belong to the new owner
     await _finish(rt, spec, sink, outcome, time.monotonic() - started)
+    await results.after_finish(outcome)
 
 
-async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> AgentOutcome:
+async def _run_agent(
+    rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink, results: TaskResults
+) -> AgentOutcome:
     mode = rt.settings.observation_mode
     llm = RedactingLLM(rt.llm, sink.vault)  # defence in depth: no request carries a value
     agent_task = AgentTask(
-        instruction=spec.instruction + secrets_note(spec.secret_names),
+        instruction=results.instruction(spec.instruction + secrets_note(spec.secret_names)),
         start_url=spec.start_url,
         max_steps=spec.max_steps,
         deadline=time.monotonic() + spec.timeout_s,
@@ -139,15 +144,16 @@ async def _run_agent(rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink) -> Ag
                 asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S),
                 cancel_on_request(sink.cancel_requested),
             ):
-                return await run_routed(
+                outcome = await run_routed(
                     agent_task,
-                    partial(_open_browser, rt, spec, sink),
+                    partial(_open_browser, rt, spec, sink, results),
                     llm,
-                    sink,
+                    results.sink,
                     memory=memory,
                     fetcher=fetcher,
                     config=brain,
                 )
+                return await results.settle(outcome, llm)
         finally:
             await fetcher.close()
     except TaskCancelled:  # raised mid model call or mid action by the cancel watcher
@@ -171,10 +177,11 @@ async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:
 
 @contextlib.asynccontextmanager
 async def _open_browser(
-    rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink
+    rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink, results: TaskResults
 ) -> AsyncIterator[Browser]:
     """A fresh browser context for the browser route (the search route never opens one)."""
     async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
+        await results.restore_profile(page)  # the task's browser profile, if it has one
         # perception's own LLM calls (summarizer, vision) become llm.call events
         perception = MeteredLLM(RedactingLLM(rt.llm, sink.vault), sink)
         # the click tier that worked on these domains before (seed 000 §6.3), written back after
@@ -194,6 +201,7 @@ async def _open_browser(
             # approvals before sensitive actions, handoffs on challenges (approval_policy)
             yield supervise(browser, approval_gate(rt, spec, sink), supervision_of(spec))
         finally:
+            await results.capture_profile(page)  # written back after a succeeded run
             await browser.close()  # no background vision look outlives the task
             try:
                 await click_memory.save(store, clicks)
@@ -242,6 +250,7 @@ async def _finish(
                 success=outcome.success,
                 error=outcome.error,
                 error_detail=detail,
+                result_data=outcome.data,
             )
             await s.commit()
             return finished
@@ -256,6 +265,7 @@ async def _finish(
         "status": outcome.status,
         "answer": outcome.answer,
         "success": outcome.success,
+        "data": outcome.data,
         "error": outcome.error,
         "error_detail": detail,
         "usage": usage.model_dump(),

@@ -9,10 +9,11 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.api.inputs import INT32_MAX, SafeStr, safe_json
 from app.contracts import TaskProfile, TaskResult, Usage
+from app.output_schema import output_schema_problem
 from app.secrets import NAME as SECRET_NAME
 from app.secrets import SecretEntry
 from app.urlpolicy import domain_of
@@ -21,6 +22,8 @@ MAX_METADATA_BYTES = 16 * 1024
 MAX_PRIVATE_REGIONS = 20
 MAX_ALLOWED_DOMAINS = 100
 MAX_SECRETS = 20
+MAX_OUTPUT_SCHEMA_BYTES = 16 * 1024
+PROFILE_NAME = SECRET_NAME  # same alphabet as secret names
 
 
 class SecretIn(BaseModel):
@@ -33,8 +36,6 @@ class SecretIn(BaseModel):
 
 
 NOT_IN_HOST = frozenset(" /\\?#@")
-
-
 MAX_ATTACHMENTS = 10
 _MEDIA_TYPE = re.compile(r"^[\w.+-]+/[\w.+-]+$")
 
@@ -124,6 +125,54 @@ class TaskCreate(BaseModel):
         "`<secret:name>`; values are sealed at rest and never returned.",
     )
 
+    output_schema: dict[str, Any] | None = Field(
+        default=None,
+        description="JSON Schema the final answer must satisfy; the validated JSON is returned "
+        "as result.data (one repair round with the model, then error output_invalid)",
+        examples=[{"type": "object", "properties": {"price": {"type": "number"}}}],
+    )
+    webhook_url: SafeStr | None = Field(
+        default=None,
+        max_length=2048,
+        description="POSTed the task (signed, Standard Webhooks headers) once it is terminal; "
+        "checked by the same egress URL policy as the browser",
+    )
+    profile: SafeStr | None = Field(
+        default=None,
+        max_length=64,
+        description="named browser profile (POST /v1/profiles) whose cookies and localStorage "
+        "the run starts from",
+    )
+    save_profile: bool = Field(
+        default=False, description="write the run's cookies and localStorage back to `profile`"
+    )
+
+    @field_validator("output_schema")
+    @classmethod
+    def _check_output_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        safe_json(value)
+        if len(json.dumps(value, separators=(",", ":")).encode()) > MAX_OUTPUT_SCHEMA_BYTES:
+            raise ValueError(f"output_schema is larger than {MAX_OUTPUT_SCHEMA_BYTES} bytes")
+        problem = output_schema_problem(value)
+        if problem:
+            raise ValueError(f"output_schema is not a valid JSON Schema: {problem}")
+        return value
+
+    @field_validator("profile")
+    @classmethod
+    def _check_profile(cls, value: str | None) -> str | None:
+        if value is not None and not PROFILE_NAME.match(value):
+            raise ValueError("profile names are 1-64 of A-Z a-z 0-9 _ . -")
+        return value
+
+    @model_validator(mode="after")
+    def _save_needs_profile(self) -> TaskCreate:
+        if self.save_profile and not self.profile:
+            raise ValueError("save_profile needs a profile name")
+        return self
+
     @field_validator("secrets")
     @classmethod
     def _clean_secrets(cls, value: dict[str, str | SecretIn]) -> dict[str, str | SecretIn]:
@@ -192,6 +241,24 @@ class TaskCreate(BaseModel):
         return value
 
 
+class WebhookAttempt(BaseModel):
+    at: datetime
+    status_code: int | None = Field(description="the receiver's HTTP status; null: no answer")
+    error: str | None = None
+
+
+class WebhookOut(BaseModel):
+    """The durable outbox row of a task's webhook."""
+
+    state: Literal["pending", "delivered", "failed"] = Field(
+        description="pending: waiting for the task to end or for the next retry"
+    )
+    attempts: int
+    next_attempt_at: datetime | None
+    delivered_at: datetime | None
+    log: list[WebhookAttempt] = Field(description="every attempt, oldest first")
+
+
 class TaskOut(BaseModel):
     id: str
     status: str
@@ -208,6 +275,13 @@ class TaskOut(BaseModel):
     secrets: list[str] = Field(default_factory=list, description="secret names, never values")
     attachments: list[str] = Field(default_factory=list, description="attachment names")
     allow_scripts: bool = False
+    output_schema: dict[str, Any] | None = None
+    webhook_url: str | None = None
+    webhook: WebhookOut | None = Field(
+        default=None, description="delivery state of the task's webhook (with webhook_url)"
+    )
+    profile: str | None = None
+    save_profile: bool = False
     approval_policy: str = "sensitive"
     result: TaskResult
     error: str | None
@@ -278,8 +352,12 @@ def task_out(task: Any) -> TaskOut:
         secrets=list(task.secret_names or []),
         attachments=list(task.attachment_names or []),
         allow_scripts=bool(task.allow_scripts),
+        output_schema=task.output_schema,
+        webhook_url=task.webhook_url,
+        profile=task.profile,
+        save_profile=bool(task.save_profile),
         approval_policy=task.approval_policy or "sensitive",
-        result=TaskResult(answer=task.answer, success=bool(success)),
+        result=TaskResult(answer=task.answer, success=bool(success), data=task.result_data),
         error=task.error,
         error_detail=task.error_detail,
         usage=Usage(

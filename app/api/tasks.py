@@ -12,7 +12,7 @@ from fastapi import APIRouter, Header, HTTPException, Path, Query, Response, sta
 from redis.exceptions import RedisError
 
 from app import metrics
-from app.api import attachments
+from app.api import attachments, results
 from app.api.deps import (
     BusDep,
     DispatcherDep,
@@ -77,7 +77,7 @@ async def _validate_limits(body: TaskCreate, settings: Settings) -> None:
             allowed_domains=body.allowed_domains,
         )
         if reason:
-            _invalid("start_url", f"start_url is not allowed: {reason}", body.start_url)
+            _invalid("start_url", results.refusal("start_url", reason), body.start_url)
 
 
 async def _check_active_cap(session: Any, tenant: str, cap: int) -> None:
@@ -144,6 +144,7 @@ async def submit_task(
     """Persist the task, then enqueue it: a worker can only ever see committed rows."""
     await _validate_limits(body, settings)
     files = attachments.checked(body, settings)
+    await results.validate(body, settings, session, tenant)
     if principal.key_id is not None:  # keyed clients; keys off is the operator's own loopback
         await _check_active_cap(session, tenant, settings.max_active_tasks_per_tenant)
     # defaults applied before hashing: a replay that spells them out is the same request
@@ -173,9 +174,12 @@ async def submit_task(
             secret_names=tuple(body.secrets),
             secrets_sealed=_sealed_secrets(body, settings),
             approval_policy=body.approval_policy,
+            extra=results.columns(body),
         )
         if created:
             await attachments.store(session, task, files, allow_scripts=body.allow_scripts)
+        if created:
+            await results.queue_webhook(session, task)
         await session.commit()
     except IdempotencyConflict as exc:
         await session.rollback()
@@ -191,7 +195,7 @@ async def submit_task(
             ) from exc
         metrics.task_submitted()
     response.headers["Location"] = f"/v1/tasks/{task.id}"
-    return task_out(task)
+    return (await results.task_outs(session, [task]))[0]
 
 
 @router.get("", response_model=TaskPage)
@@ -217,7 +221,7 @@ async def list_tasks(
         )
     except InvalidCursor as exc:
         invalid(("query", "cursor"), str(exc), cursor)
-    return TaskPage(items=[task_out(t) for t in rows], next_cursor=next_cursor)
+    return TaskPage(items=await results.task_outs(session, rows), next_cursor=next_cursor)
 
 
 async def load_task(session: Any, task_id: str, tenant: str) -> Any:
@@ -230,7 +234,7 @@ async def load_task(session: Any, task_id: str, tenant: str) -> Any:
 
 @router.get("/{task_id}", response_model=TaskOut, responses={404: {}})
 async def get_task(task_id: TaskIdPath, session: SessionDep, tenant: TenantDep) -> TaskOut:
-    return task_out(await load_task(session, task_id, tenant))
+    return (await results.task_outs(session, [await load_task(session, task_id, tenant)]))[0]
 
 
 async def _record_queued_cancel(session: Any, task_id: str) -> Event:

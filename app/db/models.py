@@ -90,6 +90,13 @@ class Task(Base):
     approval_policy: Mapped[str] = mapped_column(
         String(16), default="sensitive", server_default=sql_text("'sensitive'")
     )
+    # results & delivery (migration 0006): JSON Schema of the answer, its validated JSON,
+    # the webhook target, and the named browser profile the run starts from / saves to
+    output_schema: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    result_data: Mapped[Any] = mapped_column(JSON, nullable=True)
+    webhook_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    profile: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    save_profile: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     request_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     answer: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -299,3 +306,43 @@ class Approval(Base):
     expires_at: Mapped[datetime] = mapped_column()
     decided_at: Mapped[datetime | None] = mapped_column(nullable=True)
     decided_by: Mapped[str | None] = mapped_column(String(255), nullable=True)
+
+
+class WebhookDelivery(Base):
+    """The durable outbox row of a task's webhook: sent once the task is terminal.
+
+    `attempts_log` keeps every try ({at, status_code, error}); `next_attempt_at` is the
+    backoff schedule and doubles as the claim lease of a deliverer.
+    """
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        Index("ix_webhook_deliveries_state_next_attempt_at", "state", "next_attempt_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), unique=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    url: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(16), default="pending")  # pending|delivered|failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default=_zero())
+    attempts_log: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    delivered_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class BrowserProfile(Base):
+    """A named, tenant-scoped browser storage state (cookies, localStorage), Fernet-sealed."""
+
+    __tablename__ = "browser_profiles"
+    __table_args__ = (UniqueConstraint("tenant_id", "name"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(64))
+    storage_sealed: Mapped[str | None] = mapped_column(Text, nullable=True)
+    saved_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

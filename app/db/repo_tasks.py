@@ -65,6 +65,7 @@ async def create_task(
     secret_names: Sequence[str] = (),
     secrets_sealed: str | None = None,
     approval_policy: str = "sensitive",
+    extra: dict[str, Any] | None = None,
 ) -> tuple[Task, bool]:
     """Insert a queued task → (task, created). A reused key returns the original task.
 
@@ -94,6 +95,7 @@ async def create_task(
         "secret_names": list(secret_names),
         "secrets_sealed": secrets_sealed,
         "approval_policy": approval_policy,
+        **(extra or {}),  # further Task columns by name (output_schema, webhook_url, ...)
         "created_at": now,
         "queued_at": now,
         "updated_at": now,
@@ -121,6 +123,7 @@ async def create_task(
                 secret_names=secret_names,
                 secrets_sealed=secrets_sealed,
                 approval_policy=approval_policy,
+                extra=extra,
             )
         return _check_idempotent(winner, request_hash), False
     task = await s.get(Task, inserted)
@@ -258,6 +261,7 @@ async def finish_task(
     success: bool | None = None,
     error: ErrorCode | str | None = None,
     error_detail: str | None = None,
+    result_data: Any = None,
 ) -> bool:
     """Move a task to a terminal status once; False if it was already terminal."""
     final = TaskStatus(status)
@@ -273,6 +277,7 @@ async def finish_task(
             success=success,
             error=None if error is None else str(error),
             error_detail=error_detail,
+            result_data=result_data,
             finished_at=now,
             updated_at=now,
         )
@@ -360,5 +365,8 @@ def task_to_spec(task: Task) -> TaskSpec:
         secrets_sealed=task.secrets_sealed,
         allow_scripts=bool(task.allow_scripts),
         attachments=tuple(task.attachment_names or ()),
+        output_schema=task.output_schema,
+        profile=task.profile,
+        save_profile=bool(task.save_profile),
         approval_policy=task.approval_policy or "sensitive",
     )

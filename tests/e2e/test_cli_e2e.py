@@ -46,7 +46,7 @@ def test_run_against_server_prints_answer_and_usage_as_json(
     assert done.returncode == 0, done.stdout + done.stderr
     task = json.loads(done.stdout)
     assert task["status"] == "succeeded"
-    assert task["result"] == {"answer": expected_answer(), "success": True}
+    assert task["result"] == {"answer": expected_answer(), "success": True, "data": None}
     # one Worker call per step, plus the Planner's verification of the Worker's `done`
     assert task["usage"]["steps"] >= 2
     assert task["usage"]["llm_calls"] == task["usage"]["steps"] + 1

@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from jsonschema import exceptions as schema_exceptions
 from jsonschema import validators
 
 from app.contracts import ErrorCode, TaskStatus
@@ -38,15 +37,6 @@ class Checked:
     @property
     def ok(self) -> bool:
         return not self.errors
-
-
-def schema_problem(schema: Mapping[str, Any]) -> str | None:
-    """Why `schema` is not a usable JSON Schema, or None."""
-    try:
-        validators.validator_for(schema).check_schema(schema)
-    except schema_exceptions.SchemaError as exc:
-        return exc.message
-    return None
 
 
 def schema_note(schema: Mapping[str, Any]) -> str:

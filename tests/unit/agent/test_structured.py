@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 
+from app.output_schema import output_schema_problem as schema_problem
 from workers.agent.protocols import AgentOutcome, LLMReply
 from workers.agent.structured import (
     NOT_JSON,
     check,
     parse_json,
     schema_note,
-    schema_problem,
     settle,
 )
 from workers.agent.testing import FakeLLM, message_text

@@ -16,7 +16,7 @@ def _uniques(table: str) -> set[tuple[str, ...]]:
 
 
 def test_all_tables_present() -> None:
-    assert set(Base.metadata.tables) == {
+    assert set(Base.metadata.tables) >= {
         "tasks",
         "task_events",
         "artifacts",
@@ -27,6 +27,8 @@ def test_all_tables_present() -> None:
         "api_keys",
         "ledger_steps",
         "episodic_notes",
+        "webhook_deliveries",
+        "browser_profiles",
     }
 
 

@@ -1,0 +1,124 @@
+"""Webhook outbox rows: one per task with a webhook_url, sent once the task is terminal.
+
+The row is written with the task (same transaction), so a webhook cannot be lost between
+"task finished" and "webhook queued", whoever finishes the task (worker, cancel, reaper).
+A deliverer claims a due row by pushing its `next_attempt_at` forward (a lease) in one
+conditional UPDATE, so two deliverers never send the same attempt. Functions flush but
+never commit: the caller owns the transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.contracts import TERMINAL_STATUSES
+from app.db.models import Task, WebhookDelivery
+from app.db.types import utcnow
+
+PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+_TERMINAL = tuple(s.value for s in TERMINAL_STATUSES)
+
+
+async def create_delivery(
+    s: AsyncSession, *, task_id: str, tenant_id: str, url: str
+) -> WebhookDelivery:
+    row = WebhookDelivery(
+        task_id=task_id, tenant_id=tenant_id, url=url, state=PENDING, attempts=0, attempts_log=[]
+    )
+    s.add(row)
+    await s.flush()
+    return row
+
+
+async def get_delivery(s: AsyncSession, *, task_id: str) -> WebhookDelivery | None:
+    stmt = (
+        select(WebhookDelivery)
+        .where(WebhookDelivery.task_id == task_id)
+        .execution_options(populate_existing=True)
+    )
+    return (await s.execute(stmt)).scalar_one_or_none()
+
+
+async def deliveries_for(s: AsyncSession, *, task_ids: Sequence[str]) -> dict[str, WebhookDelivery]:
+    """Task id -> its delivery row, for the tasks that have one."""
+    if not task_ids:
+        return {}
+    stmt = select(WebhookDelivery).where(WebhookDelivery.task_id.in_(list(task_ids)))
+    return {row.task_id: row for row in (await s.execute(stmt)).scalars()}
+
+
+async def claim_due(
+    s: AsyncSession,
+    *,
+    lease_s: float,
+    limit: int = 20,
+    task_id: str | None = None,
+    now: datetime | None = None,
+) -> list[str]:
+    """Ids of pending deliveries of terminal tasks that are due, leased for `lease_s`."""
+    now = now or utcnow()
+    due = or_(WebhookDelivery.next_attempt_at.is_(None), WebhookDelivery.next_attempt_at <= now)
+    stmt = (
+        select(WebhookDelivery.id)
+        .join(Task, Task.id == WebhookDelivery.task_id)
+        .where(WebhookDelivery.state == PENDING, due, Task.status.in_(_TERMINAL))
+        .order_by(WebhookDelivery.next_attempt_at)
+        .limit(limit)
+    )
+    if task_id is not None:
+        stmt = stmt.where(WebhookDelivery.task_id == task_id)
+    claimed = []
+    for delivery_id in list((await s.execute(stmt)).scalars()):
+        lease = (
+            update(WebhookDelivery)
+            .where(WebhookDelivery.id == delivery_id, WebhookDelivery.state == PENDING, due)
+            .values(next_attempt_at=now + timedelta(seconds=lease_s), updated_at=now)
+            .returning(WebhookDelivery.id)
+            .execution_options(synchronize_session=False)
+        )
+        if (await s.execute(lease)).scalar_one_or_none() is not None:
+            claimed.append(delivery_id)
+    return claimed
+
+
+async def record_attempt(
+    s: AsyncSession,
+    *,
+    delivery_id: str,
+    attempt: dict[str, Any],
+    delivered: bool,
+    next_attempt_at: datetime | None,
+) -> WebhookDelivery | None:
+    """Append one attempt; delivered, retried at `next_attempt_at`, or failed (None)."""
+    row = await s.get(WebhookDelivery, delivery_id, populate_existing=True)
+    if row is None:
+        return None
+    now = utcnow()
+    row.attempts = (row.attempts or 0) + 1
+    row.attempts_log = [*(row.attempts_log or []), attempt]
+    if delivered:
+        row.state, row.delivered_at, row.next_attempt_at = DELIVERED, now, None
+    elif next_attempt_at is None:
+        row.state, row.next_attempt_at = FAILED, None
+    else:
+        row.next_attempt_at = next_attempt_at
+    row.updated_at = now
+    await s.flush()
+    return row
+
+
+async def reset_delivery(s: AsyncSession, *, task_id: str) -> WebhookDelivery | None:
+    """Send again now (POST .../webhook/retry): pending, due, a fresh series of attempts
+    (`attempts` counts the current series; the log keeps every attempt ever made)."""
+    row = await get_delivery(s, task_id=task_id)
+    if row is None:
+        return None
+    row.state, row.next_attempt_at, row.attempts = PENDING, None, 0
+    row.updated_at = utcnow()
+    await s.flush()
+    return row

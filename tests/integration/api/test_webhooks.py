@@ -1,0 +1,174 @@
+"""Task webhooks: a local receiver checks the Standard Webhooks signature (computed here,
+independently of app/webhooks.py) and stays down for two attempts; the outbox retries with
+backoff, the attempts show on the task, and POST .../webhook/retry sends it again."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+
+from app.main import create_app
+from app.settings import Settings
+from tests.integration.api.conftest import RecordingDispatcher, finish, make_settings, running
+from tests.support.background import BackgroundServer
+
+SECRET_BYTES = b"0123456789abcdef0123456789abcdef"
+SECRET = "whsec_" + base64.b64encode(SECRET_BYTES).decode()
+
+
+class Receiver(BackgroundServer):
+    """Answers 503 to the first `down_for` requests, then 200; records every request."""
+
+    def __init__(self, down_for: int = 0) -> None:
+        self.down_for = down_for
+        self.requests: list[tuple[dict[str, str], bytes]] = []
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", "0")))
+                with receiver.lock:
+                    receiver.requests.append(
+                        ({k.lower(): v for k, v in self.headers.items()}, body)
+                    )
+                    status = 503 if len(receiver.requests) <= receiver.down_for else 200
+                self.send_response(status)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+        super().__init__(Handler)
+
+    @property
+    def url(self) -> str:
+        return self.origin + "/hooks/webagent"
+
+
+def signature_ok(headers: dict[str, str], body: bytes) -> bool:
+    """A receiver's check per the Standard Webhooks spec."""
+    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+    expected = base64.b64encode(hmac.new(SECRET_BYTES, signed, hashlib.sha256).digest()).decode()
+    offered = [s.partition(",")[2] for s in headers["webhook-signature"].split()]
+    fresh = abs(time.time() - int(headers["webhook-timestamp"])) < 300
+    return fresh and any(hmac.compare_digest(expected, s) for s in offered)
+
+
+def hook_settings(db_url: str, **kw: Any) -> Settings:
+    base: dict[str, Any] = {
+        "webhook_secret": SECRET,
+        "webhook_retry_base_s": 0.05,
+        "webhook_poll_interval_s": 0.05,
+        "allow_private_networks": True,  # the receiver listens on 127.0.0.1
+    }
+    return make_settings(db_url, **{**base, **kw})
+
+
+async def wait_for(predicate: Any, timeout: float = 20.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+def hook_app(db_url: str, dispatcher: RecordingDispatcher) -> FastAPI:
+    return create_app(hook_settings(db_url), dispatcher=dispatcher)
+
+
+async def test_webhook_is_signed_retried_across_an_outage_and_recorded(hook_app: FastAPI) -> None:
+    with Receiver(down_for=2) as receiver:
+        async with running(hook_app) as client:
+            body = {"instruction": "find it", "webhook_url": receiver.url}
+            created = (await client.post("/v1/tasks", json=body)).json()
+            assert created["webhook_url"] == receiver.url
+            assert created["webhook"]["state"] == "pending" and created["webhook"]["attempts"] == 0
+            await asyncio.sleep(0.2)
+            assert receiver.requests == []  # nothing is sent before the task ends
+            await finish(hook_app, created["id"])
+            await wait_for(lambda: len(receiver.requests) >= 3)
+            task = (await client.get(f"/v1/tasks/{created['id']}")).json()
+
+        statuses = [a["status_code"] for a in task["webhook"]["log"]]
+        assert statuses == [503, 503, 200] and task["webhook"]["state"] == "delivered"
+        assert task["webhook"]["attempts"] == 3 and task["webhook"]["delivered_at"]
+        ids = {headers["webhook-id"] for headers, _ in receiver.requests}
+        assert len(ids) == 1  # one message, retried: receivers deduplicate on webhook-id
+        for headers, raw in receiver.requests:
+            assert signature_ok(headers, raw)
+            assert not signature_ok({**headers, "webhook-id": "forged"}, raw)
+        sent = json.loads(receiver.requests[-1][1])
+        assert sent["type"] == "task.finished"
+        assert sent["data"]["id"] == created["id"] and sent["data"]["status"] == "succeeded"
+        assert sent["data"]["result"]["answer"] == "42"
+
+
+async def test_retry_route_sends_again_and_gives_up_after_max_attempts(db_url: str) -> None:
+    app = create_app(
+        hook_settings(db_url, webhook_max_attempts=2), dispatcher=RecordingDispatcher()
+    )
+    with Receiver(down_for=2) as receiver:
+        async with running(app) as client:
+            created = (
+                await client.post(
+                    "/v1/tasks", json={"instruction": "x", "webhook_url": receiver.url}
+                )
+            ).json()
+            early = await client.post(f"/v1/tasks/{created['id']}/webhook/retry")
+            assert early.status_code == 409  # still queued
+            await finish(app, created["id"], status="failed")
+            await wait_for(lambda: len(receiver.requests) >= 2)
+
+            async def state() -> dict[str, Any]:
+                return (await client.get(f"/v1/tasks/{created['id']}")).json()["webhook"]
+
+            while (hook := await state())["state"] == "pending":
+                await asyncio.sleep(0.02)
+            assert hook["state"] == "failed" and hook["attempts"] == 2
+            await asyncio.sleep(0.3)
+            assert len(receiver.requests) == 2  # gave up: no third attempt on its own
+
+            retried = await client.post(f"/v1/tasks/{created['id']}/webhook/retry")
+            assert retried.status_code == 202 and retried.json()["state"] == "pending"
+            await wait_for(lambda: len(receiver.requests) == 3)
+            while (hook := await state())["state"] == "pending":
+                await asyncio.sleep(0.02)
+            assert hook["state"] == "delivered" and len(hook["log"]) == 3
+            missing = await client.post("/v1/tasks/" + "0" * 32 + "/webhook/retry")
+            assert missing.status_code == 404
+
+
+async def test_webhook_needs_a_secret_and_an_allowed_target(db_url: str) -> None:
+    open_app = create_app(
+        hook_settings(db_url, webhook_secret=""), dispatcher=RecordingDispatcher()
+    )
+    async with running(open_app) as client:
+        r = await client.post(
+            "/v1/tasks", json={"instruction": "x", "webhook_url": "https://e.test/"}
+        )
+        assert r.status_code == 422 and "WEBAGENT_WEBHOOK_SECRET" in r.text
+    strict = create_app(
+        hook_settings(db_url, allow_private_networks=False), dispatcher=RecordingDispatcher()
+    )
+    async with running(strict) as client:
+        body = {"instruction": "x", "webhook_url": "http://127.0.0.1:9/hook"}
+        r = await client.post("/v1/tasks", json=body)
+        assert r.status_code == 422
+        detail = r.json()["detail"][0]
+        assert detail["loc"] == ["body", "webhook_url"]
+        assert "loopback" in detail["msg"] and "WEBAGENT_ALLOW_PRIVATE_NETWORKS" in detail["msg"]
+        r = await client.post(
+            "/v1/tasks", json={"instruction": "x", "start_url": "http://127.0.0.1/"}
+        )
+        assert r.status_code == 422 and "WEBAGENT_ALLOW_PRIVATE_NETWORKS" in r.text
