@@ -45,7 +45,8 @@ SENSITIVE_TEXT = re.compile(rf"\b(?:{_VERBS})\b", re.IGNORECASE)
 # the same verbs as URL path words: /account/delete, /api/pay, /checkout
 SENSITIVE_PATH = re.compile(
     r"(?:^|[/_.\-])(delete|remove|destroy|refund|transfer|withdraw|pay|payment|purchase|buy|"
-    r"checkout|order|send|post|publish|unsubscribe|deactivate|password)(?:$|[/_.\-?])",
+    r"checkout|order|send|post|publish|unsubscribe|deactivate|terminate|cancel|close|password)"
+    r"(?:$|[/_.\-?])",
     re.IGNORECASE,
 )
 DOWNLOAD_EXTENSIONS = (
