@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.contracts import ErrorCode, EventType
+from app.contracts import ErrorCode, EventType, TaskSpec
+from app.settings import Role, Settings
 from workers.agent.errors import AgentError, ConfigurationError
 from workers.agent.protocols import LLM, EventSink, LLMReply
 from workers.metered_llm import llm_call_payload
@@ -135,3 +136,26 @@ class BudgetedLLM:
             await self.sink.emit(EventType.llm_call, llm_call_payload(role, reply, None))
             raise spent
         return reply
+
+
+ROLES: tuple[Role, ...] = ("orchestrator", "planner", "worker", "summarizer")
+
+
+def for_task(settings: Settings, spec: TaskSpec) -> Budget:
+    """The task's budget with the operator's prices; roles fall back to their models."""
+
+    def model_of(role: str) -> str:
+        known: tuple[str, ...] = (*ROLES, "vision")
+        return settings.model_for(role) if role in known else settings.llm_model  # type: ignore[arg-type]
+
+    limits = BudgetLimits(max_tokens=spec.max_tokens, max_cost_usd=spec.max_cost_usd)
+    return Budget(limits, dict(settings.llm_prices), fallback_model=model_of)
+
+
+def budgeted(llm: LLM, budget: Budget, sink: EventSink) -> LLM:
+    """`llm` behind the budget when the task has one (unchanged otherwise)."""
+    return BudgetedLLM(llm, budget, sink) if budget.limits.any else llm
+
+
+def roles_in_use(settings: Settings) -> tuple[str, ...]:
+    return (*ROLES, "vision") if settings.vision_enabled else ROLES

@@ -25,6 +25,7 @@ from app.db.repo_attachments import load_attachments
 from app.db.types import as_utc
 from app.secrets import secrets_note
 from app.urlpolicy import network_policy
+from workers import budget as budgets
 from workers import runtime
 from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
@@ -112,7 +113,9 @@ async def _run_agent(
     rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink, results: TaskResults
 ) -> AgentOutcome:
     mode = rt.settings.observation_mode
-    llm = RedactingLLM(rt.llm, sink.vault)  # defence in depth: no request carries a value
+    budget = budgets.for_task(rt.settings, spec)  # max_tokens / max_cost_usd, every role
+    # defence in depth: no request carries a secret's value
+    llm = budgets.budgeted(RedactingLLM(rt.llm, sink.vault), budget, sink)
     agent_task = AgentTask(
         instruction=results.instruction(spec.instruction + secrets_note(spec.secret_names)),
         start_url=spec.start_url,
@@ -131,6 +134,7 @@ async def _run_agent(
         problem = views.configuration_problem(mode, rt.settings)
         if problem is not None:  # before a browser context is taken from the pool
             raise ConfigurationError(problem)
+        budget.check_prices(budgets.roles_in_use(rt.settings))  # a cost budget needs prices
         await require_vision(rt.llm, rt.settings)  # image settings need models that see
         memory = DbMemoryStore(rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id)
         policy = FetchPolicy(network_policy(rt.settings), spec.allowed_domains)
@@ -146,7 +150,7 @@ async def _run_agent(
             ):
                 outcome = await run_routed(
                     agent_task,
-                    partial(_open_browser, rt, spec, sink, results),
+                    partial(_open_browser, rt, spec, sink, results, budget=budget),
                     llm,
                     results.sink,
                     memory=memory,
@@ -177,13 +181,20 @@ async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:
 
 @contextlib.asynccontextmanager
 async def _open_browser(
-    rt: WorkerRuntime, spec: TaskSpec, sink: DbEventSink, results: TaskResults
+    rt: WorkerRuntime,
+    spec: TaskSpec,
+    sink: DbEventSink,
+    results: TaskResults,
+    budget: budgets.Budget | None = None,
 ) -> AsyncIterator[Browser]:
     """A fresh browser context for the browser route (the search route never opens one)."""
     async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
         await results.restore_profile(page)  # the task's browser profile, if it has one
         # perception's own LLM calls (summarizer, vision) become llm.call events
-        perception = MeteredLLM(RedactingLLM(rt.llm, sink.vault), sink)
+        redacted = RedactingLLM(rt.llm, sink.vault)
+        perception = MeteredLLM(
+            budgets.budgeted(redacted, budget, sink) if budget else redacted, sink
+        )
         # the click tier that worked on these domains before (seed 000 §6.3), written back after
         store = DbMemoryStore(rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id)
         domains = (domain_of(spec.start_url or ""), *spec.allowed_domains)

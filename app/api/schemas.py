@@ -112,6 +112,20 @@ class TaskCreate(BaseModel):
     allow_scripts: bool = Field(
         default=False, description="offer the model evaluate_script (JavaScript in the page)"
     )
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=INT32_MAX,
+        description="model tokens (input + output, all roles) the task may use; reaching it "
+        "ends the task failed/budget_exceeded",
+    )
+    max_cost_usd: float | None = Field(
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="model cost the task may spend, priced by WEBAGENT_LLM_PRICES; reaching "
+        "it ends the task failed/budget_exceeded",
+    )
     approval_policy: Literal["sensitive", "none"] = Field(
         default="sensitive",
         description="sensitive: the task pauses in awaiting_approval before a risky action "

@@ -174,7 +174,11 @@ async def submit_task(
             secret_names=tuple(body.secrets),
             secrets_sealed=_sealed_secrets(body, settings),
             approval_policy=body.approval_policy,
-            extra=results.columns(body),
+            extra={
+                **results.columns(body),
+                "max_tokens": body.max_tokens,
+                "max_cost_usd": body.max_cost_usd,
+            },
         )
         if created:
             await attachments.store(session, task, files, allow_scripts=body.allow_scripts)

@@ -368,5 +368,7 @@ def task_to_spec(task: Task) -> TaskSpec:
         output_schema=task.output_schema,
         profile=task.profile,
         save_profile=bool(task.save_profile),
+        max_tokens=task.max_tokens,
+        max_cost_usd=task.max_cost_usd,
         approval_policy=task.approval_policy or "sensitive",
     )

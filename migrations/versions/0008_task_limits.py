@@ -25,6 +25,9 @@ def upgrade() -> None:
             sa.Column("allow_scripts", sa.Boolean(), nullable=False, server_default=sa.false())
         )
         batch.add_column(sa.Column("attachment_names", sa.JSON(), nullable=True))
+        # per-task model budgets (workers/budget.py); NULL = no limit
+        batch.add_column(sa.Column("max_tokens", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("max_cost_usd", sa.Float(), nullable=True))
     op.create_table(
         "task_attachments",
         sa.Column("id", sa.String(32), primary_key=True),
@@ -43,5 +46,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("task_attachments")
     with op.batch_alter_table("tasks") as batch:
+        batch.drop_column("max_cost_usd")
+        batch.drop_column("max_tokens")
         batch.drop_column("attachment_names")
         batch.drop_column("allow_scripts")
