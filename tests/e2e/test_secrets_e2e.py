@@ -104,6 +104,7 @@ def test_secret_reaches_the_site_and_nothing_else(
             "instruction": "sign in with the password",
             "start_url": f"{site_url}/login",
             "secrets": {"pw": {"value": PASSWORD, "domains": ["127.0.0.1"]}},
+            "approval_policy": "none",  # password entry would wait for a person
         }
         created = client.post("/v1/tasks", json=body)
         assert created.status_code == 202, created.text
@@ -138,6 +139,7 @@ def test_secret_scoped_to_another_domain_is_refused(
             "instruction": "sign in with the password",
             "start_url": f"{site_url}/login",
             "secrets": {"pw": {"value": "Other-Pass-42", "domains": ["bank.example"]}},
+            "approval_policy": "none",  # password entry would wait for a person
         }
         created = client.post("/v1/tasks", json=body)
         assert created.status_code == 202, created.text
