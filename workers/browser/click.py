@@ -42,6 +42,9 @@ ACTION_TIMEOUT_MS = 5000
 SCROLL_WAIT_S = 0.15  # Alg. 5 line 7
 TIER_WAIT_S = 1.5  # how long a tier's click may take to show an effect (Alg. 5 line 24)
 CLICK_TOOLS = frozenset({"click", "click_at"})
+# CDP Input.dispatchMouseEvent `modifiers` bits; Playwright's names for the keys
+MODIFIER_BITS = {"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
+Modifier = Literal["Alt", "Control", "Meta", "Shift"]
 
 Act = Callable[[], Awaitable[None]]
 # runs act between arming and settling the effect check (PageSession._effect)
@@ -73,17 +76,26 @@ class Target:
     button: Literal["left", "right", "middle"] = "left"
     count: int = 1
     hold_ms: float = 0.0  # press-and-hold: keep the button down this long
+    modifiers: tuple[Modifier, ...] = ()  # keys held during the click (shift-click, ...)
+
+    @property
+    def modifier_bits(self) -> int:
+        return sum(MODIFIER_BITS[m] for m in set(self.modifiers))
 
     @classmethod
     def of(cls, el: ElementHandle, frame: Frame, args: Mapping[str, Any], **kw: Any) -> Target:
-        """From click tool arguments (button / right_click, double / double_click, hold_ms)."""
+        """From click tool arguments (button / right_click, double / double_click, hold_ms,
+        modifiers: the click's own plus the keys press_key holds down)."""
         right = args.get("right_click") or args.get("rightClick") or args.get("button") == "right"
         button: Literal["left", "right", "middle"] = (
             "right" if right else "middle" if args.get("button") == "middle" else "left"
         )
         double = args.get("double") or args.get("double_click") or args.get("doubleClick")
         hold = float(args.get("hold_ms") or 0)
-        return cls(el, frame, button=button, count=2 if double else 1, hold_ms=hold, **kw)
+        mods = tuple(m for m in dict.fromkeys(args.get("modifiers") or ()) if m in MODIFIER_BITS)
+        return cls(
+            el, frame, button=button, count=2 if double else 1, hold_ms=hold, modifiers=mods, **kw
+        )
 
 
 Tier = Callable[["Hand", Page, Target], Awaitable[Act]]
@@ -153,10 +165,10 @@ async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
     await _top_check(t, *centre)
     cdp = await hand.cdp(page)
     hand.cursor = await pointer(page) or hand.cursor
-    press = await hand.approach(cdp, centre, rect)
+    press = await hand.approach(cdp, centre, rect, t.modifier_bits)
 
     async def act() -> None:
-        await hand.press(cdp, press, t.button, t.count, t.hold_ms)
+        await hand.press(cdp, press, t.button, t.count, t.hold_ms, t.modifier_bits)
 
     return act
 
@@ -173,6 +185,7 @@ async def tier_playwright(hand: Hand, page: Page, t: Target) -> Act:
             click_count=t.count,
             delay=t.hold_ms,
             position=position,  # type: ignore[arg-type]
+            modifiers=list(t.modifiers) or None,
             timeout=ACTION_TIMEOUT_MS,
         )
 
@@ -180,9 +193,9 @@ async def tier_playwright(hand: Hand, page: Page, t: Target) -> Act:
 
 
 async def tier_js(hand: Hand, page: Page, t: Target) -> Act:
-    if t.button != "left" or t.count != 1 or t.hold_ms:
+    if t.button != "left" or t.count != 1 or t.hold_ms or t.modifiers:
         raise TierFailed(
-            ToolError.action_failed, "a scripted click can only be a single left click"
+            ToolError.action_failed, "a scripted click can only be a single plain left click"
         )
     p = await _probe(t.el)
     if not p["inViewport"]:
@@ -223,32 +236,46 @@ class Hand:
     def _navigation_requested(self, _: Any) -> None:
         self.navigations += 1
 
-    async def _move(self, cdp: CDPSession, x: float, y: float) -> None:
-        await cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+    async def _move(self, cdp: CDPSession, x: float, y: float, mods: int = 0) -> None:
+        event = {"type": "mouseMoved", "x": x, "y": y, "modifiers": mods}
+        await cdp.send("Input.dispatchMouseEvent", event)
         self.cursor = (x, y)
 
     async def approach(
-        self, cdp: CDPSession, centre: tuple[float, float], rect: tuple[float, float, float, float]
+        self,
+        cdp: CDPSession,
+        centre: tuple[float, float],
+        rect: tuple[float, float, float, float],
+        mods: int = 0,
     ) -> tuple[float, float]:
-        """Sweep to the target (Alg. 6) and hesitate; returns the (jittered) press point."""
+        """Sweep to the target (Alg. 6) and hesitate; returns the (jittered) press point.
+        `mods`: the CDP modifier bits of the keys held meanwhile (CDP events carry them
+        themselves; a key held through the keyboard does not set them)."""
         if not self.policy.humanize.enabled:
-            await self._move(cdp, *centre)
+            await self._move(cdp, *centre, mods)
             return centre
         for wp in humanize.motion_path(self.cursor, centre, "click", self.rng):
             await asyncio.sleep(wp.dt_ms / 1000)
-            await self._move(cdp, wp.x, wp.y)
+            await self._move(cdp, wp.x, wp.y, mods)
         await asyncio.sleep(humanize.hesitation_ms(self.rng) / 1000)
         point = humanize.press_point(centre, rect, self.rng)
-        await self._move(cdp, *point)
+        await self._move(cdp, *point, mods)
         return point
 
     async def press(
-        self, cdp: CDPSession, point: tuple[float, float], button: str, count: int, hold_ms: float
+        self,
+        cdp: CDPSession,
+        point: tuple[float, float],
+        button: str,
+        count: int,
+        hold_ms: float,
+        mods: int = 0,
     ) -> None:
-        """mousePressed / mouseReleased pairs at the point (a double click is two pairs)."""
+        """mousePressed / mouseReleased pairs at the point (a double click is two pairs),
+        with the held modifiers (shift-click, ctrl-click, a held chord)."""
         x, y = point
         for n in range(1, count + 1):
-            base = {"x": x, "y": y, "button": button, "clickCount": n}
+            base = {"x": x, "y": y, "button": button, "clickCount": n, "modifiers": mods}
             await cdp.send(
                 "Input.dispatchMouseEvent", {**base, "type": "mousePressed", "buttons": 1}
             )

@@ -9,7 +9,7 @@ alternatives name concrete next moves (seed 000 App. A).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import ElementHandle
@@ -17,7 +17,7 @@ from playwright.async_api import ElementHandle
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser import actions
-from workers.browser.click import Target
+from workers.browser.click import MODIFIER_BITS, Target
 from workers.browser.frames import js
 from workers.browser.vision import Rect
 from workers.secrets import SecretRefused
@@ -34,10 +34,18 @@ async def click(s: PageSession, args: a.ClickArgs) -> ToolResult:
     what = f"{'double-' if args.double else ''}{args.button} click {args.ref}"
     if args.hold_ms:
         what += f" held {args.hold_ms} ms"
+    spec = _with_held(s, args.model_dump())
+    if spec["modifiers"]:
+        what = "+".join(spec["modifiers"]) + " " + what
     # the three-tier cascade of click.py (seed 000 Alg. 5), each attempt verified
-    return await s.hand.click(
-        s.page, Target.of(el, target.frame, args.model_dump()), what, s._effect
-    )
+    return await s.hand.click(s.page, Target.of(el, target.frame, spec), what, s._effect)
+
+
+def _with_held(s: PageSession, spec: dict[str, Any]) -> dict[str, Any]:
+    """The click's own modifiers plus those press_key holds down (action 'down'): every
+    tier must press with them, the CDP one included (its events carry them explicitly)."""
+    held = [k for k in s.held_keys if k in MODIFIER_BITS]
+    return {**spec, "modifiers": list(dict.fromkeys([*spec.get("modifiers", ()), *held]))}
 
 
 async def click_at(s: PageSession, args: a.ClickAtArgs) -> ToolResult:
@@ -64,7 +72,8 @@ async def click_at(s: PageSession, args: a.ClickAtArgs) -> ToolResult:
             "scroll the target into view first",
         )
     # the snapper (seed 000 Alg. 4) picks the point, the cascade clicks it
-    return await s.hand.click_at(s.page, rect, label, "click_at", s._effect, args.model_dump())
+    spec = _with_held(s, args.model_dump())
+    return await s.hand.click_at(s.page, rect, label, "click_at", s._effect, spec)
 
 
 async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:

@@ -102,6 +102,24 @@ class NavigateArgs(Args):
 
 
 Button = Literal["left", "right", "middle"]
+Modifier = Literal["Shift", "Control", "Alt", "Meta"]
+
+
+def _modifiers(value: Any) -> Any:
+    """'shift', 'ctrl+shift' or ['Ctrl', 'cmd'] -> ['Shift'], ['Control', 'Shift'], ..."""
+    if value in (None, ""):
+        return []
+    items = value.split("+") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple):
+        return value
+    return [normalize_key(str(v).strip()) if len(str(v).strip()) > 1 else v for v in items]
+
+
+Modifiers = Annotated[
+    list[Modifier],
+    BeforeValidator(_modifiers),
+    Field(description="Keys held during the click: Shift, Control, Alt, Meta."),
+]
 
 
 class ClickArgs(RefArgs):
@@ -113,6 +131,7 @@ class ClickArgs(RefArgs):
     button: Button = "left"
     double: bool = Field(False, description="Double-click.")
     hold_ms: int = Field(0, ge=0, le=10000, description="Keep the button pressed this long.")
+    modifiers: Modifiers = []
 
     @model_validator(mode="before")
     @classmethod
@@ -129,6 +148,7 @@ class ClickAtArgs(Args):
     y: float | None = Field(None, description="Viewport y in CSS pixels.")
     button: Button = "left"
     double: bool = False
+    modifiers: Modifiers = []
 
     @model_validator(mode="after")
     def _target(self) -> ClickAtArgs:
