@@ -20,6 +20,7 @@ from typing import Any
 
 from workers.agent import prompts
 from workers.agent.blocks import ledger_block
+from workers.agent.history import sanitize_page_text
 from workers.agent.ledger import CHECKLIST_STATUSES, Ledger
 from workers.agent.protocols import LLM, LLMReply, Observation
 from workers.agent.roles.base import (
@@ -130,6 +131,7 @@ def planner_messages(
         page = (
             f"URL: {observation.url}\nTitle: {observation.title}\n{observation.text[:PAGE_CHARS]}"
         )
+        page = sanitize_page_text(page)  # page text cannot close its untrusted fence
     claim_text = ""
     if claim is not None:
         claim_text = prompts.render(
