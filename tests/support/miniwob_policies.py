@@ -20,6 +20,13 @@ from tests.support.miniwob_composite import (
     social_media,
     social_media_many,
 )
+from tests.support.miniwob_geometry import (
+    bisect_angle,
+    circle_center,
+    draw_line,
+    find_midpoint,
+    right_angle,
+)
 from tests.support.miniwob_text import (
     NODE_LINE,
     all_hits,
@@ -396,6 +403,11 @@ REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Re
     (re.compile(r"^Highlight the text in the (\d+\w\w )?paragraph"), _highlight),
     (re.compile(r"^Resize the textarea so that the (width|height) is"), _resize),
     (re.compile(r"^Enter an item that starts with \""), _autocomplete),
+    (re.compile(r"^Find and click on the center of the circle"), circle_center),
+    (re.compile(r"^Find and click on the shortest mid-point"), find_midpoint),
+    (re.compile(r"^Create a line that bisects the angle"), bisect_angle),
+    (re.compile(r"^Add a third point to create a right angle"), right_angle),
+    (re.compile(r"^Draw a (horizontal|vertical) line that runs through the dot"), draw_line),
     (re.compile(r"^Use the textbox to enter \".+\" and press \"Search\""), search_engine),
     (re.compile(r"^Book the (cheapest|shortest) one-way flight from: "), book_flight),
 )

@@ -1,7 +1,8 @@
 // MiniWoB++ episode control, mirroring miniwob's SeleniumInstance and BrowserGym's setup:
 // seed with Math.seedrandom, optionally lift core.EPISODE_MAX_TIME, core.startEpisodeReal(),
 // then read the WOB_* globals. The human HUD (reward display, click canvas, query) is hidden
-// as BrowserGym removes it: the utterance reaches the agent as its instruction instead.
+// as BrowserGym removes it: the utterance reaches the agent as its instruction instead (the
+// query keeps its place in the layout, invisible).
 // The utterance keeps its icons (issue 7 class 8): core.getUtterance() reads textContent, so
 // an icon element in #query would vanish; it is rendered as "[icon: print]" (the snapshot's
 // form, js/icon_name.js passed in as `iconName`), an image as its alt text.
@@ -28,8 +29,11 @@
     if (!document.getElementById("webagent-miniwob-hud")) {
       const style = document.createElement("style");
       style.id = "webagent-miniwob-hud";
+      // #query keeps its box: pages that place a click by pageY minus the query's height
+      // (circle-center, find-midpoint, bisect-angle, right-angle, hot-cold) stay exact.
       style.textContent =
-        "#reward-display, #click-canvas, #query { display: none !important; }";
+        "#reward-display, #click-canvas { display: none !important; }" +
+        " #query { visibility: hidden !important; }";
       document.head.appendChild(style);
     }
     Math.seedrandom(req.seed);

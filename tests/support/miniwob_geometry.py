@@ -1,0 +1,129 @@
+"""Scripted decisions for MiniWoB++ tasks on drawings: a point placed by geometry read from
+the page (circle-center, find-midpoint, bisect-angle, right-angle), a stroke through a dot
+(draw-line). Like tests/support/miniwob_policies.py they read only the prompt; positions come
+from `dom_search` hits (viewport boxes of the SVG shapes), the point goes in with `click_at`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from tests.support.llm_server import Reply, tool_reply
+from tests.support.miniwob_text import all_hits, centre, find, give_up
+from tests.support.policies import latest_observation
+
+Point = tuple[float, float]
+ARM = 30.0  # how far from the vertex a placed point goes, in CSS pixels
+
+
+def _search(*selectors: str) -> Reply:
+    return tool_reply(*(("dom_search", {"selector": s, "limit": 10}) for s in selectors))
+
+
+def _place(point: Point, request: dict[str, Any]) -> Reply:
+    submit = find(latest_observation(request), ("button",), "Submit")
+    if submit is None:
+        return give_up("no Submit")
+    x, y = round(point[0], 1), round(point[1], 1)
+    return tool_reply(("click_at", {"x": x, "y": y}), ("click", {"ref": submit}))
+
+
+def circle_center(task: str, request: dict[str, Any]) -> Reply:
+    """circle-center: the centre of the circle's box."""
+    found = all_hits(request)
+    if not found:
+        return _search("svg circle")
+    return _place(centre(found[0][0]), request) if found[0] else give_up("no circle")
+
+
+def find_midpoint(task: str, request: dict[str, Any]) -> Reply:
+    """find-midpoint: halfway between the two black dots."""
+    found = all_hits(request)
+    if not found:
+        return _search("svg circle.black-circle")
+    if len(found[0]) != 2:
+        return give_up("two dots expected")
+    (ax, ay), (bx, by) = (centre(h) for h in found[0])
+    return _place(((ax + bx) / 2, (ay + by) / 2), request)
+
+
+def _unit(v: Point) -> Point:
+    n = math.hypot(*v) or 1.0
+    return v[0] / n, v[1] / n
+
+
+def _vertex_and_arms(request: dict[str, Any]) -> tuple[Point, list[Point]] | None:
+    """The blue vertex and the unit vectors towards each black dot."""
+    found = all_hits(request)
+    if len(found) < 2 or len(found[0]) != 1 or not found[1]:
+        return None
+    vertex = centre(found[0][0])
+    arms = [_unit((cx - vertex[0], cy - vertex[1])) for cx, cy in map(centre, found[1])]
+    return vertex, arms
+
+
+def _along(vertex: Point, direction: Point, board: dict[str, Any] | None) -> Point:
+    """A point ARM pixels from the vertex along `direction`, pulled in to stay on the board."""
+    length = ARM
+    if board is not None:
+        for _ in range(6):
+            x, y = vertex[0] + direction[0] * length, vertex[1] + direction[1] * length
+            inside = board["x"] + 2 < x < board["x"] + board["w"] - 2
+            if inside and board["y"] + 2 < y < board["y"] + board["h"] - 2:
+                break
+            length /= 2
+    return vertex[0] + direction[0] * length, vertex[1] + direction[1] * length
+
+
+def _board(request: dict[str, Any]) -> dict[str, Any] | None:
+    found = all_hits(request)
+    return found[2][0] if len(found) > 2 and found[2] else None
+
+
+def bisect_angle(task: str, request: dict[str, Any]) -> Reply:
+    """bisect-angle: along the sum of the unit vectors of the two arms."""
+    got = _vertex_and_arms(request)
+    if got is None:
+        return _search("svg .init-blue", "svg .init-black", "svg")
+    vertex, arms = got
+    if len(arms) != 2:
+        return give_up("two arms expected")
+    (ax, ay), (bx, by) = arms
+    return _place(_along(vertex, _unit((ax + bx, ay + by)), _board(request)), request)
+
+
+def right_angle(task: str, request: dict[str, Any]) -> Reply:
+    """right-angle: perpendicular to the one arm, on whichever side has room."""
+    got = _vertex_and_arms(request)
+    if got is None:
+        return _search("svg #init-blue", "svg #init-black", "svg")
+    vertex, arms = got
+    (ax, ay), board = arms[0], _board(request)
+    options = [_along(vertex, d, board) for d in ((-ay, ax), (ay, -ax))]
+    far = max(options, key=lambda p: math.hypot(p[0] - vertex[0], p[1] - vertex[1]))
+    return _place(far, request)
+
+
+_LINE = re.compile(r"Draw a (horizontal|vertical) line that runs through the dot")
+
+
+def draw_line(task: str, request: dict[str, Any]) -> Reply:
+    """draw-line: one straight drag across the dot (up to 40 px each side, kept on the
+    drawing board, where the stroke must start), then Submit."""
+    m = _LINE.match(task)
+    found = all_hits(request)
+    submit = find(latest_observation(request), ("button",), "Submit")
+    if m is None or submit is None:
+        return give_up("unknown line or no Submit")
+    if len(found) < 2 or not found[0] or not found[1]:
+        return _search("svg circle", "svg")
+    (x, y), board = centre(found[0][0]), found[1][0]
+    if m.group(1) == "horizontal":
+        lo, hi = board["x"] + 3, board["x"] + board["w"] - 3
+        ends = {"from_x": max(lo, x - 40), "x": min(hi, x + 40), "from_y": y, "y": y}
+    else:
+        lo, hi = board["y"] + 3, board["y"] + board["h"] - 3
+        ends = {"from_y": max(lo, y - 40), "y": min(hi, y + 40), "from_x": x, "x": x}
+    return tool_reply(("drag", {**ends, "steps": 20}), ("click", {"ref": submit}))
