@@ -63,6 +63,7 @@ HANDLERS: Mapping[str, Handler] = {
     T.click: hi.click,
     T.click_at: hi.click_at,
     T.type: hi.type_into,
+    T.type_at: hi.type_at,
     T.press_key: hi.press,
     T.hover: hi.hover,
     T.focus: hi.focus,

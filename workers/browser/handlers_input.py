@@ -16,7 +16,7 @@ from playwright.async_api import ElementHandle
 
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
-from workers.browser import actions
+from workers.browser import actions, snapper
 from workers.browser.click import MODIFIER_BITS, Target
 from workers.browser.frames import js
 from workers.browser.vision import Rect
@@ -50,6 +50,18 @@ def _with_held(s: PageSession, spec: dict[str, Any]) -> dict[str, Any]:
 
 async def click_at(s: PageSession, args: a.ClickAtArgs) -> ToolResult:
     """A vision box's centre or a viewport point (the snapper refines this point)."""
+    where = _vision_target(s, args)
+    if isinstance(where, ToolResult):
+        return where
+    rect, label = where
+    spec = _with_held(s, args.model_dump())
+    # the snapper (seed 000 Alg. 4) picks the point, the cascade clicks it
+    return await s.hand.click_at(s.page, rect, label, "click_at", s._effect, spec)
+
+
+def _vision_target(s: PageSession, args: a.ClickAtArgs) -> tuple[Rect, str] | ToolResult:
+    """The vision box (or the point as an empty box) and its label; a failure when the
+    index is unknown or the point is off screen."""
     if args.index is not None:
         box = next((b for b in s.vision_boxes if b.index == args.index), None)
         if box is None:
@@ -72,8 +84,62 @@ async def click_at(s: PageSession, args: a.ClickAtArgs) -> ToolResult:
             "scroll the target into view first",
         )
     # the snapper (seed 000 Alg. 4) picks the point, the cascade clicks it
-    spec = _with_held(s, args.model_dump())
-    return await s.hand.click_at(s.page, rect, label, "click_at", s._effect, spec)
+    return rect, label
+
+
+async def type_at(s: PageSession, args: a.TypeAtArgs) -> ToolResult:
+    """Seed 000 App. A browser_type_at: the snapper finds the field at the box or point
+    (descending into same-origin frames), typing goes in as keys, the value is read back;
+    a field that ignored the keys gets its value through the native setter with input and
+    change events (App. C.3), and is read back again."""
+    where = _vision_target(s, args)
+    if isinstance(where, ToolResult):
+        return where
+    rect, label = where
+    found = await snapper.snap(s.page.main_frame, rect, label)
+    el = await found.element() if found is not None else None
+    if found is None or el is None or not await _editable(el):
+        return actions.failure(
+            E.not_editable,
+            "type_at: no text field at that " + ("box." if rect.area > 0 else "point."),
+            "click_at the field first, then press_key the text",
+            "observe again and use type with the field's ref",
+        )
+    what = f"type_at ({found.x:.0f}, {found.y:.0f}) via snap phase {found.phase}"
+
+    async def act() -> None:
+        if s.hand.policy.humanize.enabled:  # §6.4 typing rhythm
+            await s.hand.type(s.page, el, args.text, clear=args.clear, submit=args.submit)
+            return
+        if args.clear:
+            await el.fill(args.text, timeout=actions.ACTION_TIMEOUT_MS)
+        else:
+            await el.click(timeout=actions.ACTION_TIMEOUT_MS)
+            await s.page.keyboard.press("End")
+            await s.page.keyboard.type(args.text)
+        if args.submit:
+            await el.press("Enter", timeout=actions.ACTION_TIMEOUT_MS)
+
+    result = await s._verified(what, found.frame, act, ghost=False)
+    value = await actions.read_value(el)
+    if not result.success or not args.clear or value is None:
+        return result
+    if actions.same_text(args.text, value):
+        return result
+    value = str(await el.evaluate(js("set_value.js"), args.text))
+    if actions.same_text(args.text, value):
+        s.invalidate()
+        return actions.note(result, "the keys did not reach the field; value set directly")
+    return actions.failure(
+        E.value_mismatch,
+        f"{what}: the field holds {value[:80]!r}, not the text (it reformats or rejects it).",
+        "check the expected format and type again",
+    )
+
+
+async def _editable(el: ElementHandle) -> bool:
+    probe = await el.evaluate(js("click.js"), ["probe"])
+    return bool(probe["editable"])
 
 
 async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:

@@ -157,6 +157,13 @@ class ClickAtArgs(Args):
         return self
 
 
+class TypeAtArgs(ClickAtArgs):
+    RENAMES: ClassVar[dict[str, str]] = {"vision_index": "index", "shouldClear": "clear"}
+    text: Text
+    clear: bool = Field(True, description="Clear existing text first (default).")
+    submit: bool = Field(False, description="Press Enter afterwards.")
+
+
 class TypeArgs(RefArgs):
     RENAMES: ClassVar[dict[str, str]] = {"shouldClear": "clear", "should_clear": "clear"}
     text: Text

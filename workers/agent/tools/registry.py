@@ -37,6 +37,7 @@ class ToolName(StrEnum):
     click = "click"
     click_at = "click_at"
     type = "type"
+    type_at = "type_at"
     press_key = "press_key"
     hover = "hover"
     focus = "focus"
@@ -156,6 +157,13 @@ _SPECS: tuple[ToolSpec, ...] = (
         a.TypeArgs,
         "Type text into an input or textbox (clears it first); the field's value is read back.",
         (*_REF_ERRORS, E.not_editable, E.value_mismatch),
+    ),
+    ToolSpec(
+        ToolName.type_at,
+        a.TypeAtArgs,
+        "Type into the field at a vision box [Vn] (index) or viewport point (x, y): for inputs "
+        "without a ref (canvas apps, some iframes); the value is read back.",
+        (E.no_vision_index, E.out_of_bounds, E.not_editable, E.value_mismatch),
     ),
     ToolSpec(
         ToolName.press_key,
@@ -351,6 +359,8 @@ TOOLS: Mapping[str, ToolSpec] = {spec.name.value: spec for spec in _SPECS}
 # Seed 000 App. A and seed 003 §5.2 spellings -> (tool, preset arguments).
 ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = {
     "click_element": ("click", {}),
+    "browser_click_at": ("click_at", {}),
+    "browser_type_at": ("type_at", {}),
     "input_text": ("type", {}),
     "send_keys": ("press_key", {}),
     "select_dropdown_by_text": ("select_option", {}),
