@@ -129,6 +129,9 @@ class Settings(BaseSettings):
     # person before the action counts as denied, and how often the worker looks for a decision
     approval_timeout_s: float = Field(default=900.0, gt=0)
     approval_poll_s: float = Field(default=0.5, gt=0, le=10)
+    # an operator's CAPTCHA/challenge solving service, "package.module:factory" returning a
+    # workers.agent.protocols.ChallengeSolver; tried before a person is asked (none built in)
+    challenge_solver: str = ""
 
     # webhooks (task webhook_url): Standard Webhooks HMAC-SHA256 key ("whsec_<base64>" or any
     # string); tasks with a webhook_url are refused while it is unset. Failed deliveries are

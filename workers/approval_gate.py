@@ -14,6 +14,7 @@ an awaiting task for a lost one.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import time
 from collections.abc import Callable
@@ -27,8 +28,9 @@ from app.contracts import ApprovalPolicy, ApprovalStatus, EventType, TaskSpec
 from app.db import repositories
 from app.db.repo_approvals import create_approval, decide_approval, get_approval
 from app.db.types import utcnow
-from workers.agent.errors import TaskCancelled
-from workers.agent.protocols import ApprovalDecision, ApprovalRequest, EventSink
+from app.settings import Settings
+from workers.agent.errors import ConfigurationError, TaskCancelled
+from workers.agent.protocols import ApprovalDecision, ApprovalRequest, ChallengeSolver, EventSink
 from workers.agent.supervised import Supervision
 
 if TYPE_CHECKING:
@@ -184,10 +186,31 @@ class DbApprovalGate:
             log.warning("approval %s not closed: %r", approval_id, exc)
 
 
-def supervision_of(spec: TaskSpec) -> Supervision:
-    """approval_policy "sensitive": sensitive actions and challenges wait for a person."""
+def load_solver(path: str) -> ChallengeSolver | None:
+    """The operator's ChallengeSolver from "package.module:factory" (settings
+    challenge_solver); a class or factory is called without arguments. None when unset."""
+    if not path:
+        return None
+    module, _, attr = path.partition(":")
+    try:
+        found: Any = getattr(importlib.import_module(module), attr or "solver")
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigurationError(f"WEBAGENT_CHALLENGE_SOLVER={path!r}: {exc}") from exc
+    is_instance = isinstance(found, ChallengeSolver) and not isinstance(found, type)
+    solver = found if is_instance or not callable(found) else found()
+    if not isinstance(solver, ChallengeSolver):
+        raise ConfigurationError(
+            f"WEBAGENT_CHALLENGE_SOLVER={path!r} is not a ChallengeSolver (async solve())"
+        )
+    return solver
+
+
+def supervision_of(spec: TaskSpec, settings: Settings) -> Supervision:
+    """approval_policy "sensitive": sensitive actions and challenges wait for a person
+    (after the operator's solver, when one is configured)."""
     on = spec.approval_policy == ApprovalPolicy.sensitive
-    return Supervision(sensitive_actions=on, challenges=on)
+    solver = load_solver(settings.challenge_solver) if on else None
+    return Supervision(sensitive_actions=on, challenges=on, solver=solver)
 
 
 def approval_gate(rt: WorkerRuntime, spec: TaskSpec, sink: EventSink) -> DbApprovalGate:

@@ -210,7 +210,8 @@ async def _open_browser(
         browser.secrets = sink.vault
         try:
             # approvals before sensitive actions, handoffs on challenges (approval_policy)
-            yield supervise(browser, approval_gate(rt, spec, sink), supervision_of(spec))
+            gate = approval_gate(rt, spec, sink)
+            yield supervise(browser, gate, supervision_of(spec, rt.settings), store)
         finally:
             await results.capture_profile(page)  # written back after a succeeded run
             await browser.close()  # no background vision look outlives the task

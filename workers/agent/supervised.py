@@ -25,6 +25,7 @@ from typing import Any
 from workers.agent import challenges
 from workers.agent.approvals import Sensitivity, sensitivity, signature, steps_of
 from workers.agent.errors import BotBlocked
+from workers.agent.ledger import DeadEnd
 from workers.agent.protocols import (
     Action,
     ActionTarget,
@@ -34,6 +35,7 @@ from workers.agent.protocols import (
     Browser,
     Challenge,
     ChallengeSolver,
+    MemoryStore,
     Observation,
     TargetInspector,
     ToolResult,
@@ -56,10 +58,17 @@ class Supervision:
 class SupervisedBrowser:
     """Browser protocol over another Browser; every other attribute is the inner one's."""
 
-    def __init__(self, inner: Browser, gate: ApprovalGate, supervision: Supervision) -> None:
+    def __init__(
+        self,
+        inner: Browser,
+        gate: ApprovalGate,
+        supervision: Supervision,
+        memory: MemoryStore | None = None,
+    ) -> None:
         self.inner = inner
         self.gate = gate
         self.supervision = supervision
+        self.memory = memory  # a refused challenge becomes a per-domain bot_block dead end
         self.refused: dict[str, ApprovalDecision] = {}  # signature -> the denial / expiry
 
     def __getattr__(self, name: str) -> Any:
@@ -146,10 +155,12 @@ class SupervisedBrowser:
             )
         )
         if not decision.approved:
-            raise BotBlocked(
+            why = (
                 f"{challenge.url} is behind a challenge ({', '.join(challenge.kinds)}); "
                 f"the handoff was {decision.status}"
             )
+            await self._dead_end(challenge, why)
+            raise BotBlocked(why)
         if await self._clear_after_handoff(challenge):
             return _cleared(challenge, "a person")
         return ToolResult(
@@ -158,6 +169,13 @@ class SupervisedBrowser:
             reason=f"{challenge.url} still shows the challenge after a person's approval",
             page_changed=True,
         )
+
+    async def _dead_end(self, challenge: Challenge, why: str) -> None:
+        """Later runs on the domain learn that it is challenge-walled (seed 000 §5.2)."""
+        if self.memory is None:
+            return
+        dead_end = DeadEnd(why, challenge.url, "bot_block", signature="challenge")
+        await self.memory.record_dead_end(dead_end.domain, dead_end)
 
     async def _solved(self, challenge: Challenge) -> bool:
         solver = self.supervision.solver
@@ -203,11 +221,14 @@ def _cleared(challenge: Challenge, by: str) -> ToolResult:
 
 
 def supervise(
-    browser: Browser, gate: ApprovalGate | None, supervision: Supervision | None
+    browser: Browser,
+    gate: ApprovalGate | None,
+    supervision: Supervision | None,
+    memory: MemoryStore | None = None,
 ) -> Browser:
     """The browser itself when nothing is supervised, else the supervised wrapper."""
     if gate is None or supervision is None:
         return browser
     if not (supervision.sensitive_actions or supervision.challenges):
         return browser
-    return SupervisedBrowser(browser, gate, supervision)
+    return SupervisedBrowser(browser, gate, supervision, memory)

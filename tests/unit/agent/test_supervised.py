@@ -18,7 +18,14 @@ from workers.agent.protocols import (
     ToolResult,
 )
 from workers.agent.supervised import SupervisedBrowser, Supervision, supervise
-from workers.agent.testing import FakeLLM, InspectableBrowser, RecordingSink, ScriptedGate, reply
+from workers.agent.testing import (
+    FakeLLM,
+    InMemoryMemoryStore,
+    InspectableBrowser,
+    RecordingSink,
+    ScriptedGate,
+    reply,
+)
 
 HOME, GONE, PROTECTED = "http://site.test/", "http://site.test/gone", "http://site.test/protected"
 PAGES = {
@@ -197,3 +204,15 @@ async def test_ordinary_failures_are_not_challenges() -> None:
     llm = FakeLLM([reply(("click", {"ref": "1:2"})), done()])
     outcome = await run_worker_only(task(), browser, llm, RecordingSink())
     assert outcome.success and gate.requests == []
+
+
+async def test_a_refused_challenge_is_a_per_domain_dead_end() -> None:
+    inner = InspectableBrowser(PAGES)
+    inner.challenged.add(PROTECTED)
+    memory = InMemoryMemoryStore()
+    browser = supervise(inner, ScriptedGate([]), Supervision(), memory)
+    llm = FakeLLM([done()])
+    outcome = await run_worker_only(task(PROTECTED), browser, llm, RecordingSink())
+    assert outcome.error == "bot_blocked" and "expired" in outcome.reason
+    [dead_end] = await memory.load_domain_dead_ends("site.test")
+    assert (dead_end.url, dead_end.cause) == (PROTECTED, "bot_block")
