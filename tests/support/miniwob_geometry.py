@@ -127,3 +127,26 @@ def draw_line(task: str, request: dict[str, Any]) -> Reply:
         lo, hi = board["y"] + 3, board["y"] + board["h"] - 3
         ends = {"from_y": max(lo, y - 40), "y": min(hi, y + 40), "from_x": x, "x": x}
     return tool_reply(("drag", {**ends, "steps": 20}), ("click", {"ref": submit}))
+
+
+# CSS colour keywords (the names use-colorwheel asks for), as any model knows them.
+CSS_COLOURS = {
+    "black": "000000", "white": "ffffff", "aqua": "00ffff", "blue": "0000ff",
+    "gray": "808080", "green": "008000", "lime": "00ff00", "maroon": "800000",
+    "navy": "000080", "olive": "808000", "purple": "800080", "red": "ff0000",
+    "silver": "c0c0c0", "teal": "008080", "yellow": "ffff00", "pink": "ffc0cb",
+    "magenta": "ff00ff", "gold": "ffd700", "orange": "ffa500",
+}  # fmt: skip
+_COLOUR = re.compile(r"Select (?:(\w+)|the following color \[colour: #([0-9a-f]{6})\]) with the")
+
+
+def colour_picker(task: str, page: str) -> Reply:
+    """use-colorwheel(-2): the picker's field takes the colour as hex text; Enter closes the
+    picker, then Submit."""
+    m = _COLOUR.match(task)
+    hexa = (CSS_COLOURS.get(m.group(1) or "") or m.group(2)) if m else None
+    box, submit = find(page, ("textbox",)), find(page, ("button",), "Submit")
+    if hexa is None or box is None or submit is None:
+        return give_up("unknown colour or no field")
+    typed = {"tool": "type", "ref": box, "text": hexa.upper(), "submit": True}
+    return tool_reply(("bulk", {"actions": [typed, {"tool": "click", "ref": submit}]}))

@@ -23,6 +23,7 @@ from tests.support.miniwob_composite import (
 from tests.support.miniwob_geometry import (
     bisect_angle,
     circle_center,
+    colour_picker,
     draw_line,
     find_midpoint,
     right_angle,
@@ -418,6 +419,7 @@ SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, str], Reply]], ...] = (
     (re.compile(r"^Find the email by .+ and (reply|forward|click the (trash|star))"), email_inbox),
     (re.compile(r"^For the user @\S+, click on the \".+\" button\.$"), social_media),
     (re.compile(r"^Click the \"\w+\" button on (all|\d+) posts? by @"), social_media_many),
+    (re.compile(r"^Select (\w+|the following color .+) with the color picker"), colour_picker),
     (re.compile(r"^Select -?\d+ with the slider and hit Submit\.$"), _use_slider),
     (re.compile(r"^Enter the username \".+\" and the password \".+\""), _login),
     (re.compile(r"^Enter the password \".+\" into both text fields"), _passwords),

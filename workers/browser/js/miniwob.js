@@ -5,8 +5,16 @@
 // query keeps its place in the layout, invisible).
 // The utterance keeps its icons (issue 7 class 8): core.getUtterance() reads textContent, so
 // an icon element in #query would vanish; it is rendered as "[icon: print]" (the snapshot's
-// form, js/icon_name.js passed in as `iconName`), an image as its alt text.
+// form, js/icon_name.js passed in as `iconName`), an image as its alt text, a painted empty
+// box as its colour.
 (req, iconName) => {
+  // An empty box whose inline style paints it (use-colorwheel-2's "the following color")
+  // is named by its colour, #rrggbb.
+  function swatchColour(el) {
+    if (!el.style || !el.style.backgroundColor) return '';
+    const m = getComputedStyle(el).backgroundColor.match(/^rgba?\((\d+), (\d+), (\d+)/);
+    return m ? '#' + m.slice(1, 4).map((v) => Number(v).toString(16).padStart(2, '0')).join('') : '';
+  }
   function rendered(root) {
     let out = '';
     let icons = 0;
@@ -16,7 +24,10 @@
         if (c.nodeType !== 1) continue;
         const alt = c.localName === 'img' ? c.getAttribute('alt') || c.getAttribute('title') || '' : '';
         const icon = !/\S/.test(c.textContent) ? alt || c.getAttribute('aria-label') || c.getAttribute('title') || iconName(c) : '';
-        if (icon) { out += ' [icon: ' + icon + '] '; icons += 1; } else walk(c);
+        const swatch = !icon && !/\S/.test(c.textContent) ? swatchColour(c) : '';
+        if (icon) { out += ' [icon: ' + icon + '] '; icons += 1; }
+        else if (swatch) { out += ' [colour: ' + swatch + '] '; icons += 1; }
+        else walk(c);
       }
     };
     walk(root);
