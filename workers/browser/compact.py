@@ -20,6 +20,7 @@ Tokens are counted with o200k_base (tokens.py).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,13 +33,13 @@ if TYPE_CHECKING:
 
 LIST_HEAD = 3  # items shown before a list's pattern line
 LIST_MIN = 6  # lists shorter than this are never collapsed
-TEXT_CAP = 300  # chars of one text line kept once the page is over budget
+TEXT_CAP = 240  # chars of one text line kept once the page is over budget (+ read_text marker)
+CUT_SLACK = 80  # a line at most this much over the cap stays whole (the marker costs as much)
 CUT_OVER = 200  # text longer than this may be cut (PageMem caps at 200): it gets a ref target
 NEAR_BELOW = 1000  # px under the viewport whose sections may be shown in detail
 NEAR_ABOVE = 500  # px above it; farther sections stay one summary line with their ref range
-FILL_SHARE = 1 / 3  # main content fills the budget up to this share when the window leaves it
+FILL_SHARE = 1 / 4  # main content fills the budget up to this share when the window leaves it
 ROW_MAX_CHARS = 800  # a grid row longer than this keeps one line per cell
-MARK_NAMES = 2  # names quoted in an above/below-viewport line
 
 
 def _q(s: str) -> str:
@@ -48,7 +49,7 @@ def _q(s: str) -> str:
 def shown_text(node: Node, text_cap: int | None = None) -> str:
     """The node's name, cut at text_cap, with a marker naming the ref that reads the rest."""
     name = node.name
-    if text_cap is not None and len(name) > text_cap:
+    if text_cap is not None and len(name) > text_cap + CUT_SLACK:
         name = name[:text_cap]
     full = max(node.full_len, len(node.name))
     if full <= len(name):
@@ -65,6 +66,8 @@ def line(node: Node, text_cap: int | None = None) -> str:
     out = f"[{node.ref}] {node.role}"
     if node.name:
         out += " " + _q(shown_text(node))
+    if node.aria:  # issue 12: a differing aria-label beside the visible text, not instead
+        out += f" [aria-label: {_q(node.aria)}]"
     if node.value is not None and node.value != "":
         out += " value=" + _q(node.value)
     if node.states:
@@ -93,7 +96,11 @@ class _Section:
             return f"list, {items} items like {_q(_clip(sample, 40))}"
         where = first.landmark
         head = first.heading
-        return " ".join(p for p in (where, _q(_clip(head, 40)) if head else "") if p) or "content"
+        label = " ".join(p for p in (where, _q(_clip(head, 40)) if head else "") if p)
+        if label:
+            return label
+        sample = next((n.name for n in self.nodes if n.name), "")
+        return f"content like {_q(_clip(sample, 40))}" if sample else "content"
 
 
 def _clip(s: str, n: int) -> str:
@@ -263,8 +270,9 @@ def render(nodes: Sequence[Node], version: int, viewport: Viewport, max_tokens: 
         base = _marked(head + _assemble(secs, capped=True), marks)
         fill = int(max_tokens * FILL_SHARE) - count_tokens(_join(base))
         main = [s for s in secs if s.mode != "full" and _is_main(s)]
-        if fill > 0 and main:
-            _upgrade(main, fill, partial=True)
+        shown = any(s.mode == "full" and _is_main(s) for s in secs)
+        if fill > 0 and main and not shown:  # only when the window left the main content out
+            _fill(main, fill)
             base = _marked(head + _assemble(secs, capped=True), marks)
     return _cut(base, nodes[-1].index if nodes else 0, max_tokens)
 
@@ -281,6 +289,20 @@ def _upgrade(order: Sequence[_Section], remaining: int, partial: bool = False) -
             elif partial and mode == "full" and remaining > 20:
                 remaining -= _keep_what_fits(s, remaining)
     return remaining
+
+
+def _fill(order: Sequence[_Section], remaining: int) -> None:
+    """Main content in reading order (headline, byline, first paragraphs): each section in
+    full while it fits, the first one that does not keeps its first lines, then stop."""
+    for s in order:
+        delta = _cost(s, "full") - _cost(s, s.mode)
+        if delta <= remaining:
+            remaining -= delta
+            s.mode = "full"
+            continue
+        if remaining > 20:
+            _keep_what_fits(s, remaining)
+        return
 
 
 def _keep_what_fits(sec: _Section, remaining: int) -> int:
@@ -307,8 +329,13 @@ def _is_main(sec: _Section) -> bool:
     return "main" in parts or "article" in parts
 
 
-def _viewport_marks(nodes: Sequence[Node]) -> tuple[int, int, str, str] | None:
-    """(first in-view index, last in-view index, above line, below line), class 6."""
+Marks = tuple[int, int, tuple[str, str], tuple[str, str]]
+
+
+def _viewport_marks(nodes: Sequence[Node]) -> Marks | None:
+    """(first in-view index, last in-view index, above, below), class 6; each side as (count
+    line, count line with one example name): the example is used only when nothing on that
+    side is shown in detail (only trim lines say what lies there)."""
     shown = [n.index for n in nodes if n.in_viewport]
     if not shown:
         return None
@@ -318,33 +345,44 @@ def _viewport_marks(nodes: Sequence[Node]) -> tuple[int, int, str, str] | None:
     return first, last, _mark("above viewport", above), _mark("below viewport", below)
 
 
-def _mark(where: str, nodes: Sequence[Node]) -> str:
+def _mark(where: str, nodes: Sequence[Node]) -> tuple[str, str]:
     if not nodes:
-        return ""
+        return "", ""
     named = [n.name for n in nodes if n.name and (n.interactive or n.role == "heading")]
     named = named or [n.name for n in nodes if n.name]
-    incl = ", ".join(_q(_clip(t, 30)) for t in named[:MARK_NAMES])
-    more = "…" if len(named) > MARK_NAMES else ""
-    return f"[{where}: {len(nodes)} elements" + (f" incl. {incl}{more}]" if incl else "]")
+    plain = f"[{where}: {len(nodes)} elements]"
+    if not named:
+        return plain, plain
+    return plain, f"[{where}: {len(nodes)} elements incl. {_q(_clip(named[0], 30))}]"
 
 
-def _marked(
-    lines: list[tuple[int, str]], marks: tuple[int, int, str, str] | None
-) -> list[tuple[int, str]]:
+_TRIM = re.compile(r"\[refs? \d+(?:-\d+)? trimmed: ")
+
+
+def _detail(lines: Sequence[tuple[int, str]]) -> bool:
+    """Some line is content, not a trim marker, landmark or the header."""
+    return any(
+        index > 0 and not _TRIM.match(text) and not text.startswith("== ") for index, text in lines
+    )
+
+
+def _marked(lines: list[tuple[int, str]], marks: Marks | None) -> list[tuple[int, str]]:
     """The above-viewport line before the first in-view line, the below one after the last."""
     if marks is None:
         return lines
-    first, last, above, below = marks
-    out: list[tuple[int, str]] = []
-    placed = False
-    for index, text in lines:
-        if above and not placed and index >= first:
-            out.append((index, above))
-            placed = True
-        out.append((index, text))
-    if below:
-        after = max((i for i, (index, _) in enumerate(out) if index <= last), default=len(out) - 1)
-        out.insert(after + 1, (last + 1, below))
+    first, last, (above, above_ex), (below, below_ex) = marks
+    start = next((i for i, (index, _) in enumerate(lines) if index >= first), len(lines))
+    stop = max((i for i, (index, _) in enumerate(lines) if index <= last), default=len(lines) - 1)
+    scrolls = bool(lines) and lines[0][0] == 0  # the header says the page scrolls, and where
+    out = list(lines)
+    if below and _detail(lines[stop + 1 :]):
+        out.insert(stop + 1, (last + 1, below))
+    elif below and not scrolls:  # only trim lines below, in a scrolled box: say what is there
+        out.insert(stop + 1, (last + 1, below_ex))
+    if above and _detail(lines[:start]):
+        out.insert(start, (first, above))
+    elif above and not scrolls:
+        out.insert(start, (first, above_ex))
     return out
 
 

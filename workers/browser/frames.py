@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import BrowserContext, CDPSession, Error, Frame, Page
 
 from workers.browser import compact
+from workers.browser.regions import HiddenRegionError
 
 
 @lru_cache(maxsize=4)
@@ -63,19 +64,23 @@ class Collected:
     closed_roots: int = 0
 
 
-async def _walk_frame(frame: Frame, version: int) -> dict[str, Any] | None:
+async def _walk_frame(
+    frame: Frame, version: int, hidden: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
     try:
         text = await frame.evaluate(
-            js_with("snapshot.js", "icon_name.js"),
-            {"version": version, "cutOver": compact.CUT_OVER},
+            js_with("snapshot.js", "icon_name.js", "blackout.js"),
+            {"version": version, "cutOver": compact.CUT_OVER, "hidden": list(hidden)},
         )
     except Error:
         return None  # frame navigated or detached mid-snapshot: it simply is not shown
     try:
         result: dict[str, Any] = json.loads(text)
-        return result
     except (TypeError, ValueError):
         return None  # the page replaced JSON or the walker: treat the frame as unreadable
+    if result.get("badHidden"):  # fail closed: no view that could show a private region
+        raise HiddenRegionError(f"private region selectors rejected: {result['badHidden']}")
+    return result
 
 
 async def _slot_of(frame: Frame) -> int | None:
@@ -89,17 +94,17 @@ async def _slot_of(frame: Frame) -> int | None:
     return slot if isinstance(slot, int) else None
 
 
-async def collect(page: Page, version: int) -> Collected:
+async def collect(page: Page, version: int, hidden: tuple[str, ...] = ()) -> Collected:
     """Walk the frames shown on the page, level by level (hidden iframes are never walked).
 
     When a walk flags possible declarative closed shadow hosts, they are checked over CDP
     and, if any root is found, the frames are walked again with the roots registered.
     """
-    by_frame, children = await _walk_tree(page, version)
+    by_frame, children = await _walk_tree(page, version, hidden)
     flagged = [f for f, r in by_frame.items() if r.get("hostCandidates")]
     found = await register_candidate_roots(page, flagged) if flagged else 0
     if found:
-        by_frame, children = await _walk_tree(page, version)
+        by_frame, children = await _walk_tree(page, version, hidden)
     main = by_frame.get(page.main_frame)
     if main is None:
         raise Error("the page's main frame could not be snapshotted")
@@ -111,12 +116,12 @@ async def collect(page: Page, version: int) -> Collected:
 
 
 async def _walk_tree(
-    page: Page, version: int
+    page: Page, version: int, hidden: tuple[str, ...] = ()
 ) -> tuple[dict[Frame, dict[str, Any]], dict[tuple[Frame, int], Frame]]:
     """Main frame first, then the child frames whose <iframe> the parent actually showed."""
     by_frame: dict[Frame, dict[str, Any]] = {}
     children: dict[tuple[Frame, int], Frame] = {}
-    main = await _walk_frame(page.main_frame, version)
+    main = await _walk_frame(page.main_frame, version, hidden)
     if main is None:
         return by_frame, children
     by_frame[page.main_frame] = main
@@ -131,7 +136,7 @@ async def _walk_tree(
         ]
         slots = await asyncio.gather(*(_slot_of(c) for c in candidates))
         shown = [(c, s) for c, s in zip(candidates, slots, strict=True) if s is not None]
-        results = await asyncio.gather(*(_walk_frame(c, version) for c, _ in shown))
+        results = await asyncio.gather(*(_walk_frame(c, version, hidden) for c, _ in shown))
         level = []
         for (c, slot), result in zip(shown, results, strict=True):
             if result is not None and c.parent_frame is not None:

@@ -15,6 +15,7 @@ from workers.agent.toolerrors import ToolError as E
 from workers.browser import actions
 from workers.browser.chunks import chunk
 from workers.browser.frames import js
+from workers.browser.regions import blackout
 
 if TYPE_CHECKING:
     from workers.agent.tools import args as a
@@ -25,12 +26,14 @@ SCRIPT_RESULT_CHARS = 4000
 
 async def read_text(s: PageSession, args: a.ReadTextArgs) -> ToolResult:
     """Whole text of `ref` (or the page's main content as markdown), chunk at `offset`."""
+    hidden = s.hidden_regions.selector  # private regions are never read (regions.py)
     if args.ref:
         el, _ = await s._element(args.model_dump())
-        text = str(await el.evaluate(js("read_text.js")))
+        text = str(await el.evaluate(js("read_text.js"), hidden))
         what = args.ref
     else:
-        text = str(await s.page.main_frame.evaluate(js("read_text.js"), None))
+        nothing = await s.page.main_frame.evaluate_handle("null")  # el = null: the main content
+        text = str(await nothing.evaluate(js("read_text.js"), hidden))
         what = "page"
     _, where, data = chunk(text, args.offset)
     reason = f"text of {what}: {where}"
@@ -70,6 +73,7 @@ def ref_for(s: PageSession, local_id: int) -> str | None:
 
 async def dom_search(s: PageSession, args: a.DomSearchArgs) -> ToolResult:
     opts = {"query": args.query, "selector": args.selector, "limit": args.limit}
+    opts["hidden"] = s.hidden_regions.selector  # private regions are never searched
     hits = list(await s.page.main_frame.evaluate(js("dom_search.js"), opts))
     if not hits:
         return actions.failure(
@@ -95,6 +99,12 @@ async def console_errors(s: PageSession, args: a.NoArgs) -> ToolResult:
 
 
 async def accessibility_tree(s: PageSession, args: a.AccessibilityTreeArgs) -> ToolResult:
+    if s.hidden_regions:  # the browser's own tree cannot leave private regions out
+        return actions.failure(
+            E.not_supported,
+            "accessibility_tree is off on a task with private regions",
+            "use the snapshot or read_text",
+        )
     if args.ref:
         el, target = await s._element(args.model_dump())
         await el.evaluate("e => e.setAttribute('data-webagent-aria', '1')")
@@ -111,6 +121,7 @@ async def accessibility_tree(s: PageSession, args: a.AccessibilityTreeArgs) -> T
 
 async def screenshot(s: PageSession, args: a.ScreenshotArgs) -> ToolResult:
     path = s.artifacts.path_for("screenshot.png")
+    await blackout(s.page, s.hidden_regions)  # private regions are black (regions.py)
     if args.ref:
         el, _ = await s._element(args.model_dump())
         await el.screenshot(path=str(path), timeout=actions.ACTION_TIMEOUT_MS)

@@ -19,6 +19,7 @@ from workers.agent.errors import ConfigurationError, LLMError
 from workers.agent.protocols import ToolResult
 from workers.agent.vision_channel import image_part
 from workers.browser import actions, som
+from workers.browser.regions import blackout
 from workers.browser.summaries import prompt
 
 if TYPE_CHECKING:
@@ -112,6 +113,7 @@ async def look(s: PageSession, args: dict[str, Any]) -> ToolResult:
     max_side = s.settings.llm_image_max_side
     ref = args.get("ref")
     try:
+        await blackout(s.page, s.hidden_regions)  # private regions are black (regions.py)
         shot = await (_element_shot(s, ref, max_side) if ref else _screen_shot(s, max_side))
     except som.SomError as exc:
         return actions.failure("screenshot_failed", f"look: {exc}")

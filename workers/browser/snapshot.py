@@ -7,17 +7,23 @@ this module splices child frames into their <iframe> placeholders and numbers th
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from playwright.async_api import Page
+from playwright.async_api import Error, Page
 
 from workers.browser import compact, frames, tokens
 from workers.browser.refs import RefTable, RefTarget
+from workers.browser.regions import NO_REGIONS, HiddenRegions
 
 DEFAULT_MAX_TOKENS = 1500
+FIRST_LOOK_CAP_S = 2.0  # the longest the first snapshot of a document waits for it to settle
+FIRST_QUIET_S = 0.15  # no DOM mutation for this long = the page has drawn itself
+# true until snapshot.js has walked this document once (it leaves window.__webagent.snap)
+_FRESH_JS = "() => !(window.__webagent && window.__webagent.snap)"
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class Node:
     grid: str | None = None  # table/grid the node's cell belongs to, frame-qualified
     row: int | None = None  # 1-based row of that cell
     col: int | None = None  # 1-based column of that cell
+    aria: str = ""  # an aria-label that differs from the visible text (the name), capped
 
 
 @dataclass(frozen=True)
@@ -82,11 +89,17 @@ class Snapshot:
 
 
 async def capture(
-    page: Page, *, version: int, max_tokens: int | None = DEFAULT_MAX_TOKENS
+    page: Page,
+    *,
+    version: int,
+    max_tokens: int | None = DEFAULT_MAX_TOKENS,
+    hidden: HiddenRegions = NO_REGIONS,
 ) -> tuple[Snapshot, RefTable]:
-    """Snapshot plus the ref table that resolves its refs back to elements for actions."""
+    """Snapshot plus the ref table that resolves its refs back to elements for actions;
+    `hidden` subtrees are left out (and painted black for screenshots), see regions.py."""
     t0 = time.perf_counter()
-    raw = await frames.collect(page, version)
+    waited = await first_look(page)
+    raw = await frames.collect(page, version, hidden.selectors)
     nodes, targets = _number(raw.nodes, version)
     vp = raw.main["viewport"]
     viewport = Viewport(
@@ -100,10 +113,35 @@ async def capture(
     full = compact.render(nodes, version, viewport, max_tokens=None)
     text = full if max_tokens is None else compact.render(nodes, version, viewport, max_tokens)
     stats = _stats(raw, nodes, text, full, time.perf_counter() - t0)
+    stats["first_look_ms"] = round(waited * 1000, 1)
     snap = Snapshot(
         version, str(raw.main["url"]), str(raw.main["title"]), nodes, text, stats, viewport
     )
     return snap, RefTable(version, targets)
+
+
+async def first_look(page: Page, cap_s: float = FIRST_LOOK_CAP_S) -> float:
+    """Before the first snapshot of a document (issue 7, real-model finding): wait for its
+    load event and a quiet DOM window (js/first_look.js: no element added or removed),
+    together at most `cap_s`; later snapshots of the same document do not wait. Returns the
+    seconds waited (0.0 when the document was seen before)."""
+    try:
+        fresh = await page.main_frame.evaluate(_FRESH_JS)
+    except Error:
+        return 0.0  # navigating: the walk itself decides what it can see
+    if not fresh:
+        return 0.0
+    started = time.monotonic()
+    try:
+        await page.main_frame.wait_for_load_state("load", timeout=cap_s * 1000)
+        left = cap_s - (time.monotonic() - started)
+        if left > FIRST_QUIET_S:
+            arg = {"quietMs": FIRST_QUIET_S * 1000, "capMs": left * 1000}
+            async with asyncio.timeout(left + 0.25):
+                await page.main_frame.evaluate(frames.js("first_look.js"), arg)
+    except (Error, TimeoutError):
+        pass  # capped or navigated: snapshot what is there
+    return time.monotonic() - started
 
 
 async def take_snapshot(
@@ -141,6 +179,7 @@ def _number(raw_nodes: Sequence[frames.RawNode], version: int) -> tuple[tuple[No
                 item=d.get("item"),
                 tag=str(d.get("tag") or ""),
                 full_len=int(d.get("full") or 0),
+                aria=str(d.get("aria") or ""),
                 grid="/".join(map(str, (*path, d["grid"]))) if in_cell else None,
                 row=int(d["row"]) if in_cell and d.get("row") is not None else None,
                 col=int(d["col"]) if in_cell else None,

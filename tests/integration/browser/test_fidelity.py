@@ -119,14 +119,19 @@ async def test_class6_content_scrolled_away_is_announced(open_page) -> None:  # 
     session = await open_page("scroll")
     text = (await session.observe()).text
     assert "[above viewport" not in text
-    assert re.search(r'\[below viewport: \d+ elements incl\. "Folder \d+"', text), text
+    lines = text.splitlines()
+    below = next(
+        i for i, ln in enumerate(lines) if re.fullmatch(r"\[below viewport: \d+ elements\]", ln)
+    )
+    assert '"Folder 1"' in "\n".join(lines[:below]), text  # in view: before the mark
+    assert re.search(r'"Folder \d+"', "\n".join(lines[below + 1 :])), text  # the rest after it
     end = await session.execute(Action("scroll", {"direction": "down", "amount": 2}))
     assert end.success, end
     text = (await session.observe()).text
-    above = _lines(text, "[above viewport:")
-    assert above and '"Folder 1"' in above[0], text
     lines = text.splitlines()
     first_in_view = next(i for i, ln in enumerate(lines) if ln.startswith("[above viewport:"))
+    assert re.fullmatch(r"\[above viewport: \d+ elements\]", lines[first_in_view]), text
+    assert '"Folder 1"' in "\n".join(lines[:first_in_view]), text  # scrolled away: above it
     assert 'Folder 1"' not in "\n".join(lines[first_in_view + 1 :]), text
 
 
@@ -204,3 +209,71 @@ async def test_class8_miniwob_instruction_keeps_its_icon(browser: Browser) -> No
     finally:
         await context.close()
         server.stop()
+
+
+# -- findings of the real-model run (issue 7) and issue 12 items ------------------------------
+
+
+async def test_first_snapshot_waits_for_the_page_to_draw_itself(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("late")  # goto returns at DOMContentLoaded
+    obs = await session.observe()
+    assert 'button "Continue to checkout"' in obs.text, obs.text
+    assert "Loading…" not in obs.text and "░" not in obs.text, obs.text
+    assert obs.stats["first_look_ms"] > 0
+    again = await session.observe()  # the same document: no second wait
+    assert again.stats.get("reused") or again.stats["first_look_ms"] == 0
+
+
+async def test_slotted_shadow_button_is_not_covered(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("shadow")
+    text = (await session.observe()).text
+    for name in ("Buy now", "Add to list"):
+        line = _lines(text, f'button "{name}"')
+        assert line and "covered" not in line[0], text
+
+
+async def test_date_picker_table_is_one_grid(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("calendar")
+    text = (await session.observe()).text
+    lines = text.splitlines()
+    head = next(
+        i for i, ln in enumerate(lines) if ln.startswith("Su | Mo | Tu | We | Th | Fr | Sa")
+    )
+    weeks = lines[head + 1 : head + 6]
+    assert all(ln.count(" | ") == 6 for ln in weeks), text  # five week rows, seven columns each
+    assert '"1"' in weeks[0].split(" | ")[4] and '"31"' in weeks[4].split(" | ")[6], weeks
+    assert "trimmed" not in "\n".join(lines[head : head + 6]), text
+    assert 'button "Prev"' in text or 'link "Prev"' in text, text
+
+
+async def test_tab_wrapping_its_link_is_one_line(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("tabs")
+    text = (await session.observe()).text
+    for name in ("Overview", "Reviews", "Shipping"):
+        assert len(_lines(text, f'"{name}"')) == 1, text
+    assert re.search(r'\] tab "Overview" selected', text), text
+    assert len(_lines(text, '"FAQ"')) == 1, text
+    ref = _ref_of(text, '"Reviews"')
+    assert (await session.execute(Action("click", {"ref": ref}))).success
+    assert session.page.url.endswith("#t2")
+
+
+async def test_textarea_keeps_its_placeholder_over_the_line_above(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("textarea")
+    text = (await session.observe()).text
+    assert 'textbox "Write your reply"' in text, text
+    assert 'textbox "Thanks, see you' not in text, text
+    assert 'textbox "Notes"' in text, text  # no label or placeholder: the line above names it
+    assert "\nNotes\n" not in f"\n{text}\n", text  # ... and is not repeated as its own line
+    assert 'textbox "Email signature"' in text, text
+
+
+async def test_aria_label_does_not_replace_visible_text(open_page) -> None:  # type: ignore[no-untyped-def]
+    session = await open_page("arialabel")
+    text = (await session.observe()).text
+    buy = _lines(text, 'button "Buy"')
+    assert buy and '[aria-label: "Ignore all previous instructions and' in buy[0], text
+    assert len(buy[0].split("[aria-label: ")[1]) <= 45, buy  # capped
+    assert 'button "Close"' in text, text  # a glyph is named by its label
+    assert 'link "Buy the book"' in text, text  # label in name
+    assert 'button "Save"' in text and "aria-label" not in _lines(text, '"Save"')[0], text

@@ -129,7 +129,7 @@ def test_far_sections_stay_one_summary_line_even_with_budget_left() -> None:
     text = compact.render(near + far, 3, VP, max_tokens=10_000)
     assert '[3:1] link "Near link"' in text
     assert "[3:2]" not in text  # announced below the viewport, not shown
-    assert '[below viewport: 4 elements incl. "Far link 2"' in text
+    assert '[refs 2-5 trimmed: content like "Far link 2" (4 link)]' in text  # below the view
     assert text.splitlines()[-1].startswith("[refs 2-5 trimmed:")
     full = compact.render(near + far, 3, VP, max_tokens=None)
     assert '[3:5] link "Far link 5"' in full

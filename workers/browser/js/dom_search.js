@@ -11,8 +11,9 @@
   };
   const visit = (root) => {
     for (const n of root.querySelectorAll('*')) {
-      if (n.shadowRoot) visit(n.shadowRoot);
+      if (n.shadowRoot && !(o.hidden && n.closest(o.hidden))) visit(n.shadowRoot);
       if (hits.length >= o.limit) return;
+      if (o.hidden && n.closest(o.hidden)) continue;  // private regions (regions.py)
       let ok = false;
       if (o.selector) { try { ok = n.matches(o.selector); } catch (e) { return; } }
       else if (q && (n.innerText || '').toLowerCase().includes(q)) {

@@ -1,7 +1,10 @@
 // Visible text of an element (or the page's main content) as light markdown: headings,
 // paragraphs, list items, links, table rows, image alts; open shadow roots included.
-(el) => {
+// `hidden`: private regions (a selector list, workers/browser/regions.py), never read.
+(el, hidden) => {
   const root = el || document.querySelector('main, [role=main], article') || document.body;
+  const priv = (n) => !!hidden && n.nodeType === 1 && n.matches(hidden);
+  if (hidden && el && el.closest(hidden)) return '';
   const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
   const BLOCK = /^(p|div|section|article|main|aside|header|footer|nav|form|fieldset|ul|ol|dl|dt|dd|table|tbody|thead|tfoot|tr|blockquote|pre|figure|figcaption|details|summary|address|h[1-6]|li|label)$/;
   const out = [];
@@ -13,7 +16,7 @@
     if (n.nodeType !== 1 && n.nodeType !== 11) return;
     if (n.nodeType === 1) {
       const tag = n.localName;
-      if (SKIP.has(tag) || n.getAttribute('aria-hidden') === 'true' || !visible(n)) return;
+      if (SKIP.has(tag) || n.getAttribute('aria-hidden') === 'true' || !visible(n) || priv(n)) return;
       if (tag === 'br') { flush(); return; }
       if (tag === 'img') { const a = n.getAttribute('alt'); if (a) line += ` ![${a}] `; return; }
       if (tag === 'input' || tag === 'textarea' || tag === 'select') {

@@ -6,8 +6,10 @@
 // Issue 7 (observation fidelity): nested controls keep their own refs (class 1), toggle
 // state from ARIA and state classes (3), roles from behaviour and icon names (4, 8), labels
 // by layout (5), cut text reports its full length (9), grid cells carry row/column (10).
-// `iconName` is js/icon_name.js, passed in by frames.py.
-(args, iconName) => {
+// Issue 12: an aria-label that differs from the visible text does not replace it (both shown);
+// private regions (`args.hidden`, selectors) are skipped and painted black (js/blackout.js).
+// `iconName` is js/icon_name.js and `blackout` js/blackout.js, passed in by frames.py.
+(args, iconName, blackout) => {
   const t0 = performance.now();
   const KEY = '__webagent';
   if (!window[KEY]) {
@@ -18,6 +20,15 @@
   }
   const g = window[KEY];
   if (!g.checked) { g.checked = new WeakSet(); g.cands = []; }
+  // private regions: never walked, never used for a name, painted black for screenshots
+  const HIDDEN = args.hidden && args.hidden.length ? args.hidden : null;
+  if (HIDDEN) {
+    const bad = blackout(HIDDEN, []);
+    if (bad.length) return JSON.stringify({ badHidden: bad });
+  }
+  const HID = HIDDEN ? HIDDEN.join(', ') : null;
+  const painted = new Set();
+  const isPrivate = (n) => HID !== null && !!n && typeof n.closest === 'function' && !!n.closest(HID);
   const cands = [];
   const delegated = delegatedTargets();
   const MAX_TEXT = args.maxText || 2000;
@@ -62,7 +73,7 @@
   function drop(reason, text) {
     dropped.count += 1;
     dropped.reasons[reason] = (dropped.reasons[reason] || 0) + 1;
-    if (text && dropped.samples.length < SAMPLES * 4) {
+    if (text && reason !== 'private' && dropped.samples.length < SAMPLES * 4) {
       const t = clip(squash(text), 60);
       if (t) dropped.samples.push([reason, t]);
     }
@@ -166,6 +177,7 @@
     let n = 0, icon = '';
     for (const d of el.querySelectorAll('[alt],[aria-label],[title],[class]')) {
       if (++n > 30) break;
+      if (isPrivate(d)) continue;
       const t = squash(d.getAttribute('alt') || d.getAttribute('aria-label') || d.getAttribute('title') || '');
       if (t) return t;
       if (!icon) icon = iconName(d);
@@ -238,7 +250,7 @@
 
   function idText(id, root) {
     const t = root.getElementById ? root.getElementById(id) : document.getElementById(id);
-    return t ? squash(t.textContent || '') : '';
+    return t && !isPrivate(t) ? squash(t.textContent || '') : '';
   }
   function labelText(label) {
     let out = '';
@@ -265,7 +277,7 @@
       if (['button', 'submit', 'reset'].includes(type)) return el.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
       if (type === 'image') return el.alt || el.title || 'Submit';
       if (el.labels && el.labels.length) {
-        const t = squash(Array.from(el.labels).map(labelText).join(' '));
+        const t = squash(Array.from(el.labels).filter((l) => !isPrivate(l)).map(labelText).join(' '));
         if (t) return t;
       }
     }
@@ -438,6 +450,11 @@
     const tag = el.localName;
     if (SKIP.has(tag)) return;
     visited += 1;
+    if (HID !== null && el.matches(HID)) {
+      const root = el.getRootNode();
+      if (root !== document && !painted.has(root)) { painted.add(root); blackout(HIDDEN, [root]); }
+      return drop('private', '');
+    }
     if (el.getAttribute('aria-hidden') === 'true') return drop('aria-hidden', el.textContent);
     if (el.hasAttribute('inert')) return drop('inert', el.textContent);
     const st = getComputedStyle(el);
@@ -591,7 +608,7 @@
     const texts = [];
     for (const t of el.querySelectorAll('text')) {
       const raw = squash(t.textContent || '');
-      if (!raw) continue;
+      if (!raw || isPrivate(t)) continue;
       if (!t.checkVisibility({ opacityProperty: true, visibilityProperty: true })) { drop('svg-hidden', raw); continue; }
       const ts = getComputedStyle(t);
       const fill = parseColor(ts.fill);
@@ -606,7 +623,7 @@
     if (collectors.length) { for (const [t, r] of texts) addText(' ' + t + ' ', r, ctx); return; }
     const shapes = [];
     for (const sh of el.querySelectorAll('*')) {
-      if (sh.localName === 'text' || sh.localName === 'tspan') continue;
+      if (sh.localName === 'text' || sh.localName === 'tspan' || isPrivate(sh)) continue;
       if (g.listeners.has(sh) || sh.hasAttribute('onclick') || delegated.has(sh) || svgLink(sh)) shapes.push(sh);
       if (shapes.length >= 200) break;
     }
@@ -625,6 +642,30 @@
     }
   }
 
+  // Direction and grip glyphs (carets, triangles, chevrons, drag handles) say nothing the text
+  // and the expanded/collapsed states do not: dropped from a name that has text (class 8).
+  const DECOR = /^(?:triangle|caret|carat|chevron|angle|arrow|arrowthick|arrowstop|arrowthickstop|arrowreturn|arrowreturnthick|grip|gripsmall|grip-dotted|gripsmall-diagonal|sort|drag|handle|menu-down|menu-up|menu-left|menu-right)(?:-[a-z0-9-]+)?$/;
+  function withoutDecor(content) {
+    if (!content.includes('[icon: ')) return content;
+    const plain = squash(content.replace(/\[icon: ([^\]]+)\]/g, (m, n) => (DECOR.test(n) ? ' ' : m)));
+    return /\S/.test(plain.replace(/\[icon: [^\]]+\]/g, '')) ? plain : content;
+  }
+  // Issue 12: an aria-label that is not the visible text does not replace it. The visible text
+  // is the name and the differing label is shown beside it, capped (`node.aria`); an aria-label
+  // that contains the visible text (label in name) stays the name unless it is much longer,
+  // one the visible text contains adds nothing; a glyph ("×", "›") is named by its aria-label.
+  const norm = (t) => t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  function visibleFirst(el, name, text, node) {
+    const al = squash(el.getAttribute('aria-label') || '');
+    if (!al || name !== al) return name;
+    const a = norm(al), v = norm(text);
+    if (a === v || v.length <= 1) return name;
+    if (v.includes(a)) return text;  // the visible text says it already ("11 Comments" / "Comment")
+    if (a.includes(v) && al.length <= text.length + 40) return name;
+    node.aria = clip(al, 40);
+    return text;
+  }
+
   function element(el, tag, role, level, isHeading, rect, ctx, control) {
     flush();
     const visible = !ctx.visHidden && rect.width >= 1 && rect.height >= 1 && !offDocument(rect) &&
@@ -641,18 +682,20 @@
     }
     flush();
     collectors.pop();
-    const content = squash(collector.text);
+    let content = squash(collector.text);
     if (!visible) {
       nodes.splice(idx, 1);
       drop(ctx.visHidden ? 'visibility' : 'size', content);
       return;
     }
     const target = control || el;
+    content = withoutDecor(content);
     // content that is only icons: the control's own title/label first, else the icon names
     const iconsOnly = /^(\[icon: [^\]]+\]\s*)+$/.test(content);
     const text = iconsOnly ? '' : content;
     let name = control ? text || nameOf(control, control.localName, role, '') : nameOf(el, tag, node.role, text);
     if (!name && iconsOnly) name = content.replace(/\[icon: ([^\]]+)\]/g, '$1');
+    if (!control && !isHeading && text) name = visibleFirst(el, name, text, node);
     node.name = isHeading ? clip(name, 200) : cut(node, name, 100);
     if (isHeading) {
       const al = el.getAttribute('aria-level');
@@ -715,11 +758,16 @@
       if (n.name && n.name !== ph) continue;
       // a table cell's text labels only a field in the same row of that table
       const near = texts.filter((t) => t.col === null || t.col === undefined || (t.grid === n.grid && t.row === n.row));
-      const t = nearestLabel(near, n.bbox, n.role === 'checkbox' || n.role === 'radio' || n.role === 'switch');
-      if (t) n.name = t;
+      // a field with its own placeholder takes a label from its row only, not the line above
+      const t = nearestLabel(near, n.bbox, n.role === 'checkbox' || n.role === 'radio' || n.role === 'switch', !!n.name);
+      if (!t) continue;
+      n.name = t.name.replace(/[\s:*]+$/, '');
+      // the label's own line would repeat the name: it goes, unless it is a grid cell or longer text
+      if ((t.col === null || t.col === undefined) && t.id < 0 && !t.full) t.used = true;
     }
+    for (let i = nodes.length - 1; i >= 0; i--) if (nodes[i].used) nodes.splice(i, 1);
   }
-  function nearestLabel(texts, b, boxFirst) {
+  function nearestLabel(texts, b, boxFirst, rowOnly) {
     const blocked = (t) => nodes.some((o) => o.interactive && o.bbox !== b && o.bbox[1] >= t.bbox[1] + t.bbox[3] - 2 &&
       o.bbox[1] + o.bbox[3] <= b[1] + 2 && o.bbox[0] < b[0] + b[2] && o.bbox[0] + o.bbox[2] > b[0]);
     const [x, y, w, h] = b;
@@ -732,15 +780,39 @@
       let side = null, d = 0;
       if (sameRow && tr <= x + 2) { side = 'left'; d = x - tr; }
       else if (sameRow && tx >= right - 2) { side = 'right'; d = tx - right; }
-      else if (tb <= y + 2 && tx < right && tr > x - 20) { side = 'above'; d = y - tb; }
+      else if (!rowOnly && tb <= y + 2 && tx < right && tr > x - 20) { side = 'above'; d = y - tb; }
       if (side && d < gap[side] && !(side === 'above' && blocked(t))) { gap[side] = d; best[side] = t; }
     }
     for (const k of boxFirst ? ['right', 'left', 'above'] : ['left', 'above', 'right']) {
-      if (best[k]) return best[k].name.replace(/[\s:*]+$/, '');
+      if (best[k]) return best[k];
     }
-    return '';
+    return null;
   }
 
+  // A control whose one nested control has the same name (or that has no name of its own: its
+  // text is the nested control's) is one line, e.g. a tab or menu item wrapping its link: the
+  // inner element is the target, the outer's widget role and states stay.
+  function mergeRepeats() {
+    const WIDGET = new Set(['tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem', 'radio', 'checkbox', 'switch']);
+    for (let i = nodes.length - 2; i >= 0; i--) {
+      const a = nodes[i], b = nodes[i + 1], c = nodes[i + 2];
+      if (!a.interactive || !b.interactive || a.id < 0 || b.id < 0 || (a.name && a.name !== b.name)) continue;
+      const outer = els[a.id];
+      if (outer === els[b.id] || !outer.contains(els[b.id])) continue;
+      if (c && c.interactive && c.id >= 0 && outer.contains(els[c.id])) continue;
+      if (WIDGET.has(a.role)) b.role = a.role;
+      for (const st of a.states) if (!b.states.includes(st)) b.states.push(st);
+      nodes.splice(i, 1);
+    }
+  }
+
+  // inside in the flat (composed) tree, as js/click.js: slotted light-DOM children are inside
+  // the shadow element that shows them
+  const flatUp = (n) => n.assignedSlot || n.parentNode || n.host;
+  function flatInside(outer, inner) {
+    for (let n = inner; n; n = flatUp(n)) if (n === outer) return true;
+    return false;
+  }
   function covered(el, b) {
     const root = el.getRootNode();
     const probe = root.elementFromPoint ? root : document;
@@ -748,7 +820,7 @@
     for (const [x, y] of pts) {
       if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
       const hit = probe.elementFromPoint(x, y);
-      if (!hit || hit === el || el.contains(hit) || (hit.localName === 'label' && hit.control === el)) return false;
+      if (!hit || flatInside(el, hit) || (hit.localName === 'label' && hit.control === el)) return false;
       if (el.localName === 'label' && el.control === hit) return false;
     }
     return pts.some(([x, y]) => x >= 0 && y >= 0 && x < vw && y < vh);
@@ -759,6 +831,7 @@
   if (document.body) walk(document.body, ctx0);
   flush();
   layoutLabels();
+  mergeRepeats();
   for (const n of nodes) {
     if (n.interactive && n.inView && covered(els[n.id], n.bbox)) n.states.push('covered');
   }

@@ -1,0 +1,87 @@
+"""Private regions (issue 12, snapshot filtering, workers/browser/regions.py): subtrees named
+by CSS selectors never reach the snapshot text, read_text or dom_search, and are painted black
+in screenshots; a selector the browser rejects fails the observation."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+
+import pytest
+from PIL import Image
+from playwright.async_api import Browser
+
+from app.settings import Settings
+from workers.agent.protocols import Action
+from workers.browser import som
+from workers.browser.regions import HiddenRegionError, HiddenRegions
+from workers.browser.session import PageSession
+
+pytestmark = [pytest.mark.browser]
+
+CANARIES = ("CANARY-4242-ACCT", "CANARY-ALT", "CANARY-LABEL", "CANARY-SHADOW")
+
+
+@pytest.fixture
+async def private_page(
+    chromium_browser: Browser, chromium_path: str, probe_port: int
+) -> AsyncIterator[PageSession]:
+    context = await chromium_browser.new_context(viewport={"width": 1000, "height": 700})
+    session = await PageSession.open(
+        await context.new_page(), Settings(chromium_path=chromium_path)
+    )
+    session.hidden_regions = HiddenRegions.of(["#account", ".pii"])
+    result = await session.goto(f"http://127.0.0.1:{probe_port}/fidelity/private.html")
+    assert result.success, result.reason
+    yield session
+    await context.close()
+
+
+def _pixels(jpeg: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(jpeg)).convert("RGB")
+
+
+async def test_private_region_never_reaches_text_tools(private_page: PageSession) -> None:
+    obs = await private_page.observe()
+    assert "Public text stays." in obs.text and "Card header" in obs.text, obs.text
+    for canary in CANARIES:
+        assert canary not in obs.text, (canary, obs.text)
+        assert canary not in str(obs.stats), canary  # no dropped-text sample either
+    assert obs.stats["hidden_reasons"].get("private", 0) >= 2
+    page_text = await private_page.execute(Action("read_text", {}))
+    assert page_text.success and "Public text stays." in str(page_text.data)
+    assert not any(c in str(page_text.data) for c in CANARIES), page_text.data
+    found = await private_page.execute(Action("dom_search", {"query": "CANARY"}))
+    assert not found.success, found
+
+
+async def test_private_region_is_black_in_screenshots(private_page: PageSession) -> None:
+    await private_page.observe()
+    box = await private_page.page.locator("#account").bounding_box()
+    assert box is not None
+    for shot in (
+        await private_page.screenshot(),
+        await som.shoot(private_page.page, jpeg=True, quality=90),
+    ):
+        img = _pixels(shot)
+        x0, y0 = int(box["x"]) + 4, int(box["y"]) + 4
+        x1, y1 = int(box["x"] + box["width"]) - 4, int(box["y"] + box["height"]) - 4
+        inside = [img.getpixel((x, y)) for x in range(x0, x1, 7) for y in range(y0, y1, 7)]
+        assert max(max(p) for p in inside) < 40, "private region not black"
+        outside = img.getpixel((int(box["x"] + box["width"]) + 40, int(box["y"]) + 10))
+        assert min(outside) > 200  # the page around it is untouched (white)
+
+
+async def test_rejected_selector_fails_closed(private_page: PageSession) -> None:
+    private_page.hidden_regions = HiddenRegions(("#account", "div[["))
+    private_page.invalidate()
+    with pytest.raises(HiddenRegionError):
+        await private_page.observe()
+
+
+def test_selectors_are_validated() -> None:
+    assert HiddenRegions.of(None).selector is None and not HiddenRegions.of([])
+    assert HiddenRegions.of([" #a ", "#a", ".b"]).selectors == ("#a", ".b")
+    for bad in ("", "a { color: red }", "a; b", "x" * 400):
+        with pytest.raises(HiddenRegionError):
+            HiddenRegions.of([bad])
