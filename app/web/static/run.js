@@ -89,34 +89,48 @@
     return box;
   }
 
+  function thumbnail(url, label, onMissing) {
+    const img = el("img", { src: url, alt: label, loading: "lazy" });
+    const button = el("button", { type: "button", class: "thumb", "aria-label": "Enlarge: " + label }, img);
+    button.addEventListener("click", () => openShot(url, label, button));
+    img.addEventListener("error", () => {
+      button.remove();
+      if (onMissing) onMissing();
+    });
+    return { button, img };
+  }
+
   function screenshot(number) {
     const box = state.steps.get(number);
     if (!box || !number || box.shotState === "shown" || box.shotState === "loading") return;
     box.shotState = "loading";
     const url = api + "/screenshots/" + number;
-    const img = el("img", { src: url, alt: "Screenshot after step " + number, loading: "lazy" });
-    const button = el(
-      "button",
-      { type: "button", class: "thumb", "aria-label": "Enlarge the screenshot of step " + number },
-      img,
-    );
-    button.addEventListener("click", () => openShot(url, number, button));
-    img.addEventListener("load", () => (box.shotState = "shown"));
-    img.addEventListener("error", () => {
-      button.remove();
-      box.shotState = "missing";
-    });
-    box.shot.replaceChildren(button);
+    const thumb = thumbnail(url, "Screenshot after step " + number, () => (box.shotState = "missing"));
+    thumb.img.addEventListener("load", () => (box.shotState = "shown"));
+    box.shot.replaceChildren(thumb.button);
   }
 
-  function openShot(url, number, opener) {
+  function openShot(url, label, opener) {
     const dialog = $("shot-dialog");
     $("shot-full").src = url;
-    $("shot-full").alt = "Screenshot after step " + number;
-    $("shot-title").textContent = "Screenshot · step " + number;
+    $("shot-full").alt = label;
+    $("shot-title").textContent = label;
     dialog.addEventListener("close", () => opener.focus(), { once: true });
     dialog.showModal();
     $("shot-close").focus();
+  }
+
+  // a JSON verdict (the Planner's) reads better as its reasoning and decision
+  function readable(content) {
+    if (!content || content.trim()[0] !== "{") return content;
+    try {
+      const v = JSON.parse(content);
+      const parts = [v.reasoning, v.challenges, v.done === true ? "done: yes" : v.done === false ? "done: no" : ""];
+      const text = parts.filter((p) => typeof p === "string" && p).join(" · ");
+      return text || content;
+    } catch (err) {
+      return content;
+    }
   }
 
   function argsText(args) {
@@ -172,7 +186,7 @@
           el("td", { class: "num", text: d.latency_s }),
         ),
       );
-      const thought = [d.reasoning, d.content].filter(Boolean).join("\n");
+      const thought = [d.reasoning, readable(d.content)].filter(Boolean).join("\n");
       if (thought && d.step !== null && d.step !== undefined) {
         stepBox(d.step).thoughts.append(
           el("p", { class: "thought" }, el("span", { class: "role", text: d.role + ": " }), thought),
@@ -229,6 +243,10 @@
     const what = [d.kind, d.reason, d.element ? "on " + d.element : ""].filter(Boolean).join(" · ");
     item.append(el("p", { text: what }), el("p", {}, el("code", { text: d.url || "" })));
     if (d.expires_at) item.append(el("p", { class: "muted", text: "expires " + d.expires_at }));
+    if (d.screenshot) {
+      const url = api + "/approvals/" + encodeURIComponent(d.approval_id) + "/screenshot";
+      item.append(thumbnail(url, "Page when approval was requested", null).button);
+    }
     const outcome = el("p", { class: "outcome", role: "status" });
     const buttons = el("div", { class: "buttons" });
     if (canWrite) {

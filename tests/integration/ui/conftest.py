@@ -21,10 +21,18 @@ from playwright.async_api import Browser, Page, Route
 from pydantic import SecretStr
 
 from app.db import create_engine, repositories, session_factory
-from app.db.migrate import upgrade
+from app.db.migrate import upgrade, upgrade_async
+from app.events import MemoryEventBus
+from app.main import create_app
 from app.settings import Settings
 from bench.support import serve
 from tests.e2e.conftest import next_page_policy, task_text
+from tests.integration.api.conftest import (
+    RecordingDispatcher,
+    add_event,
+    live_server,
+    make_settings,
+)
 from tests.support.llm_server import Reply, ScriptedLLMServer, error_reply
 from tests.support.policies import cheapest_product_policy
 from tests.support.sites import TestSite
@@ -174,3 +182,27 @@ async def wait_status(client: httpx.AsyncClient, task_id: str, statuses: tuple[s
         if status in statuses:
             return status
         await asyncio.sleep(0.1)
+
+
+@dataclass
+class ApiViewer:
+    """The API + viewer in this event loop with no worker: the test plays the worker's part
+    (events into the DB and the live bus), so every event type can be shown exactly."""
+
+    app: Any
+    bus: Any
+    base_url: str
+    dispatcher: Any
+
+    async def emit(self, task_id: str, seq: int, type_: str, **data: Any) -> None:
+        await add_event(self.app, self.bus, task_id, seq, type_, **data)
+
+
+@pytest.fixture
+async def api_viewer(sqlite_url: str) -> AsyncIterator[ApiViewer]:
+    await upgrade_async(sqlite_url)
+    bus = MemoryEventBus()
+    dispatcher = RecordingDispatcher()
+    app = create_app(make_settings(sqlite_url, sse_db_poll_s=0.5), dispatcher=dispatcher, bus=bus)
+    async with live_server(app) as base_url:
+        yield ApiViewer(app, bus, base_url, dispatcher)

@@ -1,0 +1,181 @@
+"""The run page shows every event type as it arrives, exactly: the test plays the worker
+(each event into the DB and onto the live bus, one at a time) and checks the page after
+each. Model and page text is shown as text, never as markup. Approve/deny buttons drive
+the approvals API. No request leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import httpx
+import pytest
+from playwright.async_api import Page, expect
+
+from app.contracts import EventType
+from app.db.repo_approvals import create_approval
+from app.db.types import utcnow
+from tests.integration.ui.conftest import ApiViewer, OfflinePage
+
+pytestmark = pytest.mark.browser
+
+INJECTION = '<img src="/x" onerror="window.__pwned = 1">'
+
+
+async def _submit(viewer: ApiViewer, **extra: object) -> str:
+    async with httpx.AsyncClient(base_url=viewer.base_url) as client:
+        response = await client.post("/v1/tasks", json={"instruction": "book a table", **extra})
+    assert response.status_code == 202, response.text
+    return str(response.json()["id"])
+
+
+async def _open(page: Page, viewer: ApiViewer, task_id: str) -> None:
+    await page.goto(f"{viewer.base_url}/runs/{task_id}")
+    await expect(page.locator("#live")).to_be_visible()  # the SSE stream is open
+
+
+async def _pending_approval(viewer: ApiViewer, task_id: str) -> str:
+    async with viewer.app.state.session_factory() as s:
+        row = await create_approval(
+            s,
+            task_id=task_id,
+            tenant_id="default",
+            kind="sensitive_action",
+            reason="the button says Delete account",
+            details={"url": "http://shop.test/account", "element": "button Delete account"},
+            expires_at=utcnow() + timedelta(minutes=5),
+        )
+        await s.commit()
+        return str(row.id)
+
+
+async def test_each_event_type_appears_as_it_arrives(
+    api_viewer: ApiViewer, offline_page: OfflinePage
+) -> None:
+    page, emit = offline_page.page, api_viewer.emit
+    task_id = await _submit(api_viewer)
+    await _open(page, api_viewer, task_id)
+    await expect(page.locator("#status")).to_have_text("queued")
+
+    await emit(task_id, 1, EventType.task_started, worker_id="w", instruction="book a table")
+    await expect(page.locator("#status")).to_have_text("running")
+    await emit(task_id, 2, EventType.route_decided, kind="browser", confidence=0.9, families=[])
+    await expect(page.locator("#route")).to_contain_text("browser")
+    await emit(task_id, 3, EventType.step_started, step=1)
+    await expect(page.locator("#step-1 h3")).to_have_text("Step 1")
+    await emit(task_id, 4, EventType.observation, step=1, url="http://shop.test/", title="Shop")
+    await expect(page.locator("#step-1 .page")).to_contain_text("http://shop.test/")
+    await emit(
+        task_id, 5, EventType.llm_call, step=1, role="worker", model="m", input_tokens=1200,
+        output_tokens=30, latency_s=0.5, content=f"I will open the menu {INJECTION}",
+        reasoning="the menu holds the booking link", cost_usd=0.0021,
+    )  # fmt: skip
+    thought = page.locator("#step-1 .thought")
+    await expect(thought).to_contain_text("the menu holds the booking link")
+    await expect(thought).to_contain_text(INJECTION)  # shown as text
+    assert await page.locator("#step-1 .thought img").count() == 0
+    await expect(page.locator("#fig-in")).to_have_text("1200")
+    await expect(page.locator("#fig-cost")).to_have_text("$0.0021")
+    await emit(
+        task_id, 6, EventType.action_executed, step=1, action="click", args={"ref": "1:4"},
+        success=False, reason="the element is covered by a dialog", error="element_obscured",
+        page_changed=False,
+    )  # fmt: skip
+    failed = page.locator("#step-1 .action.failed")
+    await expect(failed).to_contain_text('click(ref="1:4")')
+    await expect(failed).to_contain_text("error: element_obscured")
+
+    await emit(
+        task_id, 7, EventType.plan_updated, step=1, trigger="periodic", done=False,
+        next_steps=["close the dialog"], challenges="", parsed=True, subgoal="open the menu",
+        checklist=[
+            {"id": 1, "text": "Find the booking page", "status": "done"},
+            {"id": 2, "text": "Pick 7 pm", "status": "pending"},
+        ],
+    )  # fmt: skip
+    await expect(page.locator("#subgoal")).to_have_text("Subgoal: open the menu")
+    await expect(page.locator("#checklist li")).to_have_text(
+        ["Find the booking page (done)", "Pick 7 pm (pending)"]
+    )
+    await expect(page.locator("#next-steps")).to_contain_text("close the dialog")
+    await emit(
+        task_id, 8, EventType.fact_recorded, step=1, key="opening_hours", value="12-23",
+        category="info", confidence=0.9, source_step=1,
+    )  # fmt: skip
+    await expect(page.locator("#facts")).to_contain_text("opening_hours = 12-23")
+    await emit(
+        task_id, 9, EventType.dead_end_recorded, step=1, description="login wall",
+        url="http://shop.test/login", cause="auth_required", domain="shop.test",
+    )  # fmt: skip
+    await expect(page.locator("#dead-ends")).to_contain_text("auth_required login wall")
+
+    await emit(
+        task_id, 10, EventType.task_finished, status="succeeded", answer="Table for 2 at 7 pm",
+        success=True, error=None, error_detail=None, data={"time": "19:00"},
+        usage={"steps": 1, "llm_calls": 1, "input_tokens": 1200, "output_tokens": 30},
+        duration_s=3.5,
+    )  # fmt: skip
+    await expect(page.locator("#status")).to_have_text("succeeded")
+    await expect(page.locator("#final-answer")).to_have_text("Table for 2 at 7 pm")
+    await expect(page.locator("#final-data")).to_contain_text('"time": "19:00"')
+    await expect(page.locator("#fig-duration")).to_have_text("3.5 s")
+    await expect(page.locator("#cancel")).to_be_hidden()
+    await expect(page.locator("#live")).to_be_hidden()  # stream closed after the last event
+
+    # a reload replays the same run from the database
+    await page.reload()
+    await expect(page.locator("#final-answer")).to_have_text("Table for 2 at 7 pm")
+    await expect(page.locator("#step-1 .action")).to_have_count(1)
+    assert await page.evaluate("window.__pwned") is None
+    assert offline_page.blocked == []
+
+
+async def test_approve_and_deny_buttons_answer_the_approvals_api(
+    api_viewer: ApiViewer, offline_page: OfflinePage
+) -> None:
+    page, emit = offline_page.page, api_viewer.emit
+    task_id = await _submit(api_viewer)
+    approve_id = await _pending_approval(api_viewer, task_id)
+    deny_id = await _pending_approval(api_viewer, task_id)
+    await _open(page, api_viewer, task_id)
+    await emit(task_id, 1, EventType.task_started, worker_id="w")
+    for seq, approval_id in ((2, approve_id), (3, deny_id)):
+        await emit(
+            task_id, seq, EventType.approval_requested, approval_id=approval_id,
+            kind="sensitive_action", reason="the button says Delete account",
+            url="http://shop.test/account", element="button Delete account", screenshot=None,
+            expires_at=None,
+        )  # fmt: skip
+    await expect(page.locator("#approvals")).to_be_visible()
+    await expect(page.locator("#status")).to_have_text("awaiting_approval")
+    first = page.locator(f"[data-approval-id='{approve_id}']")
+    second = page.locator(f"[data-approval-id='{deny_id}']")
+    await expect(first).to_contain_text("Delete account")
+
+    await first.locator("button[data-decision=approve]").click()
+    await expect(first.locator(".outcome")).to_have_text("Approved")
+    await second.locator("button[data-decision=deny]").focus()
+    await page.keyboard.press("Enter")  # the buttons work from the keyboard too
+    await expect(second.locator(".outcome")).to_have_text("Decided: deny")
+    await expect(page.locator("#status")).to_have_text("running")
+    async with httpx.AsyncClient(base_url=api_viewer.base_url) as client:
+        listed = (await client.get(f"/v1/tasks/{task_id}/approvals")).json()["items"]
+    assert {a["id"]: a["status"] for a in listed} == {approve_id: "approved", deny_id: "denied"}
+
+    # the worker's approval.resolved (here replayed after a reload) keeps them decided
+    await emit(task_id, 4, EventType.approval_resolved, approval_id=approve_id,
+               decision="approve", by="viewer")  # fmt: skip
+    await page.reload()
+    await expect(first.locator(".outcome")).to_have_text("Approved by viewer")
+    assert await first.locator("button").count() == 0
+    # a second answer to a decided request is refused by the API, and the page says so
+    await expect(second.locator("button")).to_have_count(2)  # not resolved by an event yet
+    await second.locator("button[data-decision=approve]").click()
+    await expect(page.locator("#action-error")).to_contain_text("HTTP 409")
+    assert offline_page.blocked == []
+
+
+async def test_unknown_run_is_a_404_page(api_viewer: ApiViewer, offline_page: OfflinePage) -> None:
+    response = await offline_page.page.goto(f"{api_viewer.base_url}/runs/0123456789abcdef")
+    assert response is not None and response.status == 404
+    await expect(offline_page.page.locator("h1")).to_have_text("Run not found")
