@@ -14,6 +14,7 @@ import redis.asyncio as aioredis
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
+from app import logredact
 from app.api import approvals as approvals_api
 from app.api import events as events_api
 from app.api import health, profiles, results, tasks, unavailable
@@ -76,6 +77,7 @@ def create_app(
     """The ASGI app. `lifespan_extra` runs inside the lifespan after storage is open and may
     set app.state.dispatcher / app.state.readiness_checks (e.g. the embedded runtime)."""
     cfg = settings or get_settings()
+    logredact.install()  # no secret value or API key in this process's logs
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

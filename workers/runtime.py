@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from app import logredact
 from app.db import create_engine, session_factory
 from app.events import EventBus
 from app.settings import Settings
@@ -60,6 +61,7 @@ class WorkerRuntime:
         self.settings = settings
         self.bus = bus
         self.worker_id = worker_id or make_worker_id()
+        logredact.install()  # no secret value or API key in this process's logs
         self._llm_factory = llm_factory
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None

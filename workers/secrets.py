@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app import logredact
 from app.contracts import TaskSpec
 from app.secrets import TOKEN, SecretEntry, fernet_key, redact, unseal
 from app.settings import Settings
@@ -34,6 +35,7 @@ class SecretVault:
         self._entries = dict(entries or {})
         # longest first, so a value containing another is replaced whole
         self.values = tuple(sorted({e.value for e in self._entries.values()}, key=len)[::-1])
+        logredact.REGISTRY.register(self, self.values)  # masked in logs while the task runs
 
     @classmethod
     def for_task(cls, spec: TaskSpec, settings: Settings) -> SecretVault:

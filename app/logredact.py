@@ -1,0 +1,123 @@
+"""Secret values and API keys never reach a log line (issue 12: "Values are redacted from
+... logs").
+
+`RedactingFilter` masks every registered secret value and anything shaped like an API key
+(`wa_<32>_<6>`, app/auth.py) in a record's message, its arguments, its exception and
+stack text (and, on a handler, its extra string fields). `install()` applies it to every
+record at creation (through the log record factory), so every handler sees the masked
+record, whichever logger it came from and whichever handler is attached later (uvicorn's,
+a JSON formatter, pytest's caplog); extra fields are set after creation, so it is also
+added to the root logger's handlers present at install time. The service (app/main.py)
+and the worker runtime (workers/runtime.py) install it; a task's SecretVault registers its
+values for as long as it lives.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import traceback
+import weakref
+from collections.abc import Iterable
+from typing import Any
+
+MASK = "***"
+API_KEY_LIKE = re.compile(r"\bwa_[0-9A-Za-z]{16,}_[0-9A-Za-z]{4,}\b")
+MIN_SECRET_CHARS = 3  # shorter values would mask ordinary words
+_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message",
+    "asctime",
+}
+
+
+class SecretRegistry:
+    """The secret values live in this process, each held while its owner object lives."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_owner: dict[int, frozenset[str]] = {}
+        self._values: tuple[str, ...] = ()
+
+    def register(self, owner: object, values: Iterable[str]) -> None:
+        """Mask `values` until `owner` is garbage collected (or `forget(owner)`)."""
+        kept = frozenset(v for v in values if len(v) >= MIN_SECRET_CHARS)
+        if not kept:
+            return
+        key = id(owner)
+        with self._lock:
+            self._by_owner[key] = kept
+            self._rebuild()
+        weakref.finalize(owner, self._drop, key)
+
+    def forget(self, owner: object) -> None:
+        self._drop(id(owner))
+
+    def _drop(self, key: int) -> None:
+        with self._lock:
+            if self._by_owner.pop(key, None) is not None:
+                self._rebuild()
+
+    def _rebuild(self) -> None:
+        values = set().union(*self._by_owner.values()) if self._by_owner else set()
+        self._values = tuple(sorted(values, key=len, reverse=True))  # longest first
+
+    def redact(self, text: str) -> str:
+        for value in self._values:
+            if value in text:
+                text = text.replace(value, MASK)
+        return API_KEY_LIKE.sub(f"wa_{MASK}", text)
+
+
+REGISTRY = SecretRegistry()
+
+
+class RedactingFilter(logging.Filter):
+    """Masks secrets in a record in place; never drops a record."""
+
+    def __init__(self, registry: SecretRegistry = REGISTRY) -> None:
+        super().__init__()
+        self.registry = registry
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        redact = self.registry.redact
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a broken format string: keep its parts apart
+            message = f"{record.msg} {record.args}"
+        record.msg, record.args = redact(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        record.exc_info = None  # formatters print exc_text; the live exception keeps values
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
+        for name, value in vars(record).items():
+            if name not in _STANDARD and isinstance(value, str):
+                setattr(record, name, redact(value))
+        return True
+
+
+_installed = threading.Lock()
+_previous_factory: Any = None
+
+
+def install(registry: SecretRegistry = REGISTRY) -> None:
+    """Redact every log record this process creates (idempotent)."""
+    global _previous_factory
+    with _installed:
+        if _previous_factory is not None:
+            return
+        previous = logging.getLogRecordFactory()
+        redacting = RedactingFilter(registry)
+
+        def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = previous(*args, **kwargs)
+            redacting.filter(record)
+            return record
+
+        _previous_factory = previous
+        logging.setLogRecordFactory(factory)
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(redacting)
