@@ -208,13 +208,14 @@ async def test_unmatched_stale_ref_fails_once_compactly(
 
 @pytest.mark.bench  # ~60 s on a loaded machine: a benchmark (docs/benchmarks.md), `make bench`
 async def test_form28_bulk_vs_one_call_per_field(session: PageSession, probe_port: int) -> None:
-    """Seed 003 §5.3 / Fig. 9: the 28-field form filled in one bulk call vs 28 calls.
-    Prints tool calls and wall time (docs/benchmarks.md); asserts both fill every field."""
+    """Seed 003 §5.3 / Fig. 9: the 28-field form filled in one bulk call vs 28 calls, and by
+    the fill_form workflow (seed 001 App. A.5) that also submits. Prints tool calls and wall
+    time (docs/benchmarks.md); asserts every mode submits every field."""
     import time
 
     s = session
     timings = {}
-    for mode in ("sequential", "bulk"):
+    for mode in ("sequential", "bulk", "fill_form"):
         await _open(s, probe_port, "form28.html")
         steps = []
         for i in range(1, 29):
@@ -227,6 +228,12 @@ async def test_form28_bulk_vs_one_call_per_field(session: PageSession, probe_por
         started = time.perf_counter()
         if mode == "bulk":
             await run(s, "bulk", actions=steps)
+            calls = 1
+        elif mode == "fill_form":
+            fields = [
+                {"ref": st["ref"], "value": st.get("text") or st["values"][0]} for st in steps[:-1]
+            ]
+            await run(s, "fill_form", fields=fields, submit=True)
             calls = 1
         else:
             for step in steps:
