@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from tests.support.llm_server import Reply, tool_reply
-from tests.support.miniwob_text import all_hits, centre, find, give_up
+from tests.support.miniwob_text import all_hits, centre, find, give_up, hit_lists
 from tests.support.policies import latest_observation
 
 Point = tuple[float, float]
@@ -150,3 +150,45 @@ def colour_picker(task: str, page: str) -> Reply:
         return give_up("unknown colour or no field")
     typed = {"tool": "type", "ref": box, "text": hexa.upper(), "submit": True}
     return tool_reply(("bulk", {"actions": [typed, {"tool": "click", "ref": submit}]}))
+
+
+_SORT = re.compile(r"Drag all (\w+) (?:shapes )?into the left box, and everything else into")
+_KINDS = {"rectangles": "rect", "circles": "circle", "triangles": "polygon"}
+_SHAPES = ('rect:not([fill="none"])', "circle", "polygon")
+
+
+def _sort_selectors(what: str) -> tuple[str, str]:
+    """CSS selectors of the shapes for the left box and of all the others."""
+    if what in _KINDS:
+        tag = _KINDS[what]
+        left = next(s for s in _SHAPES if s.startswith(tag))
+        return f"svg {left}", ", ".join(f"svg {s}" for s in _SHAPES if s != left)
+    colour = f'[fill="{what}"]'
+    return f"svg {colour}", ", ".join(f"svg {s}:not({colour})" for s in _SHAPES)
+
+
+def sort_shapes(task: str, request: dict[str, Any]) -> Reply:
+    """drag-shapes-2: read both boxes and both groups of shapes, drag each shape onto its
+    box's centre, then Submit."""
+    m = _SORT.match(task)
+    submit = find(latest_observation(request), ("button",), "Submit")
+    if m is None or submit is None:
+        return give_up("unknown sorting or no Submit")
+    left, rest = _sort_selectors(m.group(1))
+    found = hit_lists(request)
+    if len(found) != 3 or None in found:
+        boxes = {"selector": 'svg rect[fill="none"]'}
+        return tool_reply(
+            ("dom_search", boxes),
+            *(("dom_search", {"selector": s, "limit": 20}) for s in (left, rest)),
+        )
+    boxes, to_left, to_right = found
+    if boxes is None or len(boxes) != 2 or to_left is None or to_right is None:
+        return give_up("two boxes expected")
+    targets = [centre(b) for b in sorted(boxes, key=lambda b: b["x"])]
+    drags = [
+        {"tool": "drag", "from_x": sx, "from_y": sy, "x": tx, "y": ty}
+        for shapes, (tx, ty) in zip((to_left, to_right), targets, strict=True)
+        for sx, sy in map(centre, shapes)
+    ]
+    return tool_reply(("bulk", {"actions": [*drags, {"tool": "click", "ref": submit}]}))

@@ -27,6 +27,7 @@ from tests.support.miniwob_geometry import (
     draw_line,
     find_midpoint,
     right_angle,
+    sort_shapes,
 )
 from tests.support.miniwob_text import (
     NODE_LINE,
@@ -408,6 +409,7 @@ REQUEST_SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, dict[str, Any]], Re
     (re.compile(r"^Find and click on the shortest mid-point"), find_midpoint),
     (re.compile(r"^Create a line that bisects the angle"), bisect_angle),
     (re.compile(r"^Add a third point to create a right angle"), right_angle),
+    (re.compile(r"^Drag all \w+ (shapes )?into the left box, and everything else"), sort_shapes),
     (re.compile(r"^Draw a (horizontal|vertical) line that runs through the dot"), draw_line),
     (re.compile(r"^Use the textbox to enter \".+\" and press \"Search\""), search_engine),
     (re.compile(r"^Book the (cheapest|shortest) one-way flight from: "), book_flight),

@@ -83,3 +83,16 @@ def offered_options(request: dict[str, Any]) -> list[str] | None:
         if result.get("success") and isinstance(options, list):
             offered = options
     return offered
+
+
+def hit_lists(request: dict[str, Any]) -> list[list[dict[str, Any]] | None]:
+    """Per tool result of the previous step: its dom_search hits, [] when nothing matched
+    (text_not_found), None for any other result."""
+    lists: list[list[dict[str, Any]] | None] = []
+    for result in last_tool_results(request):
+        found = (result.get("data") or {}).get("hits")
+        if result.get("success") and isinstance(found, list):
+            lists.append(found)
+        else:
+            lists.append([] if result.get("error") == "text_not_found" else None)
+    return lists
