@@ -8,7 +8,8 @@ import json
 import time
 from typing import Any
 
-from workers.agent.loop import run_worker_only
+from workers.agent.history import CompressedHistory
+from workers.agent.loop import AgentLoop, run_worker_only
 from workers.agent.protocols import (
     ActionTarget,
     AgentTask,
@@ -89,10 +90,13 @@ async def test_unanswered_request_is_a_handoff_timeout_dead_end() -> None:
     inner, browser = supervised(gate)
     llm = FakeLLM([reply(CLICK_DELETE), done("gave up", False)])
     sink = RecordingSink()
-    await run_worker_only(task(), browser, llm, sink)
+    loop = AgentLoop(task(), browser, llm, sink, CompressedHistory(task()))
+    await loop.run()
     assert tool_results(llm.prompts[1])[-1]["error"] == "handoff_timeout"
     failed = [e for e in sink.of_type("action.executed") if e["action"] == "click"]
     assert failed[0]["error"] == "handoff_timeout" and inner.current == HOME
+    [dead_end] = loop.ledger.dead_ends
+    assert dead_end.cause == "handoff_timeout" and "Delete account" in dead_end.description
 
 
 async def test_a_bulk_call_is_checked_before_any_step_runs() -> None:
