@@ -158,3 +158,16 @@ def test_match_prefers_exact_then_prefix_then_shortest_containing() -> None:
     assert match(labels, "lap") == 0
     assert match(labels, "top") == 1
     assert match(labels, "chair") is None
+
+
+async def test_fill_form_never_echoes_a_password(fast: PageSession, probe_port: int) -> None:
+    s = fast
+    await _open(s, probe_port)
+    await call(s, "choose_option", ref=ref(s, "Account ▾"), option="x")  # reveals the panel
+    await s.observe()
+    fields = {ref(s, "User"): "ada", ref(s, "Password"): "hunter2-Secret"}
+    result = await call(s, "fill_form", fields=fields)
+    assert result.success, result.reason
+    assert await s.page.input_value("input[type=password]") == "hunter2-Secret"
+    assert "hunter2" not in result.reason + str(result.data) + str(result.tried)
+    assert "Password='***'" in result.reason

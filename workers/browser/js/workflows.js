@@ -119,6 +119,9 @@
       value = [...n.selectedOptions].filter((o) => o.value !== '').map((o) => norm(o.label || o.text)).join(', ');
     } else {
       value = norm('value' in n ? n.value : n.innerText);
+      // passwords and fields masked for a secret (mask_secret.js) are never echoed
+      const masked = n.type === 'password' || (getComputedStyle(n).webkitTextSecurity || 'none') !== 'none';
+      if (masked && value) value = '***';
     }
     const required = !!n.required || n.getAttribute('aria-required') === 'true';
     const invalid = n.getAttribute('aria-invalid') === 'true' || !!(n.willValidate && !n.checkValidity());
