@@ -5,19 +5,37 @@ Every hop is checked with app.urlpolicy before it is requested (scheme, allowlis
 private networks are allowed, that the host resolves only to public addresses), redirects
 are followed by hand so each Location is checked too, and bodies are capped. HTML becomes
 text (script, style and hidden blocks dropped); other text types pass through.
+
+DNS pinning (issue 12, "connect to the checked address"): the name is resolved once, by the
+policy check, and the connection goes to an address that check accepted (`PinnedBackend`),
+never to a second lookup's answer, so a name that rebinds to a private address between the
+check and the connect gains nothing. The URL keeps the name: the Host header, TLS SNI and
+certificate verification are those of the name, as without pinning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from urllib.parse import urljoin
+from typing import Any
+from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
 
-from app.urlpolicy import DEFAULT_POLICY, NetworkPolicy, check_url_async
+from app.urlpolicy import (
+    DEFAULT_POLICY,
+    NetworkPolicy,
+    Resolver,
+    check_url_async,
+    parse_ip_literal,
+    system_resolve,
+)
 from workers.agent.protocols import FetchedPage
+
+# (address, port) -> a connected stream; tests route public-looking addresses to local servers
+OpenTcp = Callable[[str, int], Awaitable[httpcore.AsyncNetworkStream]]
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 2_000_000
@@ -57,6 +75,57 @@ class FetchPolicy:
     network: NetworkPolicy = DEFAULT_POLICY  # the deployment's, as the browser pool uses it
     allowed_domains: Sequence[str] = ()
     user_agent: str = "webagent-search/1.0"
+    resolve: Resolver = field(default=system_resolve, compare=False)
+
+
+class PinnedBackend(httpcore.AsyncNetworkBackend):
+    """Connects a host name only to the address its policy check accepted (fail closed)."""
+
+    def __init__(self, open_tcp: OpenTcp | None = None) -> None:
+        self._inner = httpcore.AnyIOBackend()
+        self._open_tcp = open_tcp
+        self.pins: dict[str, str] = {}
+        self.connected: list[tuple[str, str, int]] = []  # (name, address, port)
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        address = self.pins.get(host.lower())
+        if address is None:
+            raise httpcore.ConnectError(f"{host} was not checked by the egress policy")
+        self.connected.append((host, address, port))
+        if self._open_tcp is not None:
+            return await self._open_tcp(address, port)
+        return await self._inner.connect_tcp(
+            address,
+            port,
+            timeout=timeout,
+            local_address=local_address,
+            socket_options=socket_options,
+        )
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("unix sockets are not reachable from the fetcher")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+class PinnedTransport(httpx.AsyncHTTPTransport):
+    """httpx's own transport over a connection pool that dials through PinnedBackend."""
+
+    def __init__(self, backend: PinnedBackend) -> None:
+        super().__init__()
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(), network_backend=backend
+        )
 
 
 class _Text(HTMLParser):
@@ -99,10 +168,20 @@ def html_text(html: str) -> tuple[str, str]:
 
 
 class HttpFetcher:
-    """Fetcher protocol over httpx; one client per fetcher."""
+    """Fetcher protocol over httpx; one client per fetcher. Without a `transport` (tests pass
+    a mock) connections are pinned to the checked addresses (`backend`)."""
 
-    def __init__(self, policy: FetchPolicy, transport: httpx.AsyncBaseTransport | None = None):
+    def __init__(
+        self,
+        policy: FetchPolicy,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        open_tcp: OpenTcp | None = None,
+    ):
         self.policy = policy
+        self.backend = PinnedBackend(open_tcp)
+        if transport is None:
+            transport = PinnedTransport(self.backend)
         self._client = httpx.AsyncClient(
             follow_redirects=False,
             timeout=TIMEOUT_S,
@@ -116,11 +195,7 @@ class HttpFetcher:
 
     async def fetch(self, url: str) -> FetchedPage:
         for _ in range(MAX_REDIRECTS + 1):
-            blocked = await check_url_async(
-                url,
-                policy=self.policy.network,
-                allowed_domains=self.policy.allowed_domains,
-            )
+            blocked = await self._check_and_pin(url)
             if blocked:
                 return FetchedPage(url, 0, error=f"blocked: {blocked}")
             try:
@@ -132,6 +207,32 @@ class HttpFetcher:
                 continue
             return _page(url, response)
         return FetchedPage(url, 0, error="too many redirects")
+
+    async def _check_and_pin(self, url: str) -> str | None:
+        """The policy check resolves the name once; the connection may only use what that
+        lookup returned (an IP literal is its own address)."""
+        answered: list[str] = []
+
+        def resolve(host: str) -> list[str]:
+            addresses = self.policy.resolve(host)
+            answered.extend(addresses)
+            return addresses
+
+        blocked = await check_url_async(
+            url,
+            policy=self.policy.network,
+            allowed_domains=self.policy.allowed_domains,
+            resolve=resolve,
+        )
+        if blocked:
+            return blocked
+        host = (urlsplit(url).hostname or "").rstrip(".").lower()
+        literal = parse_ip_literal(host)
+        address = str(literal) if literal is not None else next(iter(answered), None)
+        if address is None:
+            return f"host {host} does not resolve"
+        self.backend.pins[host] = address
+        return None
 
     async def _get(self, url: str) -> httpx.Response:
         async with self._client.stream("GET", url) as response:
