@@ -4,7 +4,8 @@ machine without internet access.
 FastAPI's default pages load their JavaScript, CSS, favicon (and ReDoc's Google fonts) from
 public CDNs, so behind a firewall `/docs` is a blank page. The assets come from the
 `fastapi-offline` wheel (Swagger UI bundle + CSS, ReDoc standalone, MIT licensed; see its
-LICENSE in the installed distribution) and are served under `/static/docs/`.
+LICENSE in the installed distribution) and are served under `/static/docs/`; both pages carry
+a Content-Security-Policy that confines them to this origin.
 Test: tests/integration/ui/test_docs_offline.py (Chromium with every non-loopback request
 aborted).
 """
@@ -27,6 +28,18 @@ ASSETS_URL = "/static/docs"
 DOCS_URL = "/docs"
 REDOC_URL = "/redoc"
 OAUTH2_REDIRECT_URL = "/docs/oauth2-redirect"
+# this origin only: nothing is fetched from outside, not even ReDoc's footer logo. Inline
+# script (Swagger UI's bootstrap) and styles (ReDoc's styled-components) are needed.
+DOCS_CSP = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'; "
+    "font-src 'self' data:; frame-ancestors 'none'"
+)
+
+
+def _confined(response: HTMLResponse) -> HTMLResponse:
+    response.headers["Content-Security-Policy"] = DOCS_CSP
+    return response
 
 
 def assets_dir() -> Path:
@@ -42,14 +55,17 @@ def install_docs(app: FastAPI) -> None:
     @app.get(DOCS_URL, include_in_schema=False)
     async def swagger_ui(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
-        return get_swagger_ui_html(
-            openapi_url=f"{root}{openapi_url}",
-            title=f"{app.title} - API docs",
-            oauth2_redirect_url=f"{root}{OAUTH2_REDIRECT_URL}",
-            swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
-            swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
-            swagger_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
-            swagger_ui_parameters=app.swagger_ui_parameters,
+        return _confined(
+            get_swagger_ui_html(
+                openapi_url=f"{root}{openapi_url}",
+                title=f"{app.title} - API docs",
+                oauth2_redirect_url=f"{root}{OAUTH2_REDIRECT_URL}",
+                swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
+                swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
+                swagger_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
+                # no badge from the public validator service: the page makes no outside request
+                swagger_ui_parameters={"validatorUrl": None, **(app.swagger_ui_parameters or {})},
+            )
         )
 
     @app.get(OAUTH2_REDIRECT_URL, include_in_schema=False)
@@ -59,10 +75,12 @@ def install_docs(app: FastAPI) -> None:
     @app.get(REDOC_URL, include_in_schema=False)
     async def redoc(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
-        return get_redoc_html(
-            openapi_url=f"{root}{openapi_url}",
-            title=f"{app.title} - API reference",
-            redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
-            redoc_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
-            with_google_fonts=False,
+        return _confined(
+            get_redoc_html(
+                openapi_url=f"{root}{openapi_url}",
+                title=f"{app.title} - API reference",
+                redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
+                redoc_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
+                with_google_fonts=False,
+            )
         )
