@@ -192,3 +192,51 @@ def sort_shapes(task: str, request: dict[str, Any]) -> Reply:
         for sx, sy in map(centre, shapes)
     ]
     return tool_reply(("bulk", {"actions": [*drags, {"tool": "click", "ref": submit}]}))
+
+
+_EVENT = re.compile(
+    r'Create a (?:(\d+) mins|([\d.]+) hours?) event named "(.+)", between (\d+)(AM|PM) and'
+)
+
+
+def _half_hour_index(hour: int, half: str) -> int:
+    """`8AM` -> hh-16 (the calendar's half-hour rows start at 12am = hh-0)."""
+    return 2 * (hour % 12 + (12 if half == "PM" else 0))
+
+
+def _free_start(events: list[dict[str, Any]], slots: list[dict[str, Any]], lo: int, n: int) -> int:
+    """First row >= lo whose n rows no existing event covers (events sit on top of the rows
+    and would take the press)."""
+
+    def covered(slot: dict[str, Any]) -> bool:
+        top, bottom = slot["y"], slot["y"] + slot["h"]
+        return any(e["y"] < bottom - 1 and e["y"] + e["h"] > top + 1 for e in events)
+
+    for start in range(lo, lo + 8 - n + 1):
+        if not any(covered(slots[i]) for i in range(start, start + n)):
+            return start
+    return -1
+
+
+def daily_calendar(task: str, request: dict[str, Any]) -> Reply:
+    """daily-calendar: drag down the free half-hour rows of the window, name the event,
+    Create."""
+    m = _EVENT.match(task)
+    page = latest_observation(request)
+    if m is None:
+        return give_up("unknown event")
+    name_box, create = find(page, ("textbox",), "Event name"), find(page, ("button",), "Create")
+    if name_box and create:
+        typed = {"tool": "type", "ref": name_box, "text": m.group(3)}
+        return tool_reply(("bulk", {"actions": [typed, {"tool": "click", "ref": create}]}))
+    found = hit_lists(request)
+    if len(found) != 2 or found[0] is None or not found[1]:
+        rows = ("dom_search", {"selector": ".half-hour", "limit": 50})
+        return tool_reply(("dom_search", {"selector": ".event", "limit": 10}), rows)
+    rows = int(m.group(1)) // 30 if m.group(1) else int(float(m.group(2)) * 2)
+    start = _free_start(found[0], found[1], _half_hour_index(int(m.group(4)), m.group(5)), rows)
+    first = find(page, ("button",), f"half-hour hh-{start}")
+    last = find(page, ("button",), f"half-hour hh-{start + rows - 1}")
+    if start < 0 or first is None or last is None:
+        return give_up("no free rows in the window")
+    return tool_reply(("drag", {"ref": first, "to_ref": last}))
