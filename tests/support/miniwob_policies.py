@@ -446,7 +446,9 @@ SOLVERS: tuple[tuple[re.Pattern[str], Callable[[str, str], Reply]], ...] = (
 POINTER_TASKS: tuple[str, ...] = (
     "use-slider", "use-slider-2", "drag-items", "drag-items-grid", "drag-sort-numbers",
     "drag-single-shape", "drag-circle", "drag-box", "drag-shapes", "highlight-text",
-    "highlight-text-2", "resize-textarea",
+    "highlight-text-2", "resize-textarea", "drag-shapes-2", "daily-calendar",
+    "use-colorwheel", "use-colorwheel-2", "circle-center", "find-midpoint", "bisect-angle",
+    "right-angle", "draw-line",
 )  # fmt: skip
 DECISION_TASKS: tuple[str, ...] = (
     "click-button", "click-link", "enter-text", "login-user", "enter-password", "choose-list",
@@ -455,7 +457,10 @@ DECISION_TASKS: tuple[str, ...] = (
     "choose-date-medium", "choose-date-nodelay", "book-flight", "book-flight-nodelay",
     "email-inbox", "email-inbox-delete", "email-inbox-important", "email-inbox-reply",
     "email-inbox-forward", "email-inbox-noscroll", "social-media", "social-media-all",
-    "social-media-some", "search-engine",
+    "social-media-some", "search-engine", "click-checkboxes-large",
+    "click-checkboxes-transfer", "click-collapsible-nodelay", "click-tab-2-easy",
+    "click-tab-2-medium", "click-tab-2-hard", "enter-text-dynamic", "unicode-test",
+    "use-autocomplete-nodelay",
 )  # fmt: skip
 
 
