@@ -1,5 +1,5 @@
 """Sensitive actions and challenges end to end over HTTP (issue 12 "Sensitive actions need a
-person", issue 8 "Challenges and blocks"): the embedded service, a scripted model and a
+person", issue 8 "Challenges and blocks") in both deployments, a scripted model and a
 local site with a "Delete account" button and a Cloudflare-style interstitial.
 
 The click pauses the task in awaiting_approval with an `approval.requested` event and a
@@ -10,8 +10,7 @@ on; deny -> the task fails with `bot_blocked`.
 
 from __future__ import annotations
 
-import json
-import sqlite3
+import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +23,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+from app.db import create_engine, repositories, session_factory
 from app.db.migrate import upgrade
 from bench.support import serve
-from tests.e2e.conftest import _settings, task_text, wait_for, wait_terminal
+from tests.e2e.conftest import _settings, task_text, wait_for, wait_terminal, worker_process
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.policies import find_ref, last_tool_results, latest_observation
 from workers.embedded import build_app
@@ -83,21 +83,49 @@ class Stack:
     base_url: str
     site_url: str
     site: Site
-    data_dir: Path
+    database_url: str
 
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.base_url, timeout=30.0)
 
 
-@pytest.fixture(scope="module")
-def stack(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    data_dir: Path = tmp_path_factory.mktemp("approvals-data")
+@pytest.fixture(scope="module", params=["embedded", "production"])
+def stack(
+    request: pytest.FixtureRequest, chromium_path: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    """Embedded (SQLite, in-process workers) or production (Postgres + Redis + a real
+    `webagent worker` process): the gate waits on the database either way."""
+    data_dir: Path = tmp_path_factory.mktemp(f"approvals-{request.param}")
     site = Site()
     with ScriptedLLMServer(policy) as llm, serve(site.app()) as site_url:
-        settings = _settings(chromium_path, llm, data_dir, approval_poll_s=0.1)
-        upgrade(settings.effective_database_url)
-        with serve(build_app(settings)) as base_url:
-            yield Stack(base_url, site_url, site, data_dir)
+        if request.param == "embedded":
+            settings = _settings(chromium_path, llm, data_dir, approval_poll_s=0.1)
+            upgrade(settings.effective_database_url)
+            with serve(build_app(settings)) as base_url:
+                yield Stack(base_url, site_url, site, settings.effective_database_url)
+            return
+        pg: str = request.getfixturevalue("postgres_url")
+        redis_url: str = request.getfixturevalue("redis_url")
+        upgrade(pg)
+        settings = _settings(chromium_path, llm, data_dir, database_url=pg, redis_url=redis_url)
+        env = {
+            "WEBAGENT_DATABASE_URL": pg,
+            "WEBAGENT_REDIS_URL": redis_url,
+            "WEBAGENT_LLM_BASE_URL": llm.base_url,
+            "WEBAGENT_LLM_API_KEY": "e2e-key",
+            "WEBAGENT_LLM_MAX_RETRIES": "0",
+            "WEBAGENT_CHROMIUM_PATH": chromium_path,
+            "WEBAGENT_ALLOW_PRIVATE_NETWORKS": "true",
+            "WEBAGENT_BROWSER_POOL_SIZE": "1",
+            "WEBAGENT_HEARTBEAT_INTERVAL_S": "1",
+            "WEBAGENT_APPROVAL_POLL_S": "0.1",
+            "WEBAGENT_DATA_DIR": str(data_dir),
+        }
+        with (
+            worker_process(env, data_dir / "worker.log"),
+            serve(build_app(settings)) as base_url,
+        ):
+            yield Stack(base_url, site_url, site, pg)
 
 
 def submit(client: httpx.Client, instruction: str, url: str, **extra: Any) -> str:
@@ -115,10 +143,18 @@ def paused(client: httpx.Client, task_id: str) -> dict[str, Any]:
 
 
 def events(stack: Stack, task_id: str) -> list[tuple[str, dict[str, Any]]]:
-    """The task's stored events, in order."""
-    with sqlite3.connect(stack.data_dir / "webagent.db") as db:
-        sql = "SELECT type, data FROM task_events WHERE task_id = ? ORDER BY seq"
-        return [(t, json.loads(d)) for t, d in db.execute(sql, (task_id,))]
+    """The task's stored events, in order, straight from the database."""
+
+    async def read() -> list[tuple[str, dict[str, Any]]]:
+        engine = create_engine(stack.database_url)
+        try:
+            async with session_factory(engine)() as s:
+                rows = await repositories.list_events(s, task_id=task_id, after_seq=0)
+                return [(r.type, dict(r.data)) for r in rows]
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(read())
 
 
 def decide(client: httpx.Client, task_id: str, approval_id: str, decision: str) -> None:
