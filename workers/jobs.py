@@ -33,8 +33,9 @@ from workers.agent.protocols import AgentOutcome, AgentTask, Browser
 from workers.agent.search import run_task as run_routed
 from workers.agent.supervised import supervise
 from workers.approval_gate import approval_gate, supervision_of
-from workers.browser import click_memory, views
+from workers.browser import click_memory, regions, views
 from workers.browser.click_memory import domain_of
+from workers.browser.crash import crash_watch
 from workers.browser.files import stage_attachments
 from workers.browser.pool import is_browser_fault
 from workers.browser.profile import SessionProfile, task_profile
@@ -208,10 +209,14 @@ async def _open_browser(
             profile=await _session_profile(rt, spec),
         )
         browser.secrets = sink.vault
+        # seed 003 §9.4: the task's private regions never reach the model (regions.py)
+        browser.hidden_regions = regions.HiddenRegions.of(spec.private_regions)
         try:
-            # approvals before sensitive actions, handoffs on challenges (approval_policy)
-            gate = approval_gate(rt, spec, sink)
-            yield supervise(browser, gate, supervision_of(spec, rt.settings), store)
+            # a Chromium or page crash ends the run at once as browser_crashed (crash.py)
+            async with crash_watch(page):
+                # approvals before sensitive actions, handoffs on challenges (approval_policy)
+                gate = approval_gate(rt, spec, sink)
+                yield supervise(browser, gate, supervision_of(spec, rt.settings), store)
         finally:
             await results.capture_profile(page)  # written back after a succeeded run
             await browser.close()  # no background vision look outlives the task
