@@ -4,7 +4,8 @@ handled inside.
 
 - choose_option (DropdownAction, Algorithm 10): a native <select> is set directly; otherwise
   the trigger is clicked through the cascade, the revealed elements are read from the section
-  diff (js/workflows.js "mark" before, "diff" after), and: the URL changed or nothing was
+  diff (js/workflows.js "mark" before, "diff" after; a text-field trigger that revealed no
+  match gets the label typed, as filtering comboboxes need), and: the URL changed or nothing was
   revealed → the click was a plain click, reported as such; the revealed elements form a
   form (IsForm: >= 2 inputs and a submit-like button) → reported for fill_form; else the
   option with the wanted label is clicked. The model names the label up front (the seed's
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
 REVEAL_WAIT_S = 1.5  # how long revealed options / suggestions may take to appear
 POLL_S = 0.1
+STABLE_S = 0.2  # revealed elements must stay the same this long before one is clicked
 TRUE_WORDS = frozenset({"true", "yes", "on", "checked", "1", "x"})
 
 
@@ -49,13 +51,17 @@ async def _mark(frame: Frame) -> None:
 
 
 async def _diff(frame: Frame, wait_s: float) -> dict[str, Any]:
-    """The revealed elements; polls until some appear (a positive signal) or wait_s passes."""
+    """The revealed elements once some appeared and a second look STABLE_S later finds the
+    very same elements (a list still being rebuilt after each key would hand out elements
+    about to be replaced); whatever is there when wait_s has passed."""
     deadline = time.monotonic() + wait_s
+    seen = False
     while True:
         found: dict[str, Any] = await frame.evaluate(js("workflows.js"), ["diff", None])
-        if found["items"] or time.monotonic() >= deadline:
+        if (found["items"] and seen and found["same"]) or time.monotonic() >= deadline:
             return found
-        await asyncio.sleep(POLL_S)
+        seen = bool(found["items"])
+        await asyncio.sleep(STABLE_S if seen else POLL_S)
 
 
 async def _pick(frame: Frame, index: int) -> ElementHandle | None:
@@ -99,6 +105,13 @@ async def choose_option(s: PageSession, args: a.ChooseOptionArgs) -> ToolResult:
     found = await _diff(frame, REVEAL_WAIT_S)
     labels = [str(i["label"]) for i in found["items"]]
     tried.append(f"{len(labels)} elements revealed")
+    if match(labels, args.option) is None and await _typeable(el):
+        # a combobox that filters as one types (autocomplete, select2-like): type the label
+        await el.fill("", timeout=actions.ACTION_TIMEOUT_MS)
+        await s.page.keyboard.type(args.option)
+        found = await _diff(frame, REVEAL_WAIT_S)
+        labels = [str(i["label"]) for i in found["items"]]
+        tried.append(f"typed {args.option!r}: {len(labels)} elements revealed")
     if not labels:
         return actions.failure(
             E.not_a_select,
@@ -116,6 +129,16 @@ async def choose_option(s: PageSession, args: a.ChooseOptionArgs) -> ToolResult:
             data={"options": labels, "form": True},
         )
     return await _choose(s, frame, el, args, labels, tried)
+
+
+async def _typeable(el: ElementHandle) -> bool:
+    return bool(
+        await el.evaluate(
+            "e => e.isContentEditable || e.localName === 'textarea' || (e.localName === 'input'"
+            " && !['checkbox', 'radio', 'button', 'submit', 'file', 'range', 'color']"
+            ".includes(e.type))"
+        )
+    )
 
 
 async def _close(s: PageSession, frame: Frame, trigger: ElementHandle) -> str:

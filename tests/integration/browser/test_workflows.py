@@ -69,6 +69,12 @@ async def test_choose_option_custom_native_missing_and_form(
     native = await call(s, "choose_option", ref=ref(s, "Size"), option="Medium")
     assert native.success and native.tried[0] == "native select"
     assert await state(s, "size") == "Medium"
+    # a text field that shows suggestions only while typing: the label is typed, then picked
+    await s.observe()
+    typed = await call(s, "choose_option", ref=ref(s, "Search products"), option="Laptop sleeve")
+    assert typed.success, typed.reason
+    assert "typed 'Laptop sleeve': 1 elements revealed" in typed.tried
+    assert await state(s, "search") == "Laptop sleeve"
     # a trigger that reveals a form: reported for fill_form, nothing chosen
     await s.observe()
     panel = await call(s, "choose_option", ref=ref(s, "Account ▾"), option="Sign in")

@@ -3,7 +3,7 @@
 // op "diff": the actionable elements shown now that were not shown at "mark" (the revealed
 //   options of a dropdown, the suggestions under a search box), kept for "pick"; returns
 //   [{label, tag, role}] plus `form` when they look like a form (>= 2 inputs and a submit-like
-//   button: App. A.5 IsForm);
+//   button: App. A.5 IsForm) and `same` when they are the very elements of the previous diff;
 // op "pick": the i-th element of the last diff (an ElementHandle for the cascade).
 // ElementHandle.evaluate(el, [op]) on a form field or the form:
 // op "kind": how to fill the field: text | select | checkbox | radio | file | combobox | other;
@@ -53,11 +53,13 @@
     found = found.filter((n) => found.filter((m) => m !== n && n.contains(m)).length < 2);
     found = found.filter((n) => !found.some((m) => m !== n && m.contains(n)));
     found = found.filter((n) => label(n));
+    const prev = win.__waRevealed || [];
+    const same = prev.length === found.length && found.every((n, i) => n === prev[i]);
     win.__waRevealed = found;
     const inputs = found.filter((n) => ['input', 'select', 'textarea'].includes(n.localName)).length;
     const submit = found.some((n) => (n.type === 'submit') || (['button', 'a'].includes(n.localName) && SUBMIT.test(label(n))));
     return { items: found.slice(0, 100).map((n) => ({ label: label(n).slice(0, 120), tag: n.localName,
-      role: n.getAttribute('role') || '' })), form: inputs >= 2 && submit };
+      role: n.getAttribute('role') || '' })), form: inputs >= 2 && submit, same };
   }
   if (op === 'pick') return (win.__waRevealed || [])[arg] || null;
 
