@@ -20,6 +20,7 @@ from app.urlpolicy import domain_of
 
 MAX_METADATA_BYTES = 16 * 1024
 MAX_PRIVATE_REGIONS = 20
+UNSAFE_SELECTOR = re.compile(r"[{};\\]|/\*|<")  # as workers/browser/regions.py refuses
 MAX_ALLOWED_DOMAINS = 100
 MAX_SECRETS = 20
 MAX_OUTPUT_SCHEMA_BYTES = 16 * 1024
@@ -220,8 +221,10 @@ class TaskCreate(BaseModel):
     @classmethod
     def _clean_regions(cls, value: list[str]) -> list[str]:
         cleaned = [s.strip() for s in value]
-        if any(not s or len(s) > 500 for s in cleaned):
-            raise ValueError("private_regions entries are CSS selectors of 1-500 characters")
+        if any(not s or len(s) > 300 for s in cleaned):
+            raise ValueError("private_regions entries are CSS selectors of 1-300 characters")
+        if any(UNSAFE_SELECTOR.search(s) for s in cleaned):
+            raise ValueError("private_regions selectors may not contain { } ; \\ /* or <")
         return cleaned
 
     @field_validator("allowed_domains")

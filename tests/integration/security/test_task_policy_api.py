@@ -54,7 +54,8 @@ async def test_bad_policy_input_is_a_422_naming_the_field(client: httpx.AsyncCli
     cases = [
         ({"task_profile": "admin"}, "task_profile"),
         ({"private_regions": ["  "]}, "private_regions"),
-        ({"private_regions": ["x" * 501]}, "private_regions"),
+        ({"private_regions": ["x" * 301]}, "private_regions"),
+        ({"private_regions": ["#a { color: red }"]}, "private_regions"),
         ({"private_regions": ["a\u0000b"]}, "private_regions"),
         ({"forbid_login": "maybe"}, "forbid_login"),
         ({"task_profile": "data_entry", "start_url": None}, "allowed_domains"),
