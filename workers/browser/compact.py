@@ -23,7 +23,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from workers.browser.tokens import count_tokens
@@ -81,7 +81,6 @@ class _Section:
     in_view: bool
     mode: str = "summary"  # summary | skeleton | full
     keep: int | None = None  # full mode: lines kept before a trim marker (None: all)
-    cols: dict[str, int] = field(default_factory=dict)  # grid id -> column count
 
     @property
     def span(self) -> tuple[int, int]:
@@ -110,17 +109,14 @@ def _clip(s: str, n: int) -> str:
 def _sections(nodes: Sequence[Node]) -> list[_Section]:
     out: list[_Section] = []
     key: object = None
-    cols: dict[str, int] = {}
     for n in nodes:
-        if n.grid is not None and n.col is not None:
-            cols[n.grid] = max(cols.get(n.grid, 0), n.col)
-    for n in nodes:
-        k = (n.frame, n.landmark, n.list_id or n.heading)
+        # a grid's cells stay one section (its rows render as lines, class 10)
+        k = (n.frame, n.landmark, n.grid or n.list_id or n.heading)
         if out and k == key:
             out[-1].nodes.append(n)
             out[-1].in_view = out[-1].in_view or n.in_viewport
         else:
-            out.append(_Section([n], n.in_viewport, cols=cols))
+            out.append(_Section([n], n.in_viewport))
             key = k
     return out
 
@@ -152,7 +148,7 @@ def _section_lines(sec: _Section, capped: bool) -> list[tuple[Node | None, str]]
             dropped += 1
             continue
         out.append((n, line(n, cap)))
-    out = _rows(out, sec.cols)
+    out = _rows(out)
     if sec.mode == "full" and sec.keep is not None and sec.keep < len(out):
         rest = [n for n, _ in out[sec.keep :] if n is not None]
         out = out[: sec.keep]
@@ -165,7 +161,7 @@ def _section_lines(sec: _Section, capped: bool) -> list[tuple[Node | None, str]]
 
 
 def _rows(
-    pairs: list[tuple[Node | None, str]], cols: dict[str, int]
+    pairs: list[tuple[Node | None, str]],
 ) -> list[tuple[Node | None, str]]:
     """Consecutive cells of one grid row become one `a | b | c` line (class 10)."""
     out: list[tuple[Node | None, str]] = []
@@ -184,8 +180,8 @@ def _rows(
                 break
             cells.setdefault(n.col, []).append(pairs[j][1])
             j += 1
-        width = max(cols.get(first.grid, 0), max(cells))
-        row = " | ".join(" ".join(cells.get(c, [])) for c in range(1, width + 1))
+        # empty cells keep the columns aligned up to the row's last filled cell, none after it
+        row = " | ".join(" ".join(cells.get(c, [])) for c in range(1, max(cells) + 1))
         if len(row) <= ROW_MAX_CHARS:
             out.append((first, row))
         else:

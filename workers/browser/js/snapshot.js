@@ -423,7 +423,9 @@
   }
 
   function walkChildren(el, ctx) {
-    const info = el.nodeType === 1 && !el.shadowRoot && !g.closed.get(el) ? listInfo(el) : null;
+    // the cells of a table row are columns, not a list (a weekend class must not split a week)
+    const row = el.localName === 'tr' || (el.getAttribute && el.getAttribute('role') === 'row');
+    const info = el.nodeType === 1 && !el.shadowRoot && !g.closed.get(el) && !row ? listInfo(el) : null;
     let item = 0;
     // a closed <details> shows only its first <summary>; the body is not rendered
     const closedDetails = el.localName === 'details' && !el.open;
@@ -718,6 +720,8 @@
     const v = valueOf(target, target.localName, node.role);
     node.value = v === null || v === undefined ? null : clip(String(v), 80);
     node.states = statesOf(target, target.localName, node.role);
+    // a disclosure named only by its direction glyph: the expanded/collapsed state says it
+    if (DECOR.test(node.name) && (node.states.includes('expanded') || node.states.includes('collapsed'))) node.name = '';
     node.id = els.length;
     els.push(el);
   }
@@ -813,6 +817,12 @@
     for (let n = inner; n; n = flatUp(n)) if (n === outer) return true;
     return false;
   }
+  // the hit test reached el's own shadow host: a text node slotted into el belongs to the light
+  // tree, so the hit is retargeted to the host; anything covering el would be hit as itself
+  function hostOf(hit, el) {
+    for (let n = el.getRootNode(); n && n.host; n = n.host.getRootNode()) if (n.host === hit) return true;
+    return false;
+  }
   function covered(el, b) {
     const root = el.getRootNode();
     const probe = root.elementFromPoint ? root : document;
@@ -820,7 +830,7 @@
     for (const [x, y] of pts) {
       if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
       const hit = probe.elementFromPoint(x, y);
-      if (!hit || flatInside(el, hit) || (hit.localName === 'label' && hit.control === el)) return false;
+      if (!hit || flatInside(el, hit) || hostOf(hit, el) || (hit.localName === 'label' && hit.control === el)) return false;
       if (el.localName === 'label' && el.control === hit) return false;
     }
     return pts.some(([x, y]) => x >= 0 && y >= 0 && x < vw && y < vh);
