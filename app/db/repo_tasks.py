@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.contracts import TERMINAL_STATUSES, ErrorCode, TaskSpec, TaskStatus
+from app.contracts import TERMINAL_STATUSES, ErrorCode, TaskProfile, TaskSpec, TaskStatus
 from app.db.cursor import decode_cursor, encode_cursor
 from app.db.dialect import dialect_insert
 from app.db.errors import IdempotencyConflict
@@ -357,7 +357,7 @@ def task_to_spec(task: Task) -> TaskSpec:
         max_steps=task.max_steps,
         timeout_s=task.timeout_s,
         allowed_domains=tuple(task.allowed_domains or ()),
-        task_profile=task.task_profile or "general",
+        task_profile=TaskProfile(task.task_profile or TaskProfile.general),
         forbid_login=bool(task.forbid_login),
         private_regions=tuple(task.private_regions or ()),
         metadata=dict(task.meta or {}),
