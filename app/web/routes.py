@@ -8,6 +8,7 @@ schema and sent with a Content-Security-Policy that allows this origin only (no 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any
 from urllib.parse import parse_qs
@@ -32,6 +33,7 @@ from app.web.auth import (
     safe_next,
     viewer_principal,
 )
+from app.web.pricing import run_costs
 from app.web.queries import RunFilter, list_runs
 from app.web.views import STATUS_CHOICES, run_row
 
@@ -85,6 +87,14 @@ async def reader(request: Request) -> Principal:
 ReaderDep = Annotated[Principal, Depends(reader)]
 
 
+async def _costs(session: Any, request: Request, task_ids: list[str]) -> dict[str, float | None]:
+    """USD per run when model prices are configured (WEBAGENT_LLM_PRICES), else unknown."""
+    settings: Settings = request.app.state.settings
+    if not settings.llm_prices:
+        return {}
+    return await run_costs(session, task_ids=task_ids, prices=settings.llm_prices)
+
+
 def _text(value: str, limit: int) -> str:
     """Query text as the list uses it: bounded, printable, no NUL."""
     return "".join(ch for ch in value[:limit] if ch.isprintable()).strip()
@@ -111,8 +121,9 @@ async def run_list(
         rows, next_cursor = await list_runs(session, tenant_id=principal.tenant_id, flt=flt)
     except InvalidCursor:
         rows, next_cursor, error = [], None, "That page link is no longer valid."
+    costs = await _costs(session, request, [t.id for t in rows])
     context = {
-        "runs": [run_row(t) for t in rows],
+        "runs": [run_row(t, costs.get(t.id)) for t in rows],
         "filter": flt,
         "statuses": STATUS_CHOICES,
         "next_cursor": next_cursor,
@@ -148,7 +159,13 @@ async def run_page(
         task = await repositories.get_task(session, task_id=task_id, tenant_id=principal.tenant_id)
     if task is None:
         return _page(request, "missing.html", {"task_id": task_id}, status=404)
-    context = {"run": run_row(task), "can_write": principal.allows(Scope.tasks_write)}
+    settings: Settings = request.app.state.settings
+    costs = await _costs(session, request, [task.id])
+    context = {
+        "run": run_row(task, costs.get(task.id)),
+        "can_write": principal.allows(Scope.tasks_write),
+        "prices": json.dumps(settings.llm_prices),
+    }
     return _page(request, "run.html", context)
 
 

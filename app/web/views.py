@@ -75,8 +75,8 @@ def _preview(text: str) -> str:
     return flat[: INSTRUCTION_PREVIEW - 1] + "…"
 
 
-def run_row(task: Any, now: datetime | None = None) -> RunRow:
-    """Task ORM row → RunRow. Cost comes from a priced task (`cost_usd`) when present."""
+def run_row(task: Any, cost_usd: float | None = None, now: datetime | None = None) -> RunRow:
+    """Task ORM row → RunRow; `cost_usd` from app/web/pricing.py (None: unknown)."""
     clock = now or datetime.now(UTC)
     created = as_utc(task.created_at)
     input_tokens, output_tokens = task.input_tokens or 0, task.output_tokens or 0
@@ -94,7 +94,7 @@ def run_row(task: Any, now: datetime | None = None) -> RunRow:
         tokens=input_tokens + output_tokens,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
-        cost=format_cost(getattr(task, "cost_usd", None)),
+        cost=format_cost(cost_usd),
         duration=format_duration(_duration(task, clock)),
         created=created.strftime("%Y-%m-%d %H:%M:%S UTC"),
         created_iso=created.isoformat(),

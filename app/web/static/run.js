@@ -10,13 +10,14 @@
   const api = "/v1/tasks/" + encodeURIComponent(taskId);
   const canWrite = root.dataset.canWrite === "true";
   const VIEWER = { "X-Webagent-Viewer": "1" };
+  const PRICES = JSON.parse(root.dataset.prices || "{}"); // USD per 1M tokens in / out by model
   const TERMINAL = new Set(["succeeded", "failed", "cancelled", "timed_out"]);
   const $ = (id) => document.getElementById(id);
 
   const state = {
     lastSeq: 0,
     steps: new Map(),
-    usage: { steps: 0, calls: 0, input: 0, output: 0, cost: 0, priced: false },
+    usage: { steps: 0, calls: 0, input: 0, output: 0, cost: 0, unpriced: 0 },
     approvals: new Map(),
     finished: false,
     source: null,
@@ -38,6 +39,21 @@
     return node;
   }
 
+  // same rule as the service's budget: exact model name, else the longest priced prefix
+  function priceOf(model) {
+    if (Object.hasOwn(PRICES, model)) return PRICES[model];
+    const names = Object.keys(PRICES).filter((name) => model.startsWith(name));
+    if (!names.length) return null;
+    return PRICES[names.reduce((a, b) => (b.length > a.length ? b : a))];
+  }
+
+  function callCost(d) {
+    if (typeof d.cost_usd === "number") return d.cost_usd;
+    const price = priceOf(String(d.model || ""));
+    if (!price) return null;
+    return ((d.input_tokens || 0) * price[0] + (d.output_tokens || 0) * price[1]) / 1e6;
+  }
+
   function money(value) {
     return "$" + Number(value).toFixed(4);
   }
@@ -57,7 +73,7 @@
     $("fig-calls").textContent = String(u.calls);
     $("fig-in").textContent = String(u.input);
     $("fig-out").textContent = String(u.output);
-    if (u.priced) $("fig-cost").textContent = money(u.cost);
+    $("fig-cost").textContent = u.calls && !u.unpriced ? money(u.cost) : "—";
   }
 
   // -- steps ---------------------------------------------------------------------------
@@ -168,10 +184,9 @@
       u.calls += 1;
       u.input += d.input_tokens || 0;
       u.output += d.output_tokens || 0;
-      if (typeof d.cost_usd === "number") {
-        u.cost += d.cost_usd;
-        u.priced = true;
-      }
+      const cost = callCost(d);
+      if (cost === null) u.unpriced += 1;
+      else u.cost += cost;
       showFigures();
       $("calls").append(
         el(
@@ -182,7 +197,7 @@
           el("td", { text: d.model }),
           el("td", { class: "num", text: d.input_tokens }),
           el("td", { class: "num", text: d.output_tokens }),
-          el("td", { class: "num", text: typeof d.cost_usd === "number" ? money(d.cost_usd) : "—" }),
+          el("td", { class: "num", text: cost === null ? "—" : money(cost) }),
           el("td", { class: "num", text: d.latency_s }),
         ),
       );
@@ -333,7 +348,7 @@
       input: usage.input_tokens ?? state.usage.input,
       output: usage.output_tokens ?? state.usage.output,
     });
-    if (typeof usage.cost_usd === "number") Object.assign(state.usage, { cost: usage.cost_usd, priced: true });
+    if (typeof usage.cost_usd === "number") Object.assign(state.usage, { cost: usage.cost_usd, unpriced: 0 });
     showFigures();
     if (typeof d.duration_s === "number") $("fig-duration").textContent = d.duration_s.toFixed(1) + " s";
     $("final").hidden = false;

@@ -45,6 +45,7 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 LIVE_SHOP = "find the cheapest product for the viewer and give its name and price"
 ENDLESS = "keep reading the next page forever"
 THOUGHT = "Sorting by price first, then reading the cheapest product."
+PRICES = {"gpt-x": (2.0, 10.0)}  # USD per 1M tokens in / out, for the scripted-event viewer
 
 
 class Gate:
@@ -203,6 +204,7 @@ async def api_viewer(sqlite_url: str) -> AsyncIterator[ApiViewer]:
     await upgrade_async(sqlite_url)
     bus = MemoryEventBus()
     dispatcher = RecordingDispatcher()
-    app = create_app(make_settings(sqlite_url, sse_db_poll_s=0.5), dispatcher=dispatcher, bus=bus)
+    settings = make_settings(sqlite_url, sse_db_poll_s=0.5, llm_prices=PRICES)
+    app = create_app(settings, dispatcher=dispatcher, bus=bus)
     async with live_server(app) as base_url:
         yield ApiViewer(app, bus, base_url, dispatcher)

@@ -110,7 +110,14 @@ async def test_each_event_type_appears_as_it_arrives(
     await expect(page.locator("#dead-ends")).to_contain_text("auth_required login wall")
 
     await emit(
-        task_id, 10, EventType.task_finished, status="succeeded", answer="Table for 2 at 7 pm",
+        task_id, 10, EventType.llm_call, step=1, role="planner", model="gpt-x-2025",
+        input_tokens=1000, output_tokens=100, latency_s=0.2, content='{"reasoning": "on track"}',
+    )  # fmt: skip
+    await expect(page.locator("#calls tr").nth(1)).to_contain_text("$0.0030")  # priced here
+    await expect(page.locator("#fig-cost")).to_have_text("$0.0051")
+    await expect(page.locator("#step-1 .thought").nth(1)).to_have_text("planner: on track")
+    await emit(
+        task_id, 11, EventType.task_finished, status="succeeded", answer="Table for 2 at 7 pm",
         success=True, error=None, error_detail=None, data={"time": "19:00"},
         usage={"steps": 1, "llm_calls": 1, "input_tokens": 1200, "output_tokens": 30},
         duration_s=3.5,
@@ -122,8 +129,11 @@ async def test_each_event_type_appears_as_it_arrives(
     await expect(page.locator("#cancel")).to_be_hidden()
     await expect(page.locator("#live")).to_be_hidden()  # stream closed after the last event
 
-    # a reload replays the same run from the database
-    await page.reload()
+    # the list prices the run the same way; a reload replays the same run from the database
+    await page.goto(api_viewer.base_url + "/")
+    await expect(page.locator(f"tr[data-task-id='{task_id}'] td").nth(5)).to_have_text("$0.0051")
+    await page.goto(f"{api_viewer.base_url}/runs/{task_id}")
+    await expect(page.locator("#fig-cost")).to_have_text("$0.0051")
     await expect(page.locator("#final-answer")).to_have_text("Table for 2 at 7 pm")
     await expect(page.locator("#step-1 .action")).to_have_count(1)
     assert await page.evaluate("window.__pwned") is None
