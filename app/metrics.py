@@ -52,6 +52,14 @@ LLM_LATENCY = Histogram(
 )
 BROWSERS = Gauge("webagent_browsers", "Pooled browsers by state.", ["state"])
 SSE_CONNECTIONS = Gauge("webagent_sse_connections", "Open SSE event streams.")
+APPROVALS = Counter(
+    "webagent_approvals_total",
+    "Decisions on paused tasks by kind and outcome (approved, denied, expired).",
+    ["kind", "decision"],
+)
+APPROVAL_WAIT = Histogram(
+    "webagent_approval_wait_seconds", "Time a task waited for a person.", buckets=_WAIT_BUCKETS
+)
 
 DepthCallback = Callable[[], int]
 
@@ -102,6 +110,12 @@ def task_finished(status: str, duration: float | None) -> None:
 
 def task_lost() -> None:
     TASKS_LOST.inc()
+
+
+def approval_decided(kind: str, decision: str, waited_s: float) -> None:
+    """kind: sensitive_action | challenge | login; decision: approved | denied | expired."""
+    APPROVALS.labels(kind=kind, decision=decision).inc()
+    APPROVAL_WAIT.observe(max(waited_s, 0.0))
 
 
 def observe_queue_wait(seconds: float) -> None:

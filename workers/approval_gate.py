@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from app import metrics
 from app.contracts import ApprovalPolicy, ApprovalStatus, EventType, TaskSpec
 from app.db import repositories
 from app.db.repo_approvals import create_approval, decide_approval, get_approval
@@ -72,6 +73,7 @@ class DbApprovalGate:
         self.asked += 1
         wait_s = self._wait_s()
         approval_id, shot, expires_at = await self._open(request, self.asked, wait_s)
+        started = time.monotonic()
         try:
             await self.sink.emit(
                 EventType.approval_requested,
@@ -90,6 +92,7 @@ class DbApprovalGate:
             await asyncio.shield(self._close(approval_id, CANCELLED_BY))
             raise
         await self._resume(decision)
+        metrics.approval_decided(request.kind, decision.status, time.monotonic() - started)
         return decision
 
     async def _open(

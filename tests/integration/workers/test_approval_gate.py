@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app import metrics
 from app.contracts import TaskStatus
 from app.db import repositories
 from app.db.repo_approvals import decide_approval, get_approval, list_approvals
@@ -87,6 +88,8 @@ async def decide(sessions: async_sessionmaker[AsyncSession], approval_id: str, s
 async def test_request_waits_for_the_decision_then_resumes(
     sessions: async_sessionmaker[AsyncSession], task_id: str, answer: str
 ) -> None:
+    labels = {"kind": "sensitive_action", "decision": answer}
+    counted = metrics.sample_value("webagent_approvals_total", labels)
     gate, _ = gate_for(sessions, task_id)
     waiting = asyncio.create_task(gate.request(REQUEST))
     approval_id = await pending(sessions, task_id)
@@ -96,6 +99,7 @@ async def test_request_waits_for_the_decision_then_resumes(
     decision = await asyncio.wait_for(waiting, 10)
     assert decision == ApprovalDecision(approval_id, answer, "key:k1")
     assert decision.approved is (answer == "approved")
+    assert metrics.sample_value("webagent_approvals_total", labels) == counted + 1
     assert await status_of(sessions, task_id) == TaskStatus.running
     seen = await events(sessions, task_id)
     assert [t for t, _ in seen] == ["approval.requested", "approval.resolved"]
