@@ -25,6 +25,8 @@ from app.api.inputs import validation_error_handler
 from app.db.session import create_engine, session_factory
 from app.dispatch import Dispatcher, RqDispatcher
 from app.events import EventBus, MemoryEventBus, RedisEventBus
+from app.openapi import install as install_openapi
+from app.openapi import operation_id
 from app.ratelimit import RateLimiter
 from app.settings import Settings, get_settings
 from app.urlpolicy import network_policy
@@ -106,6 +108,7 @@ def create_app(
         version="0.1.0",
         summary="Self-hosted web agent as a service",
         lifespan=lifespan,
+        generate_unique_id_function=operation_id,  # submitTask, getTask, ... (app/openapi.py)
         docs_url=None,  # /docs and /redoc with self-hosted assets: app/web/docs.py
         redoc_url=None,
     )
@@ -126,4 +129,5 @@ def create_app(
     app.include_router(results.router, responses=AUTH_RESPONSES)
     app.include_router(profiles.router, responses=AUTH_RESPONSES)
     app.include_router(health.router)
+    install_openapi(app)  # one error shape, descriptions, event schemas
     return app

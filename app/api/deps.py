@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, Response, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth import ALL_SCOPES, Principal, Scope, parse_scopes
@@ -95,7 +96,20 @@ async def authenticate(request: Request, response: Response | None = None) -> Pr
     return Principal(tenant_id=key.tenant_id, key_id=key.id, scopes=parse_scopes(key.scopes))
 
 
-async def get_principal(request: Request, response: Response, settings: SettingsDep) -> Principal:
+# documents `Authorization: Bearer <key>` in OpenAPI (securitySchemes); the check is below
+BEARER = HTTPBearer(
+    auto_error=False,
+    scheme_name="bearerAuth",
+    description="an API key (`webagent keys create`); required when WEBAGENT_API_KEYS_REQUIRED",
+)
+
+
+async def get_principal(
+    request: Request,
+    response: Response,
+    settings: SettingsDep,
+    _bearer_doc: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None,
+) -> Principal:
     """Who is calling: the default tenant with every scope when keys are off, else the
     owner of a valid Bearer key (401 otherwise)."""
     if not settings.api_keys_required:

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.api.inputs import INT32_MAX, SafeStr, safe_json
-from app.contracts import TaskProfile, TaskResult, Usage
+from app.contracts import TaskProfile, TaskResult, TaskStatus, Usage
 from app.output_schema import output_schema_problem
 from app.secrets import NAME as SECRET_NAME
 from app.secrets import SecretEntry
@@ -278,7 +278,7 @@ class WebhookOut(BaseModel):
 
 class TaskOut(BaseModel):
     id: str
-    status: str
+    status: TaskStatus
     instruction: str
     start_url: str | None
     domain: str | None
@@ -301,8 +301,8 @@ class TaskOut(BaseModel):
     save_profile: bool = False
     approval_policy: str = "sensitive"
     result: TaskResult
-    error: str | None
-    error_detail: str | None
+    error: str | None = Field(description="machine-readable code (the ErrorCode schema)")
+    error_detail: str | None = Field(description="what went wrong, for people")
     usage: Usage
     cancel_requested: bool
     created_at: datetime
@@ -355,7 +355,7 @@ def task_out(task: Any) -> TaskOut:
     success = task.success
     return TaskOut(
         id=task.id,
-        status=str(task.status),
+        status=TaskStatus(task.status),
         instruction=task.instruction,
         start_url=task.start_url,
         domain=task.domain,

@@ -1,0 +1,182 @@
+"""The published OpenAPI document: stable operation ids, one error shape, bearer auth.
+
+`operation_id` names every route for generated clients (submitTask, getTask, ...) instead of
+FastAPI's path-derived ids; `install` post-processes the schema so every route has a
+description, every error status documents the one error body (`{"detail": "..."}`; 422 keeps
+FastAPI's list of field errors), and each SSE event type has a schema. The committed copy is
+docs/openapi.json: `make openapi` rewrites it (`python -m app.openapi`), and
+tests/unit/api/test_openapi_drift.py fails when the two differ.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
+from pydantic import BaseModel, Field
+
+from app.contracts import ErrorCode, EventType, TaskStatus
+
+# route function name -> operationId; anything else is the camelCased function name
+OPERATION_IDS = {
+    "task_events": "streamEvents",
+    "get_approvals": "listApprovals",
+    "decide": "decideApproval",
+    "approval_screenshot": "getApprovalScreenshot",
+    "healthz": "getHealth",
+    "readyz": "getReadiness",
+    "metrics_endpoint": "getMetrics",
+}
+# for routes whose function has no docstring
+DESCRIPTIONS = {
+    "getTask": "The task: status, result (answer, success, structured data), usage, webhook.",
+    "listSteps": "The run's steps assembled from its events, with screenshot links.",
+    "getScreenshot": "The JPEG screenshot the agent saw at a step.",
+    "getLedger": "The run's latest Ledger: goal, plan, checklist, facts and dead ends.",
+    "listApprovals": "The task's approval requests, pending and decided.",
+}
+SUMMARIES = {
+    "submitTask": "Submit a task",
+    "listTasks": "List tasks",
+    "getTask": "Get a task",
+    "cancelTask": "Cancel a task",
+    "listSteps": "List a task's steps",
+    "getScreenshot": "Get a step's screenshot",
+    "getLedger": "Get a task's ledger",
+    "streamEvents": "Stream a task's events (SSE)",
+    "listApprovals": "List a task's approvals",
+    "decideApproval": "Approve or deny",
+    "getApprovalScreenshot": "Get an approval's screenshot",
+    "retryWebhook": "Resend a task's webhook",
+    "listProfiles": "List browser profiles",
+    "createProfile": "Create a browser profile",
+    "getProfile": "Get a browser profile",
+    "deleteProfile": "Delete a browser profile",
+    "getHealth": "Liveness",
+    "getReadiness": "Readiness",
+    "getMetrics": "Prometheus metrics",
+}
+BEARER: dict[str, list[str]] = {"bearerAuth": []}
+OUTAGE = "the database or the queue is unreachable; retry after the Retry-After seconds"
+ERROR_STATUSES = {"400", "401", "403", "404", "409", "413", "429", "500", "503"}
+
+
+class ErrorBody(BaseModel):
+    """Every error answer except 422 (whose `detail` is a list of field errors)."""
+
+    detail: str = Field(description="what went wrong, in one sentence", examples=["task not found"])
+
+
+class EventSchema(BaseModel):
+    """One server-sent event: `event:` is `type`, `id:` is `seq`, `data:` this object."""
+
+    id: str
+    task_id: str
+    seq: int = Field(description="strictly increasing per task; resume with Last-Event-ID")
+    ts: str = Field(description="ISO 8601 time")
+    type: EventType
+    data: dict[str, Any]
+
+
+def operation_id(route: APIRoute) -> str:
+    """Stable camelCase id: submit_task -> submitTask."""
+    if route.name in OPERATION_IDS:
+        return OPERATION_IDS[route.name]
+    head, *rest = route.name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _document_errors(path: str, operation: dict[str, Any]) -> None:
+    if path.startswith("/v1/"):
+        operation["responses"].setdefault("503", {"description": OUTAGE})
+    if "requestBody" in operation:
+        operation["responses"].setdefault("400", {"description": "the body is not valid JSON"})
+    if operation.get("security") == [BEARER]:
+        operation["security"] = [BEARER, {}]  # keys are optional unless API_KEYS_REQUIRED
+    for code, response in operation.get("responses", {}).items():
+        if code in ERROR_STATUSES and "content" not in response:
+            response["content"] = {
+                "application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
+            }
+        response.setdefault("description", "error")
+        if not response["description"]:
+            response["description"] = "error"
+
+
+def _describe(operation: dict[str, Any], explicit: dict[str, str]) -> None:
+    op_id = operation.get("operationId", "")
+    if not operation.get("description"):
+        operation["description"] = DESCRIPTIONS.get(op_id, "")
+    first = operation["description"].strip().split("\n")[0]
+    fallback = re.split(r"(?<=[.;:])\s", first)[0].rstrip(".;:")[:80] or op_id
+    operation["summary"] = explicit.get(op_id) or SUMMARIES.get(op_id) or fallback
+
+
+def build(app: FastAPI) -> dict[str, Any]:
+    """The document FastAPI would serve, with the additions above."""
+    spec = get_openapi(
+        title=app.title,
+        version=app.version,
+        summary=app.summary,
+        description=app.description,
+        routes=app.routes,
+    )
+    components = spec.setdefault("components", {}).setdefault("schemas", {})
+    for model in (ErrorBody, EventSchema):
+        components[model.__name__] = model.model_json_schema(
+            ref_template="#/components/schemas/{model}"
+        )
+    components["TaskStatus"] = {"type": "string", "enum": [s.value for s in TaskStatus]}
+    components["ErrorCode"] = {"type": "string", "enum": [c.value for c in ErrorCode]}
+    defs = components["EventSchema"].pop("$defs", {})
+    components.update(defs)
+    explicit = {
+        operation_id(r): r.summary for r in app.routes if isinstance(r, APIRoute) and r.summary
+    }
+    for path, path_item in spec.get("paths", {}).items():
+        for operation in path_item.values():
+            _document_errors(path, operation)
+            _describe(operation, explicit)
+    stream = spec["paths"].get("/v1/tasks/{task_id}/events", {}).get("get")
+    if stream is not None:
+        stream["responses"]["200"]["content"] = {
+            "text/event-stream": {"schema": {"$ref": "#/components/schemas/EventSchema"}}
+        }
+    return spec
+
+
+def install(app: FastAPI) -> None:
+    """Serve `build(app)` at /openapi.json (computed once)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = build(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def render(spec: dict[str, Any]) -> str:
+    return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def reference_app() -> FastAPI:
+    """The app the committed document describes (settings that change no route)."""
+    from app.main import create_app
+    from app.settings import Settings
+
+    settings = Settings(database_url="sqlite+aiosqlite:///unused.db", redis_url="redis://unused")
+    return create_app(settings)
+
+
+def main() -> None:
+    sys.stdout.write(render(reference_app().openapi()))
+
+
+if __name__ == "__main__":
+    main()
