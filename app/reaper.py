@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from redis.exceptions import RedisError
-from sqlalchemy import update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from app import metrics
@@ -47,27 +47,92 @@ def _finished_data(task: Any, error: ErrorCode) -> dict[str, Any]:
     }
 
 
-async def _announce(
+async def _fail_one(
     session_factory: SessionFactory,
-    bus: EventBus | None,
     task_id: str,
-    error: ErrorCode = ErrorCode.worker_lost,
-) -> None:
-    """Write the terminal event row, then publish it (DB first, like the worker's sink)."""
+    *,
+    error: ErrorCode,
+    detail: str,
+    where: tuple[Any, ...] = (),
+) -> Event | None:
+    """Fail one live task and write its task.finished row in the same transaction.
+
+    One transaction, so an SSE client never finds the task terminal without its final event
+    (the stream ends at a terminal status once everything persisted is sent). None when the
+    task was no longer live (or no longer matched `where`).
+    """
+    now = utcnow()
+    stmt = (
+        update(Task)
+        .where(Task.id == task_id, Task.status.in_(LIVE_STATUSES), *where)
+        .values(
+            status=TaskStatus.failed.value,
+            success=False,
+            error=error.value,
+            error_detail=detail,
+            finished_at=now,
+            updated_at=now,
+        )
+        .returning(Task.id)
+        .execution_options(synchronize_session=False)
+    )
     async with session_factory() as s:
+        if (await s.execute(stmt)).scalar_one_or_none() is None:
+            await s.rollback()
+            return None
         task = await repositories.get_task(s, task_id=task_id)
-        if task is None:
-            return
+        assert task is not None
         seq = await repositories.next_event_seq(s, task_id=task_id)
         data = _finished_data(task, error)
         row = await repositories.append_event(
-            s, task_id=task_id, seq=seq, type=EventType.task_finished.value, data=data, ts=utcnow()
+            s, task_id=task_id, seq=seq, type=EventType.task_finished.value, data=data, ts=now
         )
         await s.commit()
-        event = Event(id=str(row.id), task_id=task_id, seq=seq, ts=row.ts, type=row.type, data=data)
     metrics.task_finished(TaskStatus.failed.value, None)
-    if bus is not None:
-        await bus.publish(event)
+    return Event(id=str(row.id), task_id=task_id, seq=seq, ts=row.ts, type=row.type, data=data)
+
+
+async def _fail_each(
+    session_factory: SessionFactory,
+    task_ids: list[str],
+    *,
+    error: ErrorCode,
+    detail: str,
+    where: tuple[Any, ...] = (),
+    bus: EventBus | None = None,
+) -> list[str]:
+    """_fail_one per task; one task's failure never costs the others their terminal event."""
+    failed: list[str] = []
+    for task_id in task_ids:
+        try:
+            event = await _fail_one(
+                session_factory, task_id, error=error, detail=detail, where=where
+            )
+        except IntegrityError:  # its worker wrote that seq meanwhile: alive after all
+            log.warning("task %s: not failed (%s), its worker is still writing", task_id, error)
+            continue
+        except (SQLAlchemyError, OSError) as exc:
+            log.warning("task %s: could not be failed with %s: %r", task_id, error, exc)
+            continue
+        if event is None:
+            continue
+        failed.append(task_id)
+        log.warning("task %s failed with %s: %s", task_id, error.value, detail)
+        if error == ErrorCode.worker_lost:
+            metrics.task_lost()
+        if bus is not None:
+            try:  # the row is committed: SSE replays it from the DB if this publish fails
+                await bus.publish(event)
+            except (RedisError, OSError) as exc:
+                log.warning("task %s: %s event not published: %r", task_id, error.value, exc)
+    return failed
+
+
+def _stale(stale_before: Any) -> Any:
+    return or_(
+        Task.heartbeat_at < stale_before,
+        and_(Task.heartbeat_at.is_(None), Task.updated_at < stale_before),
+    )
 
 
 async def reap_once(
@@ -75,22 +140,19 @@ async def reap_once(
 ) -> list[str]:
     """Mark live tasks with no heartbeat for `timeout_s` as failed/worker_lost; their ids."""
     stale_before = utcnow() - timedelta(seconds=timeout_s)
+    stale = _stale(stale_before)
     async with session_factory() as s:
-        reaped = await repositories.reap_lost_tasks(s, stale_before=stale_before)
-        await s.commit()
-    for task_id in reaped:
-        log.warning("task %s lost its worker (no heartbeat for %.0fs)", task_id, timeout_s)
-        metrics.task_lost()
-        try:
-            await _announce(session_factory, bus, task_id)
-        except IntegrityError:
-            # the dying worker wrote an event with the same seq: the row is terminal anyway
-            log.warning("task %s: worker_lost event not written (seq taken)", task_id)
-        except (SQLAlchemyError, RedisError, OSError) as exc:
-            # one task's failure must not cost the others their terminal event; a failed
-            # publish is harmless (the row is committed first and SSE replays from the DB)
-            log.warning("task %s: worker_lost event not announced: %r", task_id, exc)
-    return reaped
+        ids = await s.execute(select(Task.id).where(Task.status.in_(LIVE_STATUSES), stale))
+        candidates = sorted(ids.scalars())
+    detail = f"no heartbeat since before {stale_before.isoformat()}"
+    return await _fail_each(
+        session_factory,
+        candidates,
+        error=ErrorCode.worker_lost,
+        detail=detail,
+        where=(stale,),  # re-checked in the update: a late heartbeat keeps the task
+        bus=bus,
+    )
 
 
 async def interrupt_tasks(
@@ -101,31 +163,33 @@ async def interrupt_tasks(
     The supervisor calls this after killing a worker that outlived its shutdown grace, so no
     task is left `running` until the reaper notices the missing heartbeat.
     """
-    now = utcnow()
-    stmt = (
-        update(Task)
-        .where(Task.worker_id.in_(worker_ids), Task.status.in_(LIVE_STATUSES))
-        .values(
-            status=TaskStatus.failed.value,
-            success=False,
-            error=ErrorCode.interrupted.value,
-            error_detail="the worker was stopped before the task finished (shutdown grace)",
-            finished_at=now,
-            updated_at=now,
-        )
-        .returning(Task.id)
-        .execution_options(synchronize_session=False)
+    detail = "the worker was stopped before the task finished (shutdown grace)"
+    return await fail_worker_tasks(
+        session_factory, worker_ids=worker_ids, error=ErrorCode.interrupted, detail=detail, bus=bus
     )
+
+
+async def fail_worker_tasks(
+    session_factory: SessionFactory,
+    *,
+    worker_ids: list[str],
+    error: ErrorCode,
+    detail: str,
+    bus: EventBus | None = None,
+) -> list[str]:
+    """Fail the live tasks of the given workers with `error`, and announce each one.
+
+    Used when the worker is known to be gone: stopped after its grace (`interrupted`) or a
+    worker process that died under the supervisor (`worker_lost`, without waiting for the
+    heartbeat timeout). The task is never re-run: it may have acted on the web already.
+    """
+    owned = Task.worker_id.in_(worker_ids)
     async with session_factory() as s:
-        interrupted = sorted((await s.execute(stmt)).scalars())
-        await s.commit()
-    for task_id in interrupted:
-        log.warning("task %s interrupted: its worker was stopped mid-task", task_id)
-        try:
-            await _announce(session_factory, bus, task_id, ErrorCode.interrupted)
-        except (SQLAlchemyError, RedisError, OSError) as exc:
-            log.warning("task %s: interrupted event not announced: %r", task_id, exc)
-    return interrupted
+        ids = await s.execute(select(Task.id).where(owned, Task.status.in_(LIVE_STATUSES)))
+        candidates = sorted(ids.scalars())
+    return await _fail_each(
+        session_factory, candidates, error=error, detail=detail, where=(owned,), bus=bus
+    )
 
 
 async def run_reaper(

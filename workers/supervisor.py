@@ -25,10 +25,10 @@ from redis.exceptions import RedisError
 from rq import Queue, SimpleWorker, worker_registration
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.contracts import QUEUE_NAME
+from app.contracts import QUEUE_NAME, ErrorCode
 from app.db import create_engine, session_factory
 from app.events import RedisEventBus
-from app.reaper import interrupt_tasks, run_reaper
+from app.reaper import fail_worker_tasks, run_reaper
 from app.settings import Settings
 from workers import runtime
 from workers.runtime import WorkerRuntime, make_worker_id
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
 MAX_BACKOFF_S = 30.0
+FAIL_TASKS_TIMEOUT_S = 10.0  # a database outage leaves the tasks to the reaper
 HEALTHY_AFTER_S = 60.0
 # rq heartbeats an idle worker every WORKER_TTL_S - 15 s: a registration lost with a Redis
 # restart is renewed within ~25 s (rq's default, 420 s, kept /readyz 503 for 6 minutes)
@@ -203,8 +204,15 @@ class Supervisor:
                     process.exitcode,
                     delay,
                 )
+                code = process.exitcode
                 process.close()
                 slot.process, slot.restart_at = None, now + delay
+                # its task cannot finish: fail it now instead of after the heartbeat timeout
+                self._fail_tasks(
+                    [slot.worker_id],
+                    ErrorCode.worker_lost,
+                    f"the worker process exited with code {code} mid-task",
+                )
             if now >= slot.restart_at:
                 self._spawn(slot)
 
@@ -228,27 +236,33 @@ class Supervisor:
                 process.join(5)
                 killed.append(slot.worker_id)
         if killed:
-            self._interrupt(killed)
+            detail = "the worker was stopped before the task finished (shutdown grace)"
+            self._fail_tasks(killed, ErrorCode.interrupted, detail)
         log.info("supervisor: all workers stopped")
 
-    def _interrupt(self, worker_ids: list[str]) -> None:
-        """Fail the tasks the killed workers were running: failed/interrupted, announced."""
+    def _fail_tasks(self, worker_ids: list[str], error: ErrorCode, detail: str) -> None:
+        """Fail the live tasks of workers known to be gone (killed, crashed), announced."""
 
-        async def interrupt() -> list[str]:
-            engine = create_engine(self.settings.database_url)
+        async def fail() -> list[str]:
+            engine = create_engine(self.settings.effective_database_url)
             bus = RedisEventBus(self.settings.redis_url, self.settings.event_stream_maxlen)
             try:
-                return await interrupt_tasks(
-                    session_factory(engine), worker_ids=worker_ids, bus=bus
-                )
+                async with asyncio.timeout(FAIL_TASKS_TIMEOUT_S):
+                    return await fail_worker_tasks(
+                        session_factory(engine),
+                        worker_ids=worker_ids,
+                        error=error,
+                        detail=detail,
+                        bus=bus,
+                    )
             finally:
                 await bus.aclose()
                 await engine.dispose()
 
         try:
-            tasks = asyncio.run(interrupt())
-        except (SQLAlchemyError, RedisError, OSError) as exc:  # the reaper ends them later
-            log.warning("supervisor: could not mark interrupted tasks: %r", exc)
+            tasks = asyncio.run(fail())
+        except (SQLAlchemyError, RedisError, OSError, TimeoutError) as exc:
+            log.warning("supervisor: could not fail the tasks (reaper will): %r", exc)
             return
         if tasks:
-            log.warning("supervisor: %d task(s) interrupted: %s", len(tasks), ", ".join(tasks))
+            log.warning("supervisor: %d task(s) %s: %s", len(tasks), error.value, ", ".join(tasks))

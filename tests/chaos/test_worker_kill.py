@@ -1,0 +1,155 @@
+"""kill -9 of a worker process mid-step (issue 13, scenario 1), production deployment: API
+here (Postgres + Redis), a real `webagent worker` supervisor with one worker process, real
+Chromium, the scripted model server. The task ends failed/worker_lost within 90 s, every
+event committed before the kill replays over SSE, the supervisor respawns the worker, the
+next task starts within 30 s of the kill, and the killed task's work never runs again."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import pytest
+
+from app.db.migrate import upgrade
+from bench.support import serve
+from tests.e2e.conftest import _settings
+from tests.integration.workers.test_jobs import read_home_policy
+from tests.integration.workers.test_supervisor import (
+    WEBAGENT,
+    free_port,
+    metrics_up,
+    wait_for,
+    worker_pids,
+)
+from tests.support.llm_server import Reply, ScriptedLLMServer, text_reply
+from tests.support.policies import latest_observation
+from tests.support.sites import TestSite
+from workers.client import parse_sse
+from workers.embedded import build_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.chaos]
+
+HOLD = "hold the page open until killed"
+
+
+def policy(request: dict[str, Any]) -> Reply:
+    if HOLD in str(request.get("messages")) and latest_observation(request):
+        return dataclasses.replace(text_reply("thinking"), delay_s=120)
+    return read_home_policy(request)
+
+
+def sse_events(client: httpx.Client, task_id: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    with client.stream("GET", f"/v1/tasks/{task_id}/events", timeout=60.0) as response:
+        assert response.status_code == 200
+        for _, _, data in parse_sse(response.iter_lines()):
+            events.append(json.loads(data))
+            if events[-1]["type"] == "task.finished":
+                break
+    return events
+
+
+def submit(client: httpx.Client, instruction: str, url: str) -> str:
+    response = client.post("/v1/tasks", json={"instruction": instruction, "start_url": url})
+    assert response.status_code == 202, response.text
+    return str(response.json()["id"])
+
+
+def test_kill_9_mid_step_fails_the_task_and_the_pool_carries_on(
+    chromium_path: str,
+    postgres_url: str,
+    redis_url: str,
+    llm_server: ScriptedLLMServer,
+    test_site: TestSite,
+    tmp_path: Path,
+) -> None:
+    llm_server.set_policy(policy)
+    upgrade(postgres_url)
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("WEBAGENT_")},
+        "WEBAGENT_DATABASE_URL": postgres_url,
+        "WEBAGENT_REDIS_URL": redis_url,
+        "WEBAGENT_LLM_BASE_URL": llm_server.base_url,
+        "WEBAGENT_LLM_MAX_RETRIES": "0",
+        "WEBAGENT_CHROMIUM_PATH": chromium_path,
+        "WEBAGENT_ALLOW_PRIVATE_NETWORKS": "true",
+        "WEBAGENT_WORKER_METRICS_PORT": str(port),
+        "WEBAGENT_DATA_DIR": str(tmp_path),
+    }
+    settings = _settings(
+        chromium_path, llm_server, tmp_path, database_url=postgres_url, redis_url=redis_url
+    )
+    log = (tmp_path / "worker.log").open("wb")
+    proc = subprocess.Popen(
+        [WEBAGENT, "worker", "--concurrency", "1", "--grace", "5"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    try:
+        wait_for(lambda: metrics_up(port), 120, "worker metrics")
+        with serve(build_app(settings)) as base_url, httpx.Client(base_url=base_url) as client:
+            held = submit(client, HOLD, test_site.url("/"))
+            seen = len(llm_server.requests)
+            wait_for(
+                lambda: any(HOLD in str(r.get("messages")) for r in llm_server.requests[seen:]),
+                90,
+                "the held model call",
+            )
+            before = client.get(f"/v1/tasks/{held}").json()
+            assert before["status"] == "running"
+            (pid,) = worker_pids(proc)
+            psutil.Process(pid).kill()  # SIGKILL mid model call
+            killed = time.monotonic()
+            nxt = submit(client, "report the shop on the start page", test_site.url("/"))
+
+            wait_for(
+                lambda: client.get(f"/v1/tasks/{held}").json()["status"] == "failed", 90, "lost"
+            )
+            lost_after = time.monotonic() - killed
+            body = client.get(f"/v1/tasks/{held}").json()
+            assert body["error"] == "worker_lost", body
+            assert lost_after < 90
+
+            events = sse_events(client, held)
+            seqs = [e["seq"] for e in events]
+            assert seqs == list(range(1, len(seqs) + 1))  # no gap, no duplicate
+            assert events[-1]["type"] == "task.finished"
+            assert events[-1]["data"]["error"] == "worker_lost"
+            assert "observation" in [e["type"] for e in events]  # committed before the kill
+
+            wait_for(lambda: len(worker_pids(proc) - {pid}) == 1, 60, "respawned worker")
+            wait_for(
+                lambda: client.get(f"/v1/tasks/{nxt}").json()["status"] != "queued",
+                60,
+                "the next task to start",
+            )
+            started_after = time.monotonic() - killed
+            assert started_after < 30, f"next task started {started_after:.1f}s after the kill"
+            wait_for(
+                lambda: client.get(f"/v1/tasks/{nxt}").json()["status"] == "succeeded",
+                90,
+                "the next task to succeed",
+            )
+            held_calls = [r for r in llm_server.requests if HOLD in str(r.get("messages"))]
+            assert len([r for r in held_calls if latest_observation(r)]) == 1  # never re-run
+            print(f"worker_lost after {lost_after:.1f}s, next task started {started_after:.1f}s")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        log.close()
