@@ -78,6 +78,7 @@ _DATA_ENTRY = _READ | {
     "choose_option",
     "fill_form",
     "search",
+    "type_at",
 }
 # None: every tool the registry has (the general profile)
 ALLOWED_TOOLS: Mapping[TaskProfile, frozenset[str] | None] = {
@@ -159,7 +160,7 @@ class ProfileGuard:
         refusal = self._check(action, page_text)
         if refusal is None and self.profile is TaskProfile.research:
             target = target_of(action, page_text)
-            self._searched = action.name == "type" and target.is_search_field
+            self._searched = action.name in ("type", "search") and target.is_search_field
         return refusal
 
     def _check(self, action: Action, page_text: str) -> ToolResult | None:
@@ -180,7 +181,7 @@ class ProfileGuard:
 
     def _research(self, action: Action, target: Target) -> ToolResult | None:
         """Seed 003 §9.3.2: type only into search fields; no posting, sending, deleting."""
-        if action.name == "type" and not target.is_search_field:
+        if action.name in ("type", "search") and not target.is_search_field:
             what = f'{target.role} "{target.name}"' if target.role else "that element"
             return refused(self.profile, f"it types only into search fields, not {what}")
         changes = _STATE_CHANGING.search(target.name) and not _SEARCH_WORDS.search(target.name)

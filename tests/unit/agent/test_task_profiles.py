@@ -127,6 +127,8 @@ def test_research_rules_on_the_target_element() -> None:
     assert check("click", ref="1:4") is None
     assert check("press_key", key="Enter") == "tool_not_allowed"  # not after a search
     assert check("type", ref="9:9", text="x") == "tool_not_allowed"  # unknown element
+    assert check("search", ref="1:1", query="lamp") is None  # the search workflow, same rule
+    assert check("search", ref="1:2", query="lamp") == "tool_not_allowed"
     bulk = Action(
         "bulk",
         {
