@@ -56,6 +56,7 @@ DOWNLOAD_EXTENSIONS = (
 ENTER_KEYS = frozenset({"enter", "numpadenter", "return"})
 # tools that activate their target (a click, or a key press that may submit)
 ACTIVATING = frozenset({"click", "click_at"})
+PRESSABLE_ROLES = frozenset({"button", "link", "menuitem"})
 
 
 @dataclass(frozen=True)
@@ -103,14 +104,29 @@ def credential_entry(action: Action, target: ActionTarget) -> Sensitivity | None
     return None
 
 
+def _key(action: Action) -> str:
+    """The pressed key, normalised ("Enter", "NumpadEnter", " " -> "space"); "" if released."""
+    if action.name != "press_key" or action.args.get("action", "press") == "up":
+        return ""
+    raw = str(action.args.get("key", ""))
+    return "space" if raw == " " else raw.replace(" ", "").lower()
+
+
 def _activates(action: Action, target: ActionTarget) -> bool:
     """The action clicks the target or may submit its form."""
     if action.name in ACTIVATING:
         return True
     if action.name == "press_key":
-        key = str(action.args.get("key", "")).replace(" ", "").lower()
-        return key in ENTER_KEYS and action.args.get("action", "press") != "up"
+        return _key(action) in ENTER_KEYS or _presses(action, target)
     return bool(action.args.get("submit"))
+
+
+def _presses(action: Action, target: ActionTarget) -> bool:
+    """A click, or Enter/Space on a focused button or link: the same activation."""
+    if action.name in ACTIVATING:
+        return True
+    key = _key(action)
+    return (key in ENTER_KEYS or key == "space") and target.role in PRESSABLE_ROLES
 
 
 def _submits(action: Action, target: ActionTarget) -> bool:
@@ -124,7 +140,7 @@ def activation(action: Action, target: ActionTarget) -> Sensitivity | None:
     if not _activates(action, target):
         return None
     element = describe(target)
-    if action.name in ACTIVATING and (word := _match(SENSITIVE_TEXT, target.name)):
+    if _presses(action, target) and (word := _match(SENSITIVE_TEXT, target.name)):
         return Sensitivity(
             SENSITIVE_ACTION, "keyword", f"{action.name} on {element} ({word!r})", element
         )

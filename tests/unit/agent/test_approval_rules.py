@@ -152,3 +152,14 @@ def test_bulk_steps_and_signature() -> None:
     )
     assert a != signature(CLICK, button("Remove"))
     assert describe(button("  Delete\n account ")) == 'button "Delete account"'
+
+
+def test_enter_or_space_on_a_focused_button_is_a_click() -> None:
+    delete = button("Delete account")
+    for key in ("Enter", " ", "Space"):
+        found = sensitivity(Action("press_key", {"key": key}), delete)
+        assert found is not None and found.rule == "keyword", key
+    assert sensitivity(Action("press_key", {"key": "Tab"}), delete) is None
+    assert sensitivity(Action("press_key", {"key": "Space"}), button("Next")) is None
+    field = ActionTarget(page_url=PAGE, role="textbox", name="Delete reason")
+    assert sensitivity(Action("press_key", {"key": "Space"}), field) is None
