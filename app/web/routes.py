@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any
+from enum import Enum
+from typing import Annotated, Any, Literal, get_args, get_origin
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -53,6 +54,7 @@ MAX_FORM_BYTES = 4096
 TASK_ID = re.compile(TASK_ID_PATTERN)
 # optional request fields the form offers when the API accepts them (added by other features)
 OPTIONAL_FIELDS = ("max_tokens", "max_cost_usd", "output_schema")
+CHOICE_FIELDS = ("approval_policy", "task_profile")  # shown as <select> with the API's values
 
 
 class LoginRequired(Exception):
@@ -137,12 +139,32 @@ def _offered_fields() -> list[str]:
     return [name for name in OPTIONAL_FIELDS if name in TaskCreate.model_fields]
 
 
+def _choices() -> dict[str, tuple[list[str], str]]:
+    """name -> (allowed values, default) of the enum/Literal request fields the form offers."""
+    out = {}
+    for name in CHOICE_FIELDS:
+        field = TaskCreate.model_fields.get(name)
+        if field is None:
+            continue
+        kind = field.annotation
+        if isinstance(kind, type) and issubclass(kind, Enum):
+            values = [str(member.value) for member in kind]
+        elif get_origin(kind) is Literal:
+            values = [str(v) for v in get_args(kind)]
+        else:
+            continue
+        default = field.default.value if isinstance(field.default, Enum) else field.default
+        out[name] = (values, str(default))
+    return out
+
+
 @router.get("/runs/new", response_class=HTMLResponse)
 async def submit_form(request: Request, principal: ReaderDep) -> Response:
     settings: Settings = request.app.state.settings
     context = {
         "can_write": principal.allows(Scope.tasks_write),
         "fields": _offered_fields(),
+        "choices": _choices(),
         "default_max_steps": settings.default_max_steps,
         "default_timeout_s": settings.default_timeout_s,
         "max_steps_limit": settings.max_steps_limit,

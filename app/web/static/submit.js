@@ -6,6 +6,7 @@
   const form = document.getElementById("submit-form");
   if (!form) return;
   const NUMBERS = ["max_steps", "timeout_s", "max_tokens", "max_cost_usd"];
+  const CHOICES = ["approval_policy", "task_profile"];
 
   function fieldError(name, text) {
     const slot = document.getElementById("err-" + name);
@@ -34,6 +35,9 @@
     if (value("start_url")) out.start_url = value("start_url");
     for (const name of NUMBERS) {
       if (value(name)) out[name] = Number(value(name));
+    }
+    for (const name of CHOICES) {
+      if (value(name)) out[name] = value(name);
     }
     const domains = value("allowed_domains");
     if (domains) out.allowed_domains = domains.split(/[\s,]+/).filter(Boolean);

@@ -66,6 +66,14 @@ async def _watch_live(
     await page.goto(live_viewer.base_url + "/runs/new")
     await page.fill("#instruction", LIVE_SHOP)
     await page.fill("#start_url", ui_site.url("/"))
+    await page.select_option("#approval_policy", "none")
+    await page.fill("#output_schema", "not json")
+    await page.click("#submit")
+    await expect(page.locator("#err-output_schema")).to_contain_text("Not valid JSON")
+    await page.fill("#output_schema", "")
+    await page.fill("#max_steps", "99999")
+    await page.click("#submit")  # the API's 422 appears next to the field it names
+    await expect(page.locator("#err-max_steps")).to_contain_text("less than or equal")
     await page.fill("#max_steps", "10")
     await page.click("#submit")
     await page.wait_for_url(RUN_URL)
@@ -88,6 +96,7 @@ async def _watch_live(
     assert got.status_code == 200, got.text
     task = got.json()
     assert task["instruction"] == LIVE_SHOP and task["max_steps"] == 10
+    assert task["approval_policy"] == "none"
     usage = task["usage"]
     await expect(page.locator("#fig-steps")).to_have_text(str(usage["steps"]))
     await expect(page.locator("#fig-calls")).to_have_text(str(usage["llm_calls"]))
