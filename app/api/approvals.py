@@ -19,7 +19,7 @@ from app.api.deps import PrincipalDep, SessionDep, TenantDep, WriterDep
 from app.api.inputs import MALFORMED_BODY, TASK_ID_PATTERN, TaskIdPath
 from app.api.tasks import load_task
 from app.auth import Principal
-from app.contracts import ApprovalStatus
+from app.contracts import ApprovalStatus, TaskStatus
 from app.db import repositories
 from app.db.repo_approvals import decide_approval, get_approval, is_overdue, list_approvals
 
@@ -56,14 +56,17 @@ class ApprovalList(BaseModel):
     items: list[ApprovalOut]
 
 
-def approval_out(row: Any) -> ApprovalOut:
+def approval_out(row: Any, *, task_ended: bool = False) -> ApprovalOut:
+    """Row -> body; a pending request past its expiry, or of a task that has ended (its
+    worker is gone), reads as expired: nothing is waiting for it any more."""
     details = dict(row.details or {})
     shot = details.get("screenshot")
+    stale = row.status == ApprovalStatus.pending and (task_ended or is_overdue(row))
     return ApprovalOut(
         id=row.id,
         task_id=row.task_id,
         kind=row.kind,
-        status=ApprovalStatus.expired.value if is_overdue(row) else row.status,
+        status=ApprovalStatus.expired.value if stale else row.status,
         reason=row.reason,
         url=details.get("url"),
         element=details.get("element"),
@@ -78,21 +81,23 @@ def approval_out(row: Any) -> ApprovalOut:
     )
 
 
-async def _load(session: Any, task_id: str, approval_id: str, tenant: str) -> Any:
-    await load_task(session, task_id, tenant)
+async def _load(session: Any, task_id: str, approval_id: str, tenant: str) -> tuple[Any, bool]:
+    """(the approval row, whether its task has ended) or 404."""
+    task = await load_task(session, task_id, tenant)
     row = await get_approval(session, approval_id=approval_id, task_id=task_id)
     if row is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"approval {approval_id} not found")
-    return row
+    return row, TaskStatus(task.status).terminal
 
 
 @router.get("/{task_id}/approvals", response_model=ApprovalList, responses={404: {}})
 async def get_approvals(
     task_id: TaskIdPath, session: SessionDep, tenant: TenantDep
 ) -> ApprovalList:
-    await load_task(session, task_id, tenant)
+    task = await load_task(session, task_id, tenant)
+    ended = TaskStatus(task.status).terminal
     rows = await list_approvals(session, task_id=task_id)
-    return ApprovalList(task_id=task_id, items=[approval_out(r) for r in rows])
+    return ApprovalList(task_id=task_id, items=[approval_out(r, task_ended=ended) for r in rows])
 
 
 def decider(principal: Principal) -> str:
@@ -118,17 +123,22 @@ async def decide(
     principal: PrincipalDep,
 ) -> ApprovalOut:
     """Approve or deny a pending request; the paused task resumes within a moment."""
-    await _load(session, task_id, approval_id, tenant)
+    row, ended = await _load(session, task_id, approval_id, tenant)
+    if ended:  # its worker is gone: an approval now would look as if it had been acted on
+        shown = approval_out(row, task_ended=True).status
+        raise HTTPException(
+            status.HTTP_409_CONFLICT, detail=f"approval is {shown}: the task has finished"
+        )
     final = ApprovalStatus.approved if body.decision == "approve" else ApprovalStatus.denied
     decided = await decide_approval(
         session, approval_id=approval_id, status=final, decided_by=decider(principal)
     )
     await session.commit()
-    row = await _load(session, task_id, approval_id, tenant)
+    row, ended = await _load(session, task_id, approval_id, tenant)
     if not decided:
-        shown = approval_out(row).status
+        shown = approval_out(row, task_ended=ended).status
         raise HTTPException(status.HTTP_409_CONFLICT, detail=f"approval is already {shown}")
-    return approval_out(row)
+    return approval_out(row, task_ended=ended)
 
 
 @router.get(
@@ -140,7 +150,7 @@ async def approval_screenshot(
     task_id: TaskIdPath, approval_id: ApprovalIdPath, session: SessionDep, tenant: TenantDep
 ) -> Response:
     """The page as it was when the task asked (what the person is deciding about)."""
-    row = await _load(session, task_id, approval_id, tenant)
+    row, _ = await _load(session, task_id, approval_id, tenant)
     step = (row.details or {}).get("screenshot_step")
     artifact = None
     if isinstance(step, int):

@@ -12,6 +12,7 @@ from app.auth import Scope
 from app.db import repositories
 from app.db.repo_approvals import create_approval
 from app.db.types import utcnow
+from tests.integration.api.conftest import finish
 from tests.integration.api.test_auth_keys import BODY, bearer, keyed_app, new_key
 
 W, R = Scope.tasks_write, Scope.tasks_read
@@ -140,3 +141,18 @@ async def test_approval_policy_field(db_url: str) -> None:
             "/v1/tasks", json={**BODY, "approval_policy": "all"}, headers=bearer(writer)
         )
         assert bad.status_code == 422 and "approval_policy" in bad.text
+
+
+async def test_a_finished_tasks_request_is_expired(db_url: str) -> None:
+    """The worker is gone (e.g. reaped): approving now would act on nothing."""
+    async with keyed_app(db_url) as (app, c):
+        writer = await new_key(app, "acme", W, R)
+        tid = (await c.post("/v1/tasks", json=BODY, headers=bearer(writer))).json()["id"]
+        aid = await pause(app, tid)
+        await finish(app, tid, status="failed")
+        [item] = (await c.get(f"/v1/tasks/{tid}/approvals", headers=bearer(writer))).json()["items"]
+        assert item["status"] == "expired"
+        late = await c.post(
+            f"/v1/tasks/{tid}/approvals/{aid}", json={"decision": "approve"}, headers=bearer(writer)
+        )
+        assert late.status_code == 409 and "finished" in late.json()["detail"]
