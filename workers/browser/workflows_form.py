@@ -35,6 +35,7 @@ class Filled:
     ok: bool
     note: str
     result: ToolResult | None = None
+    error: str | None = None  # a failure found before any tool ran
 
 
 async def _state(el: ElementHandle) -> dict[str, Any]:
@@ -58,7 +59,7 @@ async def _fill_one(s: PageSession, field: a.FormField) -> Filled:
     elif kind in ("checkbox", "radio"):
         return await _toggle(s, el, target.frame, field.ref, kind, text)
     else:
-        return Filled(field.ref, kind, False, "not a form field")
+        return Filled(field.ref, kind, False, "not a form field", error=E.not_editable)
     result = await s._execute(action)
     ok = result.success or result.error == E.value_mismatch  # phase 2 re-fills it
     return Filled(field.ref, kind, ok, result.reason, result)
@@ -67,6 +68,14 @@ async def _fill_one(s: PageSession, field: a.FormField) -> Filled:
 async def _toggle(
     s: PageSession, el: ElementHandle, frame: Frame, ref: str, kind: str, text: str
 ) -> Filled:
+    if kind == "radio" and text.strip().lower() not in TRUE_WORDS:
+        handle = await el.evaluate_handle(js("workflows.js"), ["radio", text])
+        chosen = handle.as_element()
+        if chosen is None:
+            labels = await el.evaluate(js("workflows.js"), ["radios"])
+            note = f"no option {text!r} among {labels}"
+            return Filled(ref, kind, False, note, error=E.option_not_found)
+        el = chosen  # the radio of this group that the value names
     want = kind == "radio" or text.strip().lower() in TRUE_WORDS
     on = await el.evaluate("e => !!e.checked || e.getAttribute('aria-checked') === 'true'")
     if on == want:
@@ -130,7 +139,7 @@ async def fill_form(s: PageSession, args: a.FillFormArgs) -> ToolResult:
         again = bad.result.alternatives if bad.result else ()
         return ToolResult(
             success=False,
-            error=(bad.result.error if bad.result else None) or E.not_editable,
+            error=bad.error or (bad.result.error if bad.result else None) or E.action_failed,
             reason=f"{len(failed)} of {len(filled)} fields not filled: "
             + "; ".join(f"{f.ref}: {f.note}" for f in failed)
             + f". Form now: {_review(form)}",

@@ -156,6 +156,13 @@ async def test_fill_form_without_submit_reviews_only(fast: PageSession, probe_po
     assert result.success and await state(s, "submits") == 0
     assert "'Email' (invalid)" in result.reason and "Full name=''" in result.reason
     assert result.data["submit"] == "Create account"
+    # a radio named by its label through any radio of the group; an unknown one is refused
+    await s.observe()
+    red = await call(s, "fill_form", fields={ref(s, "Blue"): "Red"})
+    assert red.success and await s.page.is_checked("input[value=red]")
+    await s.observe()
+    green = await call(s, "fill_form", fields={ref(s, "Blue"): "Green"})
+    assert green.error == "option_not_found" and "no option 'Green'" in green.reason
 
 
 def test_match_prefers_exact_then_prefix_then_shortest_containing() -> None:

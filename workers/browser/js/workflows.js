@@ -10,7 +10,9 @@
 // op "state": the field's {label, kind, value, required, invalid, empty} (a radio: its group);
 // op "form": the state of every field of the field's form (or the nearest ancestor holding
 //   several fields; one entry per radio group) and the submit-like button's label;
-// op "submit": that submit-like button (an ElementHandle), or null.
+// op "submit": that submit-like button (an ElementHandle), or null;
+// op "radio": the radio of the field's group labelled (or valued) `arg`, or null; "radios":
+//   the labels of the group.
 (target, args) => {
   const isEl = target && target.nodeType === 1;
   const [op, arg] = isEl ? args : target;
@@ -130,6 +132,17 @@
     return { label: fieldLabel(n).slice(0, 80), kind, value: value.slice(0, 120), required, invalid, empty: value === '' };
   };
   if (op === 'state') return stateOf(target);
+  if (op === 'radio') {  // the radio of target's group whose label or value is `arg`
+    const group = [...form.querySelectorAll('input[type=radio]')].filter((r) => r.name && r.name === target.name);
+    const text = (r) => norm((r.closest('label') && r.closest('label').innerText) || (r.id && doc.querySelector(`label[for="${CSS.escape(r.id)}"]`)?.innerText) || r.value);
+    const want = norm(arg).toLowerCase();
+    return group.find((r) => text(r).toLowerCase() === want || r.value.toLowerCase() === want)
+      || group.find((r) => text(r).toLowerCase().includes(want)) || null;
+  }
+  if (op === 'radios') {
+    return [...form.querySelectorAll('input[type=radio]')].filter((r) => r.name && r.name === target.name)
+      .map((r) => norm((r.closest('label') && r.closest('label').innerText) || r.value));
+  }
   if (op === 'form') {
     const groups = new Set();
     const fields = [...form.querySelectorAll(FIELDS)].filter(shown).filter((n) => {
