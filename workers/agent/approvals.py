@@ -53,6 +53,7 @@ DOWNLOAD_EXTENSIONS = (
     ".exe", ".msi", ".dmg", ".pkg", ".apk", ".app", ".bat", ".cmd", ".sh", ".ps1", ".jar",
     ".zip", ".rar", ".7z", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".iso", ".deb", ".rpm",
 )  # fmt: skip
+SECRET_TOKEN = re.compile(r"<secret:[A-Za-z0-9_.-]{1,64}>")
 ENTER_KEYS = frozenset({"enter", "numpadenter", "return"})
 # tools that activate their target (a click, or a key press that may submit)
 ACTIVATING = frozenset({"click", "click_at"})
@@ -95,10 +96,13 @@ def credential_entry(action: Action, target: ActionTarget) -> Sensitivity | None
     if action.name != "type":
         return None
     if target.input_type == "password":
+        # a task secret is named (`<secret:pw>`); literal text is never repeated anywhere
+        text = str(action.args.get("text", "")).strip()
+        what = text if SECRET_TOKEN.fullmatch(text) else "a credential"
         return Sensitivity(
             LOGIN,
             "credential",
-            f"typing a credential into the password field {describe(target)}",
+            f"typing {what} into the password field {describe(target)}",
             describe(target),
         )
     return None

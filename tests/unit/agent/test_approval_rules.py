@@ -113,6 +113,9 @@ def test_password_entry_is_a_login_request() -> None:
     )
     found = sensitivity(Action("type", {"ref": "1:3", "text": "<secret:pw>"}), password)
     assert found is not None and found.kind == "login" and found.rule == "credential"
+    assert "<secret:pw>" in found.reason  # the approver sees which secret, never a value
+    literal = sensitivity(Action("type", {"ref": "1:3", "text": "hunter2"}), password)
+    assert literal is not None and "hunter2" not in literal.reason + literal.element
     plain = ActionTarget(page_url=PAGE, role="textbox", tag="input", name="Email")
     assert sensitivity(Action("type", {"ref": "1:3", "text": "a@b.c"}), plain) is None
     # clicking into a password field is not entering a credential
