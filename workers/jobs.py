@@ -36,7 +36,7 @@ from workers.approval_gate import approval_gate, supervision_of
 from workers.browser import click_memory, regions, views
 from workers.browser.click_memory import domain_of
 from workers.browser.crash import crash_watch
-from workers.browser.files import stage_attachments
+from workers.browser.files import attachments_note, stage_attachments
 from workers.browser.pool import is_browser_fault
 from workers.browser.profile import SessionProfile, task_profile
 from workers.browser.session import PageSession
@@ -118,7 +118,9 @@ async def _run_agent(
     # defence in depth: no request carries a secret's value
     llm = budgets.budgeted(RedactingLLM(rt.llm, sink.vault), budget, sink)
     agent_task = AgentTask(
-        instruction=results.instruction(spec.instruction + secrets_note(spec.secret_names)),
+        instruction=results.instruction(
+            spec.instruction + secrets_note(spec.secret_names) + attachments_note(spec.attachments)
+        ),
         start_url=spec.start_url,
         max_steps=spec.max_steps,
         deadline=time.monotonic() + spec.timeout_s,

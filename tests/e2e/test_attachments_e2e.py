@@ -129,6 +129,8 @@ def test_attachment_reaches_the_page_and_scripts_follow_the_opt_in(
     assert site.received == [("cv.pdf", CONTENT)]  # the page got the very bytes
     offered = _offered(llm, since)
     assert "upload_file" in offered
+    # the model is told the names it may upload
+    assert "upload_file takes these names): 'cv.pdf'" in json.dumps(llm.requests[since])
     if allow_scripts:
         assert "evaluate_script" in offered
         assert '"Apply"' in final["result"]["answer"]  # the script's JSON result

@@ -140,3 +140,11 @@ def stage_attachments(files_root: str, task_id: str, files: Sequence[tuple[str, 
     for name, data in files:
         (folder / Path(name).name).write_bytes(data)
     return root
+
+
+def attachments_note(names: Sequence[str]) -> str:
+    """What the model learns about the files sent with its task: their names, for upload_file."""
+    if not names:
+        return ""
+    listed = ", ".join(repr(n) for n in names)
+    return f"\n\nFiles attached to this task (upload_file takes these names): {listed}."
