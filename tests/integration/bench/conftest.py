@@ -10,14 +10,19 @@ from workers.bench.miniwob import BenchOptions, run_benchmark
 from workers.bench.report import Outcome
 
 
-def bench_settings(chromium_path: str, server: ScriptedLLMServer) -> Settings:
-    """Settings for a bench run against the scripted server: short timeouts, no retries."""
+def bench_settings(
+    chromium_path: str, server: ScriptedLLMServer, *, humanize: bool = False
+) -> Settings:
+    """Settings for a bench run against the scripted server: short timeouts, no retries.
+    Plain input unless asked: the harness tests do not measure the hand, and the humanized
+    cursor path doubles the time per action (bench/miniwob_actions.py runs both)."""
     return Settings(
         chromium_path=chromium_path,
         llm_base_url=server.base_url,
         llm_model=MODEL,
         llm_timeout_s=30,
         llm_max_retries=0,
+        humanize=humanize,
     )
 
 

@@ -1,8 +1,8 @@
 """Issue 8 acceptance: on MiniWoB++ tasks whose correct decisions follow from the page, the
 scripted model (prompt only, tests/support/miniwob_policies.py, miniwob_composite.py) makes
 those decisions and the tool layer must carry them out: any failure here is the action
-layer's. The suite runs three representative tasks once; `make bench` runs every listed task
-over three seeds."""
+layer's. The suite runs three representative tasks once (plain input); `make bench` runs every
+listed task over three seeds, humanized."""
 
 from __future__ import annotations
 
@@ -33,5 +33,7 @@ async def test_every_decision_task_is_carried_out_over_three_seeds(
     chromium_path: str, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.set_policy(miniwob_policy)
-    failed = await failed_episodes(DECISION_TASKS, 3, bench_settings(chromium_path, llm_server))
+    failed = await failed_episodes(
+        DECISION_TASKS, 3, bench_settings(chromium_path, llm_server, humanize=True)
+    )
     assert not failed, failed
