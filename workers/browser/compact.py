@@ -35,6 +35,7 @@ LIST_HEAD = 3  # items shown before a list's pattern line
 LIST_MIN = 6  # lists shorter than this are never collapsed
 TEXT_CAP = 240  # chars of one text line kept once the page is over budget (+ read_text marker)
 CUT_SLACK = 80  # a line at most this much over the cap stays whole (the marker costs as much)
+CONTROL_CAP = 80  # chars of a control's name kept when the page cut it (js: 100) + marker
 CUT_OVER = 200  # text longer than this may be cut (PageMem caps at 200): it gets a ref target
 NEAR_BELOW = 1000  # px under the viewport whose sections may be shown in detail
 NEAR_ABOVE = 500  # px above it; farther sections stay one summary line with their ref range
@@ -46,10 +47,11 @@ def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def shown_text(node: Node, text_cap: int | None = None) -> str:
-    """The node's name, cut at text_cap, with a marker naming the ref that reads the rest."""
+def shown_text(node: Node, text_cap: int | None = None, slack: int = CUT_SLACK) -> str:
+    """The node's name, cut at text_cap (unless it is at most `slack` longer), with a marker
+    naming the ref that reads the rest."""
     name = node.name
-    if text_cap is not None and len(name) > text_cap + CUT_SLACK:
+    if text_cap is not None and len(name) > text_cap + slack:
         name = name[:text_cap]
     full = max(node.full_len, len(node.name))
     if full <= len(name):
@@ -64,8 +66,9 @@ def line(node: Node, text_cap: int | None = None) -> str:
     if not node.interactive:
         return shown_text(node, text_cap)
     out = f"[{node.ref}] {node.role}"
-    if node.name:
-        out += " " + _q(shown_text(node))
+    if node.name:  # a control name cut in the page keeps a shorter prefix beside its marker
+        cut = CONTROL_CAP if node.full_len > len(node.name) else None
+        out += " " + _q(shown_text(node, cut, slack=0))
     if node.aria:  # issue 12: a differing aria-label beside the visible text, not instead
         out += f" [aria-label: {_q(node.aria)}]"
     if node.value is not None and node.value != "":
@@ -329,9 +332,9 @@ Marks = tuple[int, int, tuple[str, str], tuple[str, str]]
 
 
 def _viewport_marks(nodes: Sequence[Node]) -> Marks | None:
-    """(first in-view index, last in-view index, above, below), class 6; each side as (count
-    line, count line with one example name): the example is used only when nothing on that
-    side is shown in detail (only trim lines say what lies there)."""
+    """(first in-view index, last in-view index, above, below), class 6; each side as (bare
+    boundary line, line with the count and one example name): the second is used only when
+    nothing on that side is shown in detail (only trim lines say what lies there)."""
     shown = [n.index for n in nodes if n.in_viewport]
     if not shown:
         return None
@@ -346,10 +349,11 @@ def _mark(where: str, nodes: Sequence[Node]) -> tuple[str, str]:
         return "", ""
     named = [n.name for n in nodes if n.name and (n.interactive or n.role == "heading")]
     named = named or [n.name for n in nodes if n.name]
-    plain = f"[{where}: {len(nodes)} elements]"
+    plain = f"[{where}]"  # the boundary; the detail lines on that side say what is there
+    counted = f"[{where}: {len(nodes)} elements"
     if not named:
-        return plain, plain
-    return plain, f"[{where}: {len(nodes)} elements incl. {_q(_clip(named[0], 30))}]"
+        return plain, counted + "]"
+    return plain, f"{counted} incl. {_q(_clip(named[0], 30))}]"
 
 
 _TRIM = re.compile(r"\[refs? \d+(?:-\d+)? trimmed: ")

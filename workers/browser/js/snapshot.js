@@ -519,7 +519,8 @@
       if (scroller && tag !== 'body' && tag !== 'html') set('view', intersect(c.view, [rect.left, rect.top, rect.right, rect.bottom]));
     }
     const lm = landmarkOf(el, tag, role);
-    if (lm) { flush(); set('landmark', ctx.landmark ? ctx.landmark + ' > ' + lm : lm); }
+    // an article inside main says nothing main does not (the main content): not repeated
+    if (lm && !(lm.startsWith('article') && /(^|> )main\b/.test(ctx.landmark))) { flush(); set('landmark', ctx.landmark ? ctx.landmark + ' > ' + lm : lm); }
     if (tag === 'iframe' || tag === 'frame') return frameNode(el, rect, c);
     const cell = !collectors.length && gridCell(el, tag, role, c, set);
     const grid = !collectors.length && gridOf(el, tag, role, display);
@@ -698,6 +699,9 @@
     let name = control ? text || nameOf(control, control.localName, role, '') : nameOf(el, tag, node.role, text);
     if (!name && iconsOnly) name = content.replace(/\[icon: ([^\]]+)\]/g, '$1');
     if (!control && !isHeading && text) name = visibleFirst(el, name, text, node);
+    // a name that says the same thing twice (a logo's alt text and its caption): once
+    const twice = /^(.{2,80}?) \1$/.exec(name);
+    if (twice) name = twice[1];
     node.name = isHeading ? clip(name, 200) : cut(node, name, 100);
     if (isHeading) {
       const al = el.getAttribute('aria-level');
