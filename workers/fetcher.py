@@ -15,6 +15,7 @@ certificate verification are those of the name, as without pinning.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -121,10 +122,10 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
 class PinnedTransport(httpx.AsyncHTTPTransport):
     """httpx's own transport over a connection pool that dials through PinnedBackend."""
 
-    def __init__(self, backend: PinnedBackend) -> None:
+    def __init__(self, backend: PinnedBackend, ssl_context: ssl.SSLContext | None = None) -> None:
         super().__init__()
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(), network_backend=backend
+            ssl_context=ssl_context or httpx.create_ssl_context(), network_backend=backend
         )
 
 
@@ -177,11 +178,12 @@ class HttpFetcher:
         transport: httpx.AsyncBaseTransport | None = None,
         *,
         open_tcp: OpenTcp | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ):
         self.policy = policy
         self.backend = PinnedBackend(open_tcp)
         if transport is None:
-            transport = PinnedTransport(self.backend)
+            transport = PinnedTransport(self.backend, ssl_context)
         self._client = httpx.AsyncClient(
             follow_redirects=False,
             timeout=TIMEOUT_S,

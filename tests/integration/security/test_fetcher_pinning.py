@@ -3,13 +3,20 @@ rebinding window): workers/fetcher.py PinnedBackend."""
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import httpcore
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from workers.fetcher import FetchPolicy, HttpFetcher, PinnedBackend
 
@@ -116,3 +123,64 @@ async def test_a_redirect_hop_is_checked_and_pinned_too(servers: tuple[Server, S
 async def test_an_unchecked_name_cannot_be_dialled() -> None:
     with pytest.raises(httpcore.ConnectError):
         await PinnedBackend().connect_tcp("never-checked.test", 80)
+
+
+def _self_signed(tmp: Path, name: str) -> tuple[Path, Path]:
+    """A certificate for `name` (its own CA) and its key, as PEM files."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp / "cert.pem", tmp / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+async def test_tls_keeps_the_names_sni_and_certificate_on_the_pinned_address(
+    servers: tuple[Server, Server], tmp_path: Path
+) -> None:
+    public, canary = servers
+    cert, key = _self_signed(tmp_path, "rebind.test")
+    server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_tls.load_cert_chain(cert, key)
+    sni: list[str | None] = []
+    server_tls.sni_callback = lambda sock, name, ctx: sni.append(name)  # type: ignore[assignment,misc]
+    httpd = _serve(public)
+    httpd.socket = server_tls.wrap_socket(httpd.socket, server_side=True)
+    public.port = httpd.server_address[1]
+    client_tls = ssl.create_default_context(cafile=str(cert))
+    resolver = RebindingResolver()
+    backend = httpcore.AnyIOBackend()
+
+    async def open_tcp(address: str, port: int) -> httpcore.AsyncNetworkStream:
+        assert address == PUBLIC_IP  # the checked address, never a second lookup
+        return await backend.connect_tcp("127.0.0.1", public.port)
+
+    fetcher = HttpFetcher(FetchPolicy(resolve=resolver), open_tcp=open_tcp, ssl_context=client_tls)
+    try:
+        page = await fetcher.fetch("https://rebind.test/secure")
+    finally:
+        await fetcher.close()
+        httpd.shutdown()
+        httpd.server_close()
+    assert (page.status, page.error) == (200, None)  # certificate verified for the name
+    assert sni == ["rebind.test"]
+    assert ("/secure", "rebind.test") in public.hits and canary.hits == []

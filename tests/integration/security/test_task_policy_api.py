@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from app.db import repositories
@@ -26,6 +28,7 @@ async def test_policy_fields_are_stored_returned_and_carried_to_the_worker(
     assert task["private_regions"] == ["#inbox", "[aria-label=Messages]"]
     async with app.state.session_factory() as s:  # type: ignore[attr-defined]
         row = await repositories.get_task(s, task_id=task["id"])
+        assert row is not None
         spec = repositories.task_to_spec(row)
     assert spec.task_profile == "research" and spec.forbid_login
     assert spec.private_regions == ("#inbox", "[aria-label=Messages]")
@@ -51,7 +54,7 @@ async def test_data_entry_is_pinned_to_its_start_host(client: httpx.AsyncClient)
 
 
 async def test_bad_policy_input_is_a_422_naming_the_field(client: httpx.AsyncClient) -> None:
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"task_profile": "admin"}, "task_profile"),
         ({"private_regions": ["  "]}, "private_regions"),
         ({"private_regions": ["x" * 301]}, "private_regions"),
