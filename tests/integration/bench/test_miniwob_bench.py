@@ -4,9 +4,11 @@ the scripted OpenAI-compatible server standing in for the model (it reads only t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from playwright.async_api import Browser
 from typer.testing import CliRunner
 
 from app.settings import Settings
@@ -103,3 +105,29 @@ def test_cli_runs_and_writes_json(
     assert data["overall"]["episodes"] == 2 and data["overall"]["success_rate"] == 1.0
     assert data["config"]["model"] == MODEL
     assert data["config"]["observation_mode"] in ("compact", "full")
+
+
+async def test_query_keeps_its_box_and_a_colour_sample_reaches_the_instruction(
+    chromium_browser: Browser,
+) -> None:
+    """Pages that place a click at pageY minus the query's height (circle-center...) need the
+    hidden query to keep its place; use-colorwheel-2's sample is a painted empty box."""
+    context = await chromium_browser.new_context()
+    try:
+        with MiniWobServer() as server:
+            mw = MiniWobPage(await context.new_page())
+            await mw.open(server.task_url("use-colorwheel-2"))
+            start = await mw.start(3, keep_timer=False)
+            assert re.fullmatch(
+                r"Select the following color \[colour: #[0-9a-f]{6}\] with the color picker "
+                r"and hit Submit\.",
+                start.utterance,
+            ), start.utterance
+            box = await mw.page.evaluate(
+                "() => { const q = document.getElementById('query');"
+                " return [getComputedStyle(q).visibility, q.getBoundingClientRect().height]; }"
+            )
+            assert box[0] == "hidden" and box[1] >= 44, box
+            assert "Select the following" not in await mw.page.inner_text("body")
+    finally:
+        await context.close()
