@@ -111,6 +111,9 @@ class Settings(BaseSettings):
     # worker liveness
     worker_metrics_port: int = 9101
     heartbeat_interval_s: float = 5.0
+    # `webagent worker` keeps one spare process with its imports done: a worker that dies is
+    # replaced by it in seconds instead of a cold start (costs one idle Python process)
+    worker_standby: bool = True
     heartbeat_timeout_s: float = 30.0
     reaper_interval_s: float = 10.0
 
@@ -142,6 +145,11 @@ class Settings(BaseSettings):
     webhook_retry_max_s: float = Field(default=3600.0, gt=0)
     webhook_timeout_s: float = Field(default=10.0, gt=0, le=120)
     webhook_poll_interval_s: float = Field(default=2.0, ge=0)  # 0: no poller in this process
+
+    # the CLI's client commands (`webagent tasks | profiles`): server (empty: http://host:port)
+    # and the API key they send
+    server_url: str = ""
+    client_api_key: SecretStr = SecretStr("")
 
     # logs: level of the root logger; json - one JSON object a line with task id and step
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"

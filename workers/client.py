@@ -1,7 +1,16 @@
-"""HTTP client for `webagent run`: submit a task, follow its SSE stream, resume on drops.
+"""The Python client of the webagent API, used by the CLI.
 
-It speaks only the public API (POST /v1/tasks, GET /v1/tasks/{id}/events with
-Last-Event-ID), so it works the same against an embedded or a remote server.
+It speaks only the public HTTP API, so it works the same against an embedded or a remote
+server. Typed methods return the API's own response models (app/api/schemas.py):
+
+    with TaskClient("http://127.0.0.1:8000", api_key=key) as client:
+        task = client.submit_task(TaskCreate(instruction="...", start_url="https://..."))
+        for event in client.events(task.id):        # SSE, resumes with Last-Event-ID
+            print(event.seq, event.type)
+        task = client.get_task(task.id)
+        print(task.status, task.result.answer, task.result.data)
+
+`ApiError.status_code` carries the HTTP status of a refused request.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from app.api.schemas import ProfileList, ProfileOut, TaskCreate, TaskOut, TaskPage, WebhookOut
 from app.contracts import EventType
 
 RECONNECT_DELAY_S = 1.0
@@ -29,6 +39,10 @@ class StreamedEvent:
 
 class ApiError(RuntimeError):
     """The server refused the request (4xx/5xx); message carries its detail."""
+
+    def __init__(self, message: str, status_code: int = 0) -> None:
+        super().__init__(message)
+        self.status_code = status_code
 
 
 def parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, str, str]]:
@@ -90,9 +104,53 @@ class TaskClient:
 
     def _json(self, response: httpx.Response) -> dict[str, Any]:
         if response.is_error:
-            raise ApiError(f"{response.status_code} {response.reason_phrase}: {response.text}")
+            raise ApiError(
+                f"{response.status_code} {response.reason_phrase}: {_detail(response)}",
+                response.status_code,
+            )
         body: dict[str, Any] = response.json()
         return body
+
+    # -- typed API ------------------------------------------------------------------------
+    def submit_task(self, body: TaskCreate, *, idempotency_key: str | None = None) -> TaskOut:
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        payload = body.model_dump(mode="json", exclude_unset=True)
+        response = self._http.post("/v1/tasks", json=payload, headers=headers)
+        return TaskOut.model_validate(self._json(response))
+
+    def get_task(self, task_id: str) -> TaskOut:
+        return TaskOut.model_validate(self.get(task_id))
+
+    def list_tasks(
+        self,
+        *,
+        status: str | None = None,
+        domain: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> TaskPage:
+        params = {"status": status, "domain": domain, "limit": limit, "cursor": cursor}
+        query = {k: v for k, v in params.items() if v is not None}
+        return TaskPage.model_validate(self._json(self._http.get("/v1/tasks", params=query)))
+
+    def cancel_task(self, task_id: str) -> TaskOut:
+        return TaskOut.model_validate(self._json(self._http.post(f"/v1/tasks/{task_id}/cancel")))
+
+    def retry_webhook(self, task_id: str) -> WebhookOut:
+        response = self._http.post(f"/v1/tasks/{task_id}/webhook/retry")
+        return WebhookOut.model_validate(self._json(response))
+
+    def create_profile(self, name: str) -> ProfileOut:
+        response = self._http.post("/v1/profiles", json={"name": name})
+        return ProfileOut.model_validate(self._json(response))
+
+    def list_profiles(self) -> list[ProfileOut]:
+        return ProfileList.model_validate(self._json(self._http.get("/v1/profiles"))).items
+
+    def delete_profile(self, name: str) -> None:
+        response = self._http.delete(f"/v1/profiles/{name}")
+        if response.is_error:
+            self._json(response)
 
     def submit(self, body: dict[str, Any]) -> dict[str, Any]:
         return self._json(self._http.post("/v1/tasks", json=body))
@@ -138,3 +196,14 @@ class TaskClient:
                 continue
             if self.get(task_id)["status"] in ("succeeded", "failed", "cancelled", "timed_out"):
                 return  # stream ended without task.finished (e.g. reaped before it was written)
+
+
+def _detail(response: httpx.Response) -> str:
+    """The `detail` of the one error shape, else the body as text."""
+    try:
+        detail = response.json().get("detail")
+    except (ValueError, AttributeError):
+        return response.text
+    if isinstance(detail, list):  # 422: field errors
+        return "; ".join(f"{'.'.join(map(str, d.get('loc', [])))}: {d.get('msg')}" for d in detail)
+    return str(detail) if detail is not None else response.text

@@ -8,39 +8,17 @@ never returned by the API: responses say only whether one was saved, and when.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Response, status
-from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import SessionDep, TenantDep, WriterDep
-from app.api.inputs import SafeStr
+from app.api.schemas import NAME_PATTERN, ProfileCreate, ProfileList, ProfileOut
 from app.db import repo_profiles
 
 router = APIRouter(prefix="/v1/profiles", tags=["profiles"])
 
-NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 ProfileName = Annotated[str, Path(description="profile name", pattern=NAME_PATTERN)]
-
-
-class ProfileCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: SafeStr = Field(
-        pattern=NAME_PATTERN, description="1-64 of A-Z a-z 0-9 _ . -", examples=["shop-login"]
-    )
-
-
-class ProfileOut(BaseModel):
-    name: str
-    has_state: bool = Field(description="a run with save_profile has stored a storage state")
-    saved_at: datetime | None = Field(description="when a run last saved the storage state")
-    created_at: datetime
-
-
-class ProfileList(BaseModel):
-    items: list[ProfileOut]
 
 
 def profile_out(row: Any) -> ProfileOut:

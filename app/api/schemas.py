@@ -388,3 +388,26 @@ def task_out(task: Any) -> TaskOut:
         started_at=task.started_at,
         finished_at=task.finished_at,
     )
+
+
+# browser profiles (app/api/profiles.py)
+NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+
+
+class ProfileCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: SafeStr = Field(
+        pattern=NAME_PATTERN, description="1-64 of A-Z a-z 0-9 _ . -", examples=["shop-login"]
+    )
+
+
+class ProfileOut(BaseModel):
+    name: str
+    has_state: bool = Field(description="a run with save_profile has stored a storage state")
+    saved_at: datetime | None = Field(description="when a run last saved the storage state")
+    created_at: datetime
+
+
+class ProfileList(BaseModel):
+    items: list[ProfileOut]
