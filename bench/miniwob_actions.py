@@ -32,7 +32,7 @@ from tests.support.miniwob_policies import (  # noqa: E402
     miniwob_policy,
 )
 from workers.bench.miniwob import BenchOptions, run_benchmark  # noqa: E402
-from workers.bench.report import BenchReport, Outcome  # noqa: E402
+from workers.bench.report import BenchReport, EpisodeResult, Outcome  # noqa: E402
 
 
 def _run(tasks: tuple[str, ...], args: argparse.Namespace, humanize: bool) -> BenchReport:
@@ -42,7 +42,12 @@ def _run(tasks: tuple[str, ...], args: argparse.Namespace, humanize: bool) -> Be
             humanize=humanize,
         )  # fmt: skip
         options = BenchOptions(tasks=tasks, episodes=args.episodes, seed=args.seed)
-        return asyncio.run(run_benchmark(options, settings))
+        return asyncio.run(run_benchmark(options, settings, on_episode=_progress))
+
+
+def _progress(e: EpisodeResult) -> None:
+    times = f"{statistics.median(e.action_s):.2f}" if e.action_s else "-"
+    print(f"{e.task} seed {e.seed}: {e.outcome.value}, {times} s/action", file=sys.stderr)
 
 
 def _median(report: BenchReport) -> float:
@@ -90,12 +95,14 @@ def main() -> None:
     args = parser.parse_args()
     tasks = tuple(t for t in args.tasks.split(",") if t) or DECISION_TASKS + POINTER_TASKS
     modes = {"both": ("on", "off"), "on": ("on",), "off": ("off",)}[args.humanize]
-    reports = {mode: _run(tasks, args, mode == "on") for mode in modes}
+    reports = {}
+    for mode in modes:
+        reports[mode] = _run(tasks, args, mode == "on")
+        if args.out:  # each mode saved as soon as it is done
+            data = {m: r.to_dict() for m, r in reports.items()}
+            Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"machine: {machine()}  tasks: {len(tasks)} x {args.episodes} seeds from {args.seed}")
     _print(reports, tasks)
-    if args.out:
-        data = {mode: r.to_dict() for mode, r in reports.items()}
-        Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
