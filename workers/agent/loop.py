@@ -318,7 +318,7 @@ class AgentLoop:
             result = ToolResult(success=False, reason=exc.message, error=exc.error)
             await self._emit_action(step, Action(call.name, {}), result)
             return ExecutedCall(call, None, result)
-        refusal = self.profile.check(action, state.text)  # seed 003 §9.3: in code
+        refusal = await self.profile.check_on(self.browser, action, state.text)  # §9.3
         if refusal is not None:
             result = refusal
         elif action.name == DONE:

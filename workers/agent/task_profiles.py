@@ -28,7 +28,14 @@ from typing import Any
 
 from app.contracts import ErrorCode, TaskProfile
 from workers.agent.errors import GuardViolation
-from workers.agent.protocols import Action, Browser, Observation, ToolResult
+from workers.agent.protocols import (
+    Action,
+    ActionTarget,
+    Browser,
+    Observation,
+    TargetInspector,
+    ToolResult,
+)
 from workers.agent.toolerrors import ToolError
 
 NOT_ALLOWED = ToolError.tool_not_allowed.value
@@ -155,6 +162,19 @@ class ProfileGuard:
     def for_task(cls, profile: str | None) -> ProfileGuard:
         return cls(parse_profile(profile))
 
+    async def check_on(self, browser: Browser, action: Action, page_text: str) -> ToolResult | None:
+        """`check`, then for research the page's own facts: a click that would submit a
+        form other than a search form is refused (seed 003 §9.3.2: no submits elsewhere)."""
+        refusal = self.check(action, page_text)
+        if refusal is not None or self.profile is not TaskProfile.research:
+            return refusal
+        if action.name not in ("click", "click_at") or not isinstance(browser, TargetInspector):
+            return None
+        target = await browser.inspect_target(action)
+        if target is not None and target.submits and not _search_form(target):
+            return refused(self.profile, "that submits a form other than a search")
+        return None
+
     def check(self, action: Action, page_text: str) -> ToolResult | None:
         """A refusal ToolResult, or None when the action may run."""
         refusal = self._check(action, page_text)
@@ -190,6 +210,13 @@ class ProfileGuard:
         if action.name == "press_key" and _submits(action.args) and not self._searched:
             return refused(self.profile, "Enter submits only right after typing a search")
         return None
+
+
+def _search_form(target: ActionTarget) -> bool:
+    """A search form: role search, a search field, or search words in its action or texts."""
+    if target.role == "searchbox" or target.input_type == "search":
+        return True
+    return bool(_SEARCH_WORDS.search(f"{target.form_action} {target.form_text}"))
 
 
 def _submits(args: Mapping[str, Any]) -> bool:

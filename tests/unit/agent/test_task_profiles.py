@@ -10,9 +10,16 @@ import pytest
 
 from app.contracts import TaskProfile
 from workers.agent.loop import run_agent
-from workers.agent.protocols import Action, AgentTask
+from workers.agent.protocols import Action, ActionTarget, AgentTask
 from workers.agent.task_profiles import ALLOWED_TOOLS, ProfileGuard, allowed_tools
-from workers.agent.testing import BRAIN_SIDE, FakeBrowser, FakeLLM, RecordingSink, reply
+from workers.agent.testing import (
+    BRAIN_SIDE,
+    FakeBrowser,
+    FakeLLM,
+    InspectableBrowser,
+    RecordingSink,
+    reply,
+)
 from workers.agent.tools.registry import TOOLS
 
 HOME = "http://shop.example/"
@@ -170,3 +177,36 @@ async def test_without_forbid_login_a_login_form_is_just_a_page() -> None:
     llm = FakeLLM([reply(("done", {"answer": "x", "success": True}))], BRAIN_SIDE)
     outcome = await run_agent(task("general"), FakeBrowser(pages), llm, RecordingSink())
     assert outcome.status == "succeeded"
+
+
+async def test_research_refuses_a_click_that_submits_a_form_other_than_a_search() -> None:
+    pages: dict[str, Any] = {
+        HOME: [("button", "Continue", DONE_URL), ("button", "Go", DONE_URL)],
+        DONE_URL: [("heading", "ok", None)],
+    }
+    browser = InspectableBrowser(pages)
+    browser.targets = {
+        "Continue": ActionTarget(
+            role="button",
+            name="Continue",
+            submits=True,
+            form_action="http://shop.example/comments",
+            form_text="Leave a comment Continue",
+        ),
+        "Go": ActionTarget(
+            role="button",
+            name="Go",
+            submits=True,
+            form_action="http://shop.example/search",
+            form_text="Go",
+        ),
+    }
+    guard = ProfileGuard(TaskProfile.research)
+    await browser.goto(HOME)
+    text = (await browser.observe()).text
+    version = browser.version
+    refusal = await guard.check_on(browser, Action("click", {"ref": f"{version}:1"}), text)
+    assert refusal is not None and "other than a search" in refusal.reason
+    assert await guard.check_on(browser, Action("click", {"ref": f"{version}:2"}), text) is None
+    general = ProfileGuard(TaskProfile.general)
+    assert await general.check_on(browser, Action("click", {"ref": f"{version}:1"}), text) is None
