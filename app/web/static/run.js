@@ -198,7 +198,7 @@
           el("td", { class: "num", text: d.input_tokens }),
           el("td", { class: "num", text: d.output_tokens }),
           el("td", { class: "num", text: cost === null ? "—" : money(cost) }),
-          el("td", { class: "num", text: d.latency_s }),
+          el("td", { class: "num", text: typeof d.latency_s === "number" ? d.latency_s.toFixed(2) : "—" }),
         ),
       );
       const thought = [d.reasoning, readable(d.content)].filter(Boolean).join("\n");

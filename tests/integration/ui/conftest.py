@@ -45,6 +45,7 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 LIVE_SHOP = "find the cheapest product for the viewer and give its name and price"
 ENDLESS = "keep reading the next page forever"
 THOUGHT = "Sorting by price first, then reading the cheapest product."
+LIVE_MODEL, LIVE_PRICE = "gpt-4o-mini", (0.15, 0.6)  # USD per 1M tokens in / out
 PRICES = {"gpt-x": (2.0, 10.0)}  # USD per 1M tokens in / out, for the scripted-event viewer
 
 
@@ -132,7 +133,13 @@ def live_viewer(
 ) -> Iterator[Viewer]:
     """The embedded deployment (SQLite + in-process worker + real Chromium) on a free port."""
     data_dir = tmp_path_factory.mktemp("viewer")
-    settings = viewer_settings(data_dir, chromium_path=chromium_path, llm_base_url=ui_llm.base_url)
+    settings = viewer_settings(
+        data_dir,
+        chromium_path=chromium_path,
+        llm_base_url=ui_llm.base_url,
+        llm_model=LIVE_MODEL,
+        llm_prices={LIVE_MODEL: LIVE_PRICE},
+    )
     upgrade(settings.effective_database_url)
     with serve(build_app(settings)) as base_url:
         yield Viewer(base_url, settings.effective_database_url)

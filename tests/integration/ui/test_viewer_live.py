@@ -21,6 +21,7 @@ from playwright.async_api import Page, expect
 from tests.integration.ui.conftest import (
     ENDLESS,
     LIVE_GATE,
+    LIVE_PRICE,
     LIVE_SHOP,
     ROOT,
     THOUGHT,
@@ -102,6 +103,9 @@ async def _watch_live(
     await expect(page.locator("#fig-calls")).to_have_text(str(usage["llm_calls"]))
     await expect(page.locator("#fig-in")).to_have_text(str(usage["input_tokens"]))
     await expect(page.locator("#calls tr")).to_have_count(usage["llm_calls"])
+    cost = (usage["input_tokens"] * LIVE_PRICE[0] + usage["output_tokens"] * LIVE_PRICE[1]) / 1e6
+    shown = await page.locator("#fig-cost").inner_text()  # each call priced, then summed
+    assert shown.startswith("$") and abs(float(shown[1:]) - cost) < 0.00011
 
     # a step's screenshot opens enlarged in a modal dialog and closes with Escape
     thumb = page.locator("#steps .thumb").first
@@ -119,6 +123,7 @@ async def _watch_live(
     await expect(dialog).to_be_hidden()
     assert await thumb.evaluate("(b) => b === document.activeElement")
 
+    await page.evaluate("document.activeElement.blur()")
     shot = tmp_path / "run-page.png"
     await page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
