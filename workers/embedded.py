@@ -20,6 +20,7 @@ from fastapi import FastAPI
 from rq import Queue
 from sqlalchemy import select
 
+from app import llm_probe
 from app.api.health import rq_workers_check
 from app.contracts import QUEUE_NAME, TaskStatus
 from app.db import Task
@@ -153,6 +154,7 @@ def production_lifespan(settings: Settings) -> LifespanExtra:
         app.state.readiness_checks["browser"] = rq_workers_check(
             Queue(QUEUE_NAME, connection=connection)
         )
+        llm_probe.install(app, settings)  # readiness "llm", and a start-up log line
         try:
             async with reaper(app):
                 yield
@@ -174,6 +176,7 @@ def embedded_lifespan(settings: Settings, workers: EmbeddedWorkers) -> LifespanE
             return workers.ready and workers.runtime.pool.ready
 
         app.state.readiness_checks["browser"] = browser
+        llm_probe.install(app, settings)  # readiness "llm", and a start-up log line
         try:
             async with reaper(app):
                 queued = await resubmit_queued(app.state.session_factory, workers.submit)

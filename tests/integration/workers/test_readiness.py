@@ -16,6 +16,7 @@ from rq import Queue, Worker, worker_registration
 from app.api.health import live_rq_workers
 from app.contracts import QUEUE_NAME
 from app.settings import Settings
+from tests.support.llm_server import MODEL, ScriptedLLMServer
 from workers.embedded import build_app
 
 pytestmark = pytest.mark.services
@@ -34,8 +35,15 @@ async def readyz(client: httpx.AsyncClient) -> tuple[int, dict[str, Any]]:
     return resp.status_code, resp.json()["checks"]
 
 
-async def test_readyz_needs_a_live_rq_worker(migrated_pg_url: str, redis_url: str) -> None:
-    settings = Settings(database_url=migrated_pg_url, redis_url=redis_url)
+async def test_readyz_needs_a_live_rq_worker(
+    migrated_pg_url: str, redis_url: str, llm_server: ScriptedLLMServer
+) -> None:
+    settings = Settings(
+        database_url=migrated_pg_url,
+        redis_url=redis_url,
+        llm_base_url=llm_server.base_url,
+        llm_model=MODEL,
+    )
     connection = redis.Redis.from_url(redis_url)
     queue = Queue(QUEUE_NAME, connection=connection)
     # a real rq registration (what `webagent worker` does on start), without a work loop
@@ -47,7 +55,7 @@ async def test_readyz_needs_a_live_rq_worker(migrated_pg_url: str, redis_url: st
             status, checks = await readyz(client)
             assert status == 503
             assert checks["browser"]["ok"] is False
-            assert checks["database"]["ok"] and checks["redis"]["ok"]
+            assert checks["database"]["ok"] and checks["redis"]["ok"] and checks["llm"]["ok"]
 
             worker.register_birth()
             status, checks = await readyz(client)
@@ -62,6 +70,15 @@ async def test_readyz_needs_a_live_rq_worker(migrated_pg_url: str, redis_url: st
             with contextlib.suppress(redis.RedisError):
                 w.register_death()
         connection.close()
+
+
+async def test_readyz_names_the_llm_setting_to_fix(migrated_pg_url: str, redis_url: str) -> None:
+    dead = "http://127.0.0.1:1/v1"
+    settings = Settings(database_url=migrated_pg_url, redis_url=redis_url, llm_base_url=dead)
+    async with running(build_app(settings)) as client:
+        status, checks = await readyz(client)
+    assert status == 503 and checks["llm"]["ok"] is False
+    assert f"LLM endpoint {dead} unreachable (WEBAGENT_LLM_BASE_URL)" in checks["llm"]["detail"]
 
 
 def test_registration_without_a_live_key_is_not_counted(redis_url: str) -> None:
