@@ -21,7 +21,8 @@ from workers.browser.chunks import chunk
 from workers.browser.profile import ATTACHMENTS
 
 if TYPE_CHECKING:
-    from workers.agent.tools.args import ExportPdfArgs, ReadDownloadArgs, UploadFileArgs
+    from workers.agent.tools.args import UploadFileArgs
+    from workers.agent.tools.args_read import ExportPdfArgs, ReadDownloadArgs
     from workers.browser.session import PageSession
 
 TEXT_SUFFIXES = frozenset({".txt", ".csv", ".tsv", ".json", ".md", ".log", ".xml", ".html"})

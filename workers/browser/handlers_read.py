@@ -19,12 +19,13 @@ from workers.browser.regions import blackout
 
 if TYPE_CHECKING:
     from workers.agent.tools import args as a
+    from workers.agent.tools import args_read as r
     from workers.browser.session import PageSession
 
 SCRIPT_RESULT_CHARS = 4000
 
 
-async def read_text(s: PageSession, args: a.ReadTextArgs) -> ToolResult:
+async def read_text(s: PageSession, args: r.ReadTextArgs) -> ToolResult:
     """Whole text of `ref` (or the page's main content as markdown), chunk at `offset`."""
     hidden = s.hidden_regions.selector  # private regions are never read (regions.py)
     if args.ref:
@@ -42,7 +43,7 @@ async def read_text(s: PageSession, args: a.ReadTextArgs) -> ToolResult:
     return ToolResult(success=True, reason=reason, data=data)
 
 
-async def expand(s: PageSession, args: a.SnapshotArgs) -> ToolResult:
+async def expand(s: PageSession, args: r.SnapshotArgs) -> ToolResult:
     """snapshot(start, end): trimmed lines of the current snapshot (seed 003 §6.1)."""
     if s.last is not None and s._navigated:  # its ranges describe another page
         return actions.failure(
@@ -71,7 +72,7 @@ def ref_for(s: PageSession, local_id: int) -> str | None:
     return None
 
 
-async def dom_search(s: PageSession, args: a.DomSearchArgs) -> ToolResult:
+async def dom_search(s: PageSession, args: r.DomSearchArgs) -> ToolResult:
     opts = {"query": args.query, "selector": args.selector, "limit": args.limit}
     opts["hidden"] = s.hidden_regions.selector  # private regions are never searched
     hits = list(await s.page.main_frame.evaluate(js("dom_search.js"), opts))
@@ -98,7 +99,7 @@ async def console_errors(s: PageSession, args: a.NoArgs) -> ToolResult:
     return ToolResult(success=True, reason=reason, data={"errors": errors})
 
 
-async def accessibility_tree(s: PageSession, args: a.AccessibilityTreeArgs) -> ToolResult:
+async def accessibility_tree(s: PageSession, args: r.AccessibilityTreeArgs) -> ToolResult:
     if s.hidden_regions:  # the browser's own tree cannot leave private regions out
         return actions.failure(
             E.not_supported,
@@ -119,7 +120,7 @@ async def accessibility_tree(s: PageSession, args: a.AccessibilityTreeArgs) -> T
     return ToolResult(success=True, reason=f"ARIA tree: {where}", data=data)
 
 
-async def screenshot(s: PageSession, args: a.ScreenshotArgs) -> ToolResult:
+async def screenshot(s: PageSession, args: r.ScreenshotArgs) -> ToolResult:
     path = s.artifacts.path_for("screenshot.png")
     await blackout(s.page, s.hidden_regions)  # private regions are black (regions.py)
     if args.ref:
@@ -134,7 +135,7 @@ async def screenshot(s: PageSession, args: a.ScreenshotArgs) -> ToolResult:
     )
 
 
-async def read_canvas(s: PageSession, args: a.ReadCanvasArgs) -> ToolResult:
+async def read_canvas(s: PageSession, args: r.ReadCanvasArgs) -> ToolResult:
     from PIL import Image
 
     x, y = args.x, args.y

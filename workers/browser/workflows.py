@@ -37,7 +37,7 @@ from workers.browser.frames import js
 from workers.browser.refs import RefError
 
 if TYPE_CHECKING:
-    from workers.agent.tools import args as a
+    from workers.agent.tools import args_workflows as w
     from workers.browser.session import PageSession
 
 REVEAL_WAIT_S = 1.5  # how long revealed options / suggestions may take to appear
@@ -90,7 +90,7 @@ async def _click(s: PageSession, el: ElementHandle, frame: Frame, what: str) -> 
     return await s.hand.click(s.page, Target.of(el, frame, {}), what, s._effect)
 
 
-async def choose_option(s: PageSession, args: a.ChooseOptionArgs) -> ToolResult:
+async def choose_option(s: PageSession, args: w.ChooseOptionArgs) -> ToolResult:
     el, target = await s._element(args.model_dump())
     if await el.evaluate("e => e.localName === 'select'"):
         select = Action("select_option", {"ref": args.ref, "values": [args.option]})
@@ -154,7 +154,7 @@ async def _choose(
     s: PageSession,
     frame: Frame,
     trigger: ElementHandle,
-    args: a.ChooseOptionArgs,
+    args: w.ChooseOptionArgs,
     labels: list[str],
     tried: list[str],
 ) -> ToolResult:
@@ -185,7 +185,7 @@ async def _choose(
     )
 
 
-async def _trigger_text(s: PageSession, args: a.ChooseOptionArgs) -> str:
+async def _trigger_text(s: PageSession, args: w.ChooseOptionArgs) -> str:
     """What the trigger shows after the choice (its value or text), when still there."""
     try:
         el, _ = await s._element({"ref": args.ref})
@@ -203,7 +203,7 @@ def _with_tried(result: ToolResult, tried: tuple[str, ...]) -> ToolResult:
 # ----------------------------------------------------------------------------------- search
 
 
-async def search(s: PageSession, args: a.SearchArgs) -> ToolResult:
+async def search(s: PageSession, args: w.SearchArgs) -> ToolResult:
     el, target = await s._element(args.model_dump())
     frame = target.frame
     await _mark(frame)
@@ -220,21 +220,9 @@ async def search(s: PageSession, args: a.SearchArgs) -> ToolResult:
     found = await _diff(frame, REVEAL_WAIT_S)
     labels = [str(i["label"]) for i in found["items"]]
     tried.append(f"{len(labels)} suggestions")
-    wanted = args.pick if args.pick is not None else args.query
-    index = match(labels, wanted) if args.pick is not None else _exact(labels, wanted)
-    if index is not None:
-        option = await _pick(frame, index)
-        if option is not None:
-            clicked = await _click(s, option, frame, f"pick suggestion {labels[index]!r}")
-            tried.append(f"click suggestion {labels[index]!r}")
-            if clicked.success:
-                return ToolResult(
-                    success=True,
-                    reason=f"searched {args.query!r}: {clicked.reason}",
-                    tried=tuple(tried),
-                    page_changed=clicked.page_changed,
-                    data={"suggestions": labels, "chosen": labels[index]},
-                )
+    picked = await _pick_suggestion(s, frame, args, labels, tried)
+    if picked is not None:
+        return picked
     if args.pick is not None:
         return actions.failure(
             E.option_not_found,
@@ -265,6 +253,28 @@ async def search(s: PageSession, args: a.SearchArgs) -> ToolResult:
         tried=tuple(tried),
         page_changed=sent.page_changed,
         data={"suggestions": labels},
+    )
+
+
+async def _pick_suggestion(
+    s: PageSession, frame: Frame, args: w.SearchArgs, labels: list[str], tried: list[str]
+) -> ToolResult | None:
+    """Click the suggestion `pick` names (or the one equal to the query); None when there is
+    none or its click had no effect."""
+    index = match(labels, args.pick) if args.pick is not None else _exact(labels, args.query)
+    option = await _pick(frame, index) if index is not None else None
+    if option is None or index is None:
+        return None
+    clicked = await _click(s, option, frame, f"pick suggestion {labels[index]!r}")
+    tried.append(f"click suggestion {labels[index]!r}")
+    if not clicked.success:
+        return None
+    return ToolResult(
+        success=True,
+        reason=f"searched {args.query!r}: {clicked.reason}",
+        tried=tuple(tried),
+        page_changed=clicked.page_changed,
+        data={"suggestions": labels, "chosen": labels[index]},
     )
 
 

@@ -24,7 +24,7 @@ from workers.browser.frames import js
 from workers.browser.workflows import TRUE_WORDS, _click
 
 if TYPE_CHECKING:
-    from workers.agent.tools import args as a
+    from workers.agent.tools import args_workflows as w
     from workers.browser.session import PageSession
 
 
@@ -43,7 +43,7 @@ async def _state(el: ElementHandle) -> dict[str, Any]:
     return state
 
 
-async def _fill_one(s: PageSession, field: a.FormField) -> Filled:
+async def _fill_one(s: PageSession, field: w.FormField) -> Filled:
     el, target = await s._element({"ref": field.ref})
     kind = str(await el.evaluate(js("workflows.js"), ["kind"]))
     values = field.items
@@ -84,7 +84,7 @@ async def _toggle(
     return Filled(ref, kind, result.success, result.reason, result)
 
 
-async def _refill(s: PageSession, field: a.FormField) -> str | None:
+async def _refill(s: PageSession, field: w.FormField) -> str | None:
     """Phase 2 for one text field: keystrokes and a blur; what it holds afterwards, or None
     when the field needs nothing (or is no text field)."""
     el, _ = await s._element({"ref": field.ref})
@@ -123,7 +123,7 @@ def _review(form: dict[str, Any]) -> str:
     return "; ".join(f"{f['label']}={shown(f)}" for f in form["fields"][:40])
 
 
-async def fill_form(s: PageSession, args: a.FillFormArgs) -> ToolResult:
+async def fill_form(s: PageSession, args: w.FillFormArgs) -> ToolResult:
     filled = [await _fill_one(s, f) for f in args.fields]
     tried = [f"{f.kind} {f.ref}: {'ok' if f.ok else 'failed'}" for f in filled]
     refills = [note for f in args.fields if (note := await _refill(s, f))]
@@ -161,7 +161,7 @@ async def fill_form(s: PageSession, args: a.FillFormArgs) -> ToolResult:
 
 async def _submit(
     s: PageSession,
-    args: a.FillFormArgs,
+    args: w.FillFormArgs,
     first: ElementHandle,
     reason: str,
     tried: list[str],

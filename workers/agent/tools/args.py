@@ -34,7 +34,7 @@ def _optional_ref(value: Any) -> str | None:
     return None if value in (None, "") else normalize_ref(value)
 
 
-def _scalar_text(value: Any) -> Any:
+def scalar_text(value: Any) -> Any:
     """Models send numbers for text fields (a quantity, a year): accept them as their text."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)
@@ -44,7 +44,7 @@ def _scalar_text(value: Any) -> Any:
 def _text_list(value: Any) -> Any:
     """One item is often sent bare ("Blue" or 3) instead of as a one-element list."""
     items = value if isinstance(value, list | tuple) else [value]
-    return [_scalar_text(v) for v in items]
+    return [scalar_text(v) for v in items]
 
 
 Ref = Annotated[
@@ -57,7 +57,7 @@ OptRef = Annotated[
     BeforeValidator(_optional_ref),
     Field(description="Element ref from the snapshot, e.g. '3:12'."),
 ]
-Text = Annotated[str, BeforeValidator(_scalar_text)]
+Text = Annotated[str, BeforeValidator(scalar_text)]
 TextList = Annotated[list[str], BeforeValidator(_text_list), Field(min_length=1)]
 
 
@@ -228,73 +228,6 @@ class SelectOptionArgs(RefArgs):
     values: TextList
 
 
-class ChooseOptionArgs(RefArgs):
-    RENAMES: ClassVar[dict[str, str]] = {"value": "option", "label": "option", "text": "option"}
-    option: Text = Field(min_length=1, description="Label of the option to choose.")
-
-
-def _field_value(value: Any) -> Any:
-    """A checkbox's true/false or a number as text."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return _scalar_text(value)
-
-
-class FormField(Args):
-    ref: Ref
-    value: Annotated[
-        str | None,
-        BeforeValidator(_field_value),
-        Field(description="Text, an option label, true/false for a checkbox, or a file name."),
-    ] = None
-    values: TextList | None = Field(None, description="Several options (multi-select) or files.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _list(cls, data: Any) -> Any:
-        """A list sent as value is the values."""
-        if isinstance(data, dict) and isinstance(data.get("value"), list | tuple):
-            return {**{k: v for k, v in data.items() if k != "value"}, "values": data["value"]}
-        return data
-
-    @model_validator(mode="after")
-    def _one(self) -> FormField:
-        if (self.value is None) == (self.values is None):
-            raise ValueError(f"field {self.ref}: give value or values")
-        return self
-
-    @property
-    def items(self) -> list[str]:
-        return list(self.values) if self.values is not None else [self.value or ""]
-
-
-class FillFormArgs(Args):
-    RENAMES: ClassVar[dict[str, str]] = {"submitRef": "submit_ref"}
-    fields: list[FormField] = Field(min_length=1, max_length=60)
-    submit: bool = Field(False, description="Submit once every field holds a valid value.")
-    submit_ref: OptRef = Field(None, description="The submit button (default: the form's own).")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mapping(cls, data: Any) -> Any:
-        """fields={"3:4": "Ada", ...} as one mapping from ref to value."""
-        if isinstance(data, dict) and isinstance(data.get("fields"), dict):
-            pairs = [{"ref": k, "value": v} for k, v in data["fields"].items()]
-            return {**data, "fields": pairs}
-        return data
-
-
-class SearchArgs(RefArgs):
-    RENAMES: ClassVar[dict[str, str]] = {"text": "query", "suggestion": "pick"}
-    query: Text = Field(min_length=1)
-    pick: str | None = Field(
-        None,
-        description="Suggestion to choose (default: one equal to "
-        "the query); without a match nothing is chosen.",
-    )
-    submit: bool = Field(True, description="Press Enter when no suggestion was clicked.")
-
-
 class UploadFileArgs(RefArgs):
     RENAMES: ClassVar[dict[str, str]] = {"filePaths": "files", "paths": "files", "file": "files"}
     files: TextList = Field(description="Names of files attached to the task.")
@@ -394,90 +327,6 @@ class TabsArgs(Args):
         if self.action == "switch" and self.tab_id is None:
             raise ValueError("switch needs tab_id (see tabs action 'list')")
         return self
-
-
-class ReadTextArgs(Args):
-    ref: OptRef = None
-    offset: int = Field(0, ge=0, description="Character offset of the chunk to read.")
-
-
-def _ref_index(value: Any) -> int:
-    """Trim markers name plain indices ('[refs 120-480 trimmed: ...]'); '3:120' also works."""
-    text = str(value).strip().strip("[] ")
-    if isinstance(value, bool) or not re.match(r"^(\d+:)?\d+$", text):
-        raise ValueError("use the numbers from a '[refs 120-480 trimmed: ...]' marker")
-    return int(text.rsplit(":", 1)[-1])
-
-
-RefIndex = Annotated[int, BeforeValidator(_ref_index)]
-
-
-class SnapshotArgs(Args):
-    RENAMES: ClassVar[dict[str, str]] = {"startRef": "start", "endRef": "end"}
-    start: RefIndex
-    end: RefIndex
-
-    @model_validator(mode="before")
-    @classmethod
-    def _range(cls, data: Any) -> Any:
-        """range="120-480" as one string."""
-        if isinstance(data, dict) and isinstance(data.get("range"), str) and "start" not in data:
-            start, _, end = data["range"].partition("-")
-            return {**data, "start": start, "end": end or start}
-        return data
-
-    @model_validator(mode="after")
-    def _order(self) -> SnapshotArgs:
-        if self.end < self.start:
-            raise ValueError("end must not be smaller than start")
-        return self
-
-
-class ScreenshotArgs(Args):
-    RENAMES: ClassVar[dict[str, str]] = {"fullPage": "full_page"}
-    ref: OptRef = None
-    full_page: bool = False
-
-
-class DomSearchArgs(Args):
-    query: str | None = Field(None, description="Visible text to find.")
-    selector: str | None = Field(None, description="Or a CSS selector.")
-    limit: int = Field(10, ge=1, le=50)
-
-    @model_validator(mode="after")
-    def _some(self) -> DomSearchArgs:
-        if not (self.query or self.selector):
-            raise ValueError("give query or selector")
-        return self
-
-
-class ExportPdfArgs(Args):
-    name: str | None = Field(None, description="File name of the PDF artifact.")
-
-
-class AccessibilityTreeArgs(Args):
-    ref: OptRef = None
-    offset: int = Field(0, ge=0)
-
-
-class ReadCanvasArgs(Args):
-    ref: OptRef = None
-    x: float = Field(description="x in CSS pixels (inside ref's box when given, else viewport)")
-    y: float = Field(description="y in CSS pixels")
-
-
-class LookArgs(Args):
-    ref: OptRef = Field(None, description="An element to look at closely; omit for the screen.")
-    question: str = Field(
-        min_length=1,
-        max_length=500,
-        description="What to read from the pixels, e.g. 'What value does the tallest bar show?'",
-    )
-
-
-class ReadDownloadArgs(Args):
-    name: str | None = Field(None, description="Download name; omit to list downloads.")
-    offset: int = Field(0, ge=0)
 
 
 class RecordFactArgs(Args):

@@ -2,16 +2,15 @@
 
 Seed 000 App. A (the 36-tool taxonomy and the ToolResult contract) and seed 003 §5.2-5.3.
 The OpenAI function schema of each tool is generated from its pydantic model; the browser
-registers one handler per ToolName (workers/browser/handlers.py) and a test checks both
-sides cover the same names. Validation failures become FeedbackErrors whose message goes
-back to the model instead of ending the run (seed 003 §5.4).
+registers one handler per ToolName (names.py, with the other spellings models use) and a
+test checks both sides cover the same names. Validation failures become FeedbackErrors
+whose message goes back to the model instead of ending the run (seed 003 §5.4).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
@@ -21,6 +20,9 @@ from workers.agent.protocols import Action, ToolCall
 from workers.agent.toolerrors import ToolError
 from workers.agent.toolerrors import ToolError as E
 from workers.agent.tools import args as a
+from workers.agent.tools import args_read as r
+from workers.agent.tools import args_workflows as w
+from workers.agent.tools.names import ToolName, resolve_alias
 from workers.agent.tools.schema import openai_tool
 
 # Keys an LLM client puts in ToolCall.arguments when the model's JSON did not parse.
@@ -28,51 +30,6 @@ PARSE_ERROR_KEY = "__parse_error__"
 RAW_ARGUMENTS_KEY = "__raw_arguments__"
 MAX_ACTIONS_PER_STEP = 5  # seed 000 §4.1: at most five actions before re-evaluation
 MAX_BULK_ACTIONS = 30
-
-
-class ToolName(StrEnum):
-    navigate = "navigate"
-    go_back = "go_back"
-    go_forward = "go_forward"
-    click = "click"
-    click_at = "click_at"
-    type = "type"
-    type_at = "type_at"
-    press_key = "press_key"
-    hover = "hover"
-    focus = "focus"
-    select_option = "select_option"
-    get_dropdown_options = "get_dropdown_options"
-    choose_option = "choose_option"
-    fill_form = "fill_form"
-    search = "search"
-    upload_file = "upload_file"
-    drag = "drag"
-    scroll = "scroll"
-    scroll_within = "scroll_within"
-    wait = "wait"
-    wait_for = "wait_for"
-    wait_for_condition = "wait_for_condition"
-    handle_dialog = "handle_dialog"
-    tabs = "tabs"
-    read_text = "read_text"
-    snapshot = "snapshot"
-    screenshot = "screenshot"
-    dom_search = "dom_search"
-    get_console_errors = "get_console_errors"
-    export_pdf = "export_pdf"
-    get_accessibility_tree = "get_accessibility_tree"
-    read_canvas = "read_canvas"
-    look = "look"
-    detect_captcha = "detect_captcha"
-    detect_geo_block = "detect_geo_block"
-    read_download = "read_download"
-    record_fact = "record_fact"
-    evaluate_script = "evaluate_script"
-    bulk = "bulk"
-    done = "done"
-
-
 DONE = ToolName.done.value
 
 
@@ -189,14 +146,14 @@ _SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         ToolName.choose_option,
-        a.ChooseOptionArgs,
+        w.ChooseOptionArgs,
         "Dropdown workflow in one call: open the trigger, read the options it reveals, click "
         "the one labelled `option` (native selects too); lists the options when none matches.",
         (*_REF_ERRORS, E.option_not_found, E.not_a_select, E.no_effect),
     ),
     ToolSpec(
         ToolName.fill_form,
-        a.FillFormArgs,
+        w.FillFormArgs,
         "Form workflow in one call: fill every field (text, select, combobox, checkbox, radio, "
         "file), re-fill empty/invalid ones, return the form's state; submit=true submits when "
         "nothing is invalid or required-but-empty.",
@@ -204,7 +161,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         ToolName.search,
-        a.SearchArgs,
+        w.SearchArgs,
         "Search workflow in one call: type the query into a search box, pick the suggestion "
         "`pick` (or the one equal to the query) when suggestions appear, else press Enter.",
         (*_REF_ERRORS, E.option_not_found, E.no_effect),
@@ -263,51 +220,51 @@ _SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         ToolName.read_text,
-        a.ReadTextArgs,
+        r.ReadTextArgs,
         "Read the full text of an element (ref) or the page's main content as markdown, in "
         "chunks: pass the reported next offset to continue.",
         _REF_ERRORS,
     ),
     ToolSpec(
         ToolName.snapshot,
-        a.SnapshotArgs,
+        r.SnapshotArgs,
         "Show a trimmed part of the page: the numbers of a '[refs 120-480 trimmed: ...]' marker.",
         (E.stale_ref,),
     ),
     ToolSpec(
         ToolName.screenshot,
-        a.ScreenshotArgs,
+        r.ScreenshotArgs,
         "Save a screenshot of the viewport, the full page or an element as a task artifact.",
         _REF_ERRORS,
     ),
     ToolSpec(
         ToolName.dom_search,
-        a.DomSearchArgs,
+        r.DomSearchArgs,
         "Find elements by visible text or CSS selector, with their refs when they have one.",
         (E.text_not_found,),
     ),
     ToolSpec(ToolName.get_console_errors, a.NoArgs, "The page's recent console errors.", ()),
     ToolSpec(
         ToolName.export_pdf,
-        a.ExportPdfArgs,
+        r.ExportPdfArgs,
         "Print the page to PDF (print stylesheet applies); read it with read_download.",
         (E.pdf_failed,),
     ),
     ToolSpec(
         ToolName.get_accessibility_tree,
-        a.AccessibilityTreeArgs,
+        r.AccessibilityTreeArgs,
         "The ARIA tree of the page or an element (YAML), in chunks.",
         _REF_ERRORS,
     ),
     ToolSpec(
         ToolName.read_canvas,
-        a.ReadCanvasArgs,
+        r.ReadCanvasArgs,
         "Colour of the pixel at a point (inside an element such as a canvas, or the viewport).",
         (*_REF_ERRORS, E.out_of_bounds),
     ),
     ToolSpec(
         ToolName.look,
-        a.LookArgs,
+        r.LookArgs,
         "Ask a vision model about what the page shows as pixels (charts, canvas, colours, "
         "icons, images): the visible screen, or one element (ref) enlarged.",
         (*_REF_ERRORS, E.vision_unavailable, E.screenshot_failed),
@@ -319,7 +276,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         ToolName.read_download,
-        a.ReadDownloadArgs,
+        r.ReadDownloadArgs,
         "List downloaded files, or read one as text (PDF, CSV, TXT, JSON) in chunks.",
         (E.download_not_found, E.unsupported_format),
     ),
@@ -355,40 +312,6 @@ _SPECS: tuple[ToolSpec, ...] = (
 )
 
 TOOLS: Mapping[str, ToolSpec] = {spec.name.value: spec for spec in _SPECS}
-
-# Seed 000 App. A and seed 003 §5.2 spellings -> (tool, preset arguments).
-ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = {
-    "click_element": ("click", {}),
-    "browser_click_at": ("click_at", {}),
-    "browser_type_at": ("type_at", {}),
-    "input_text": ("type", {}),
-    "send_keys": ("press_key", {}),
-    "select_dropdown_by_text": ("select_option", {}),
-    "navigate_back": ("go_back", {}),
-    "scroll_down": ("scroll", {"direction": "down"}),
-    "scroll_up": ("scroll", {"direction": "up"}),
-    "scroll_to_top": ("scroll", {"to": "top"}),
-    "scroll_to_bottom": ("scroll", {"to": "bottom"}),
-    "scroll_to_text": ("scroll", {}),
-    "scroll_to_percent": ("scroll", {}),
-    "scroll_pixels": ("scroll", {}),
-    "pan": ("scroll", {}),
-    "open_tab": ("tabs", {"action": "open"}),
-    "switch_tab": ("tabs", {"action": "switch"}),
-    "close_tab": ("tabs", {"action": "close"}),
-    "browser_tabs": ("tabs", {}),
-    "extract": ("read_text", {}),
-    "extract_markdown": ("read_text", {}),
-    "take_screenshot": ("screenshot", {}),
-    "screenshot_captcha": ("screenshot", {}),
-    "run_script": ("evaluate_script", {}),
-    "bulkActions": ("bulk", {}),
-    "bulk_actions": ("bulk", {}),
-}
-
-
-def resolve_alias(name: str) -> tuple[str, Mapping[str, Any]]:
-    return ALIASES.get(name, (name, {}))
 
 
 def worker_tools(
