@@ -6,10 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 
 from app.auth import Scope
 from app.db import repositories
+from app.db.migrate import upgrade
 from app.db.repo_approvals import create_approval
 from app.db.types import utcnow
 from tests.integration.api.conftest import finish
@@ -17,6 +19,16 @@ from tests.integration.api.test_auth_keys import BODY, bearer, keyed_app, new_ke
 
 W, R = Scope.tasks_write, Scope.tasks_read
 JPEG = b"\xff\xd8approval\xff\xd9"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_db(request: pytest.FixtureRequest) -> str:
+    """The module's tests on a fresh SQLite file and on the session's Postgres database."""
+    if request.param == "sqlite":
+        return str(request.getfixturevalue("db_url"))
+    pg: str = request.getfixturevalue("postgres_url")
+    upgrade(pg)
+    return pg
 
 
 async def pause(app: FastAPI, task_id: str, *, expires_in_s: float = 600, shot: bool = True) -> str:
@@ -49,8 +61,8 @@ async def pause(app: FastAPI, task_id: str, *, expires_in_s: float = 600, shot: 
         return row.id
 
 
-async def test_list_decide_once_and_screenshot(db_url: str) -> None:
-    async with keyed_app(db_url) as (app, c):
+async def test_list_decide_once_and_screenshot(any_db: str) -> None:
+    async with keyed_app(any_db) as (app, c):
         writer = await new_key(app, "acme", W, R)
         created = await c.post("/v1/tasks", json=BODY, headers=bearer(writer))
         assert created.json()["approval_policy"] == "sensitive"  # the default
@@ -85,8 +97,8 @@ async def test_list_decide_once_and_screenshot(db_url: str) -> None:
         assert no_shot.status_code == 404
 
 
-async def test_other_tenants_scopes_and_bad_input(db_url: str) -> None:
-    async with keyed_app(db_url) as (app, c):
+async def test_other_tenants_scopes_and_bad_input(any_db: str) -> None:
+    async with keyed_app(any_db) as (app, c):
         writer = await new_key(app, "acme", W, R)
         reader = await new_key(app, "acme", R)
         other = await new_key(app, "globex", W, R)
@@ -113,8 +125,8 @@ async def test_other_tenants_scopes_and_bad_input(db_url: str) -> None:
         assert listed.json()["items"][0]["status"] == "pending"
 
 
-async def test_an_expired_request_cannot_be_approved(db_url: str) -> None:
-    async with keyed_app(db_url) as (app, c):
+async def test_an_expired_request_cannot_be_approved(any_db: str) -> None:
+    async with keyed_app(any_db) as (app, c):
         writer = await new_key(app, "acme", W, R)
         tid = (await c.post("/v1/tasks", json=BODY, headers=bearer(writer))).json()["id"]
         aid = await pause(app, tid, expires_in_s=-1)
@@ -126,8 +138,8 @@ async def test_an_expired_request_cannot_be_approved(db_url: str) -> None:
         assert late.status_code == 409 and "expired" in late.json()["detail"]
 
 
-async def test_approval_policy_field(db_url: str) -> None:
-    async with keyed_app(db_url) as (app, c):
+async def test_approval_policy_field(any_db: str) -> None:
+    async with keyed_app(any_db) as (app, c):
         writer = await new_key(app, "acme", W, R)
         off = await c.post(
             "/v1/tasks", json={**BODY, "approval_policy": "none"}, headers=bearer(writer)
@@ -143,9 +155,9 @@ async def test_approval_policy_field(db_url: str) -> None:
         assert bad.status_code == 422 and "approval_policy" in bad.text
 
 
-async def test_a_finished_tasks_request_is_expired(db_url: str) -> None:
+async def test_a_finished_tasks_request_is_expired(any_db: str) -> None:
     """The worker is gone (e.g. reaped): approving now would act on nothing."""
-    async with keyed_app(db_url) as (app, c):
+    async with keyed_app(any_db) as (app, c):
         writer = await new_key(app, "acme", W, R)
         tid = (await c.post("/v1/tasks", json=BODY, headers=bearer(writer))).json()["id"]
         aid = await pause(app, tid)
