@@ -19,6 +19,10 @@ import httpx
 import pytest
 from playwright.async_api import Browser, Page, Route
 from pydantic import SecretStr
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route as HttpRoute
 
 from app.db import create_engine, repositories, session_factory
 from app.db.migrate import upgrade, upgrade_async
@@ -33,8 +37,13 @@ from tests.integration.api.conftest import (
     live_server,
     make_settings,
 )
-from tests.support.llm_server import Reply, ScriptedLLMServer, error_reply
-from tests.support.policies import cheapest_product_policy
+from tests.support.llm_server import Reply, ScriptedLLMServer, error_reply, tool_reply
+from tests.support.policies import (
+    cheapest_product_policy,
+    find_ref,
+    last_tool_results,
+    latest_observation,
+)
 from tests.support.sites import TestSite
 from workers.embedded import build_app
 
@@ -44,6 +53,10 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 # instructions the routing LLM recognises
 LIVE_SHOP = "find the cheapest product for the viewer and give its name and price"
 ENDLESS = "keep reading the next page forever"
+DELETE = "delete my account from the viewer"
+ACCOUNT = """<!doctype html><title>Account</title><h1>Your account</h1>
+<form method="post" action="/account"><button type="submit">Delete account</button></form>"""
+DELETED = "<!doctype html><title>Goodbye</title><h1>Account deleted</h1>"
 THOUGHT = "Sorting by price first, then reading the cheapest product."
 LIVE_MODEL, LIVE_PRICE = "gpt-4o-mini", (0.15, 0.6)  # USD per 1M tokens in / out
 PRICES = {"gpt-x": (2.0, 10.0)}  # USD per 1M tokens in / out, for the scripted-event viewer
@@ -73,10 +86,44 @@ def live_shop_policy(request: dict[str, Any]) -> Reply:
     return replace(reply, content=THOUGHT)
 
 
+def delete_policy(request: dict[str, Any]) -> Reply:
+    """Click "Delete account" (a sensitive action: the task waits for a person), then report."""
+    obs = latest_observation(request)
+    if "Account deleted" in obs:
+        return tool_reply(("done", {"answer": "deleted", "success": True}))
+    if any(r.get("error") for r in last_tool_results(request)):
+        return tool_reply(("done", {"answer": "not deleted", "success": False}))
+    return tool_reply(("click", {"ref": find_ref(obs, "button", "Delete account")}))
+
+
 ROUTES: dict[str, Callable[[dict[str, Any]], Reply]] = {
     LIVE_SHOP: live_shop_policy,
     ENDLESS: next_page_policy,
+    DELETE: delete_policy,
 }
+
+
+class AccountSite:
+    """A page whose only button deletes the account (counted when it really happens)."""
+
+    def __init__(self) -> None:
+        self.deletions = 0
+
+    async def account(self, request: Request) -> HTMLResponse:
+        if request.method == "POST":
+            self.deletions += 1
+            return HTMLResponse(DELETED)
+        return HTMLResponse(ACCOUNT)
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[HttpRoute("/account", self.account, methods=["GET", "POST"])])
+
+
+@pytest.fixture(scope="module")
+def account_site() -> Iterator[tuple[AccountSite, str]]:
+    site = AccountSite()
+    with serve(site.app()) as origin:
+        yield site, origin
 
 
 def routing_policy(request: dict[str, Any]) -> Reply:
@@ -139,6 +186,7 @@ def live_viewer(
         llm_base_url=ui_llm.base_url,
         llm_model=LIVE_MODEL,
         llm_prices={LIVE_MODEL: LIVE_PRICE},
+        approval_poll_s=0.1,
     )
     upgrade(settings.effective_database_url)
     with serve(build_app(settings)) as base_url:

@@ -19,12 +19,14 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.integration.ui.conftest import (
+    DELETE,
     ENDLESS,
     LIVE_GATE,
     LIVE_PRICE,
     LIVE_SHOP,
     ROOT,
     THOUGHT,
+    AccountSite,
     OfflinePage,
     Viewer,
     wait_status,
@@ -152,6 +154,35 @@ async def test_cancel_button_stops_a_running_run(
         await expect(page.locator("#cancel")).to_be_hidden()
         await expect(page.locator("#final-status")).to_contain_text("cancelled")
         assert await wait_status(client, task_id, ("cancelled",)) == "cancelled"
+    assert offline_page.blocked == []
+
+
+async def test_approve_a_guarded_action_from_the_run_page(
+    live_viewer: Viewer, account_site: tuple[AccountSite, str], offline_page: OfflinePage
+) -> None:
+    site, origin = account_site
+    async with httpx.AsyncClient(base_url=live_viewer.base_url) as client:
+        response = await client.post(
+            "/v1/tasks",
+            json={"instruction": DELETE, "start_url": origin + "/account", "max_steps": 5},
+        )
+        task_id = response.json()["id"]
+        page = offline_page.page
+        await page.goto(f"{live_viewer.base_url}/runs/{task_id}")
+        request = page.locator("#approval-list .approval")
+        await expect(request).to_contain_text("Delete account", timeout=AGENT_WAIT_MS)
+        await expect(page.locator("#status")).to_have_text("awaiting_approval")
+        assert site.deletions == 0  # the click waits for a person
+        shot = await request.locator(".thumb img").element_handle()  # the page when it asked
+        assert shot is not None
+        await page.wait_for_function("(i) => i.complete && i.naturalWidth > 0", arg=shot)
+        await request.locator("button[data-decision=approve]").click()
+        await expect(request.locator(".outcome")).to_contain_text("Approved")
+        await expect(page.locator("#status")).to_have_text("succeeded", timeout=AGENT_WAIT_MS)
+        await expect(page.locator("#final-answer")).to_have_text("deleted")
+        assert site.deletions == 1
+        approvals = (await client.get(f"/v1/tasks/{task_id}/approvals")).json()["items"]
+        assert [a["status"] for a in approvals] == ["approved"]
     assert offline_page.blocked == []
 
 
