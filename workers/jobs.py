@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from functools import partial
 from typing import Any
 
@@ -23,6 +23,7 @@ from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
 from app.db.repo_attachments import load_attachments
 from app.db.types import as_utc
+from app.logging_config import task_context
 from app.secrets import secrets_note
 from app.urlpolicy import network_policy
 from workers import budget as budgets
@@ -67,7 +68,13 @@ def run_task(task_id: str) -> None:
         log.info("task %s not claimable (cancelled, finished or taken)", task_id)
         return
     timeout = float(task.timeout_s) + HARD_STOP_SLACK_S + FINISH_GRACE_S
-    rt.run(lambda: execute(rt, task), timeout)
+    rt.run(lambda: _logged(task.id, execute(rt, task)), timeout)
+
+
+async def _logged(task_id: str, work: Awaitable[None]) -> None:
+    """Every log line of the run carries the task id (and step): app/logging_config.py."""
+    with task_context(task_id):
+        await work
 
 
 async def _claim(rt: WorkerRuntime, task_id: str) -> Task | None:

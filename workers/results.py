@@ -13,13 +13,15 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from cryptography.fernet import InvalidToken
 from sqlalchemy.exc import SQLAlchemyError
 
 from app import webhooks
-from app.contracts import TaskSpec, TaskStatus
+from app.contracts import EventType, TaskSpec, TaskStatus
+from app.logging_config import set_step
 from workers import profiles
 from workers.agent import structured
 from workers.agent.errors import ConfigurationError
@@ -31,12 +33,30 @@ from workers.metered_llm import MeteredLLM
 log = logging.getLogger(__name__)
 
 
+class StepLogSink:
+    """EventSink decorator: log lines carry the step the agent is on (app/logging_config)."""
+
+    def __init__(self, inner: EventSink) -> None:
+        self.inner = inner
+
+    async def emit(self, type: str, data: Mapping[str, Any]) -> None:
+        if type == EventType.step_started and isinstance(data.get("step"), int):
+            set_step(data["step"])
+        await self.inner.emit(type, data)
+
+    async def save_screenshot(self, step: int, jpeg: bytes) -> None:
+        await self.inner.save_screenshot(step, jpeg)
+
+    async def cancel_requested(self) -> bool:
+        return await self.inner.cancel_requested()
+
+
 class TaskResults:
     """One task's results wiring; `sink` is what the agent should report to."""
 
     def __init__(self, rt: Any, spec: TaskSpec, sink: EventSink) -> None:
         self.rt, self.spec, self.inner = rt, spec, sink
-        self.sink = Witness(sink)
+        self.sink = Witness(StepLogSink(sink))
         self.state: dict[str, Any] | None = None  # the context's storage state at close
 
     def instruction(self, text: str) -> str:

@@ -9,13 +9,16 @@ small supervisor does only that: spawn, watch, restart with backoff, forward SIG
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import signal
 import threading
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -28,6 +31,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.contracts import QUEUE_NAME, ErrorCode
 from app.db import create_engine, session_factory
 from app.events import RedisEventBus
+from app.logging_config import configure as configure_logging
 from app.reaper import fail_worker_tasks, run_reaper
 from app.settings import Settings
 from workers import runtime
@@ -35,8 +39,9 @@ from workers.runtime import WorkerRuntime, make_worker_id
 
 log = logging.getLogger(__name__)
 
-LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
 MAX_BACKOFF_S = 30.0
+STANDBY_NAME, WORKER_NAME = "wa-standby", "wa-worker"
+STANDBY_DELAY_S = 10.0  # a new standby waits this long (not competing with a start)
 FAIL_TASKS_TIMEOUT_S = 10.0  # a database outage leaves the tasks to the reaper
 HEALTHY_AFTER_S = 60.0
 # rq heartbeats an idle worker every WORKER_TTL_S - 15 s: a registration lost with a Redis
@@ -46,11 +51,16 @@ WORKER_TTL_S = 40  # a child that lived this long resets its crash backoff
 
 def worker_process_main(index: int, settings: Settings, worker_id: str | None = None) -> None:
     """One worker process: metrics endpoint, warm runtime, rq work loop on QUEUE_NAME."""
-    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    configure_logging(settings)  # JSON lines with task id and step (app/logging_config.py)
     start_http_server(settings.worker_metrics_port + index, addr=settings.host)
     bus = RedisEventBus(settings.redis_url, settings.event_stream_maxlen)
     rt = WorkerRuntime(settings, bus, worker_id=worker_id or make_worker_id(f"w{index}"))
     rt.start()
+    _work(rt, settings)
+
+
+def _work(rt: WorkerRuntime, settings: Settings) -> None:
+    """The rq work loop on a started runtime, until rq's warm shutdown (SIGTERM)."""
     runtime.install(rt)
     connection = redis.Redis.from_url(settings.redis_url)
     try:
@@ -63,6 +73,36 @@ def worker_process_main(index: int, settings: Settings, worker_id: str | None = 
         runtime.install(None)
         rt.stop()
         connection.close()
+
+
+def standby_main(settings: Settings, conn: Connection) -> None:
+    """A spare worker process, fully warm (imports, Chromium, tokenizer) but off the queue.
+
+    A respawned worker spent over 20 s in imports on a loaded 2-core VM before its first
+    task; the promoted standby only registers with rq. It costs one idle Chromium.
+    """
+    configure_logging(settings)
+    _name_process(STANDBY_NAME)  # `ps` tells the idle standby from the workers
+    bus = RedisEventBus(settings.redis_url, settings.event_stream_maxlen)
+    rt = WorkerRuntime(settings, bus, worker_id=make_worker_id("standby"))
+    rt.start()
+    try:
+        index, worker_id = conn.recv()
+    except (EOFError, OSError):  # the supervisor went away or stopped the standby
+        rt.stop()
+        return
+    finally:
+        conn.close()
+    rt.worker_id = worker_id  # the slot's id: the supervisor fails its tasks if it dies
+    _name_process(WORKER_NAME)
+    start_http_server(settings.worker_metrics_port + index, addr=settings.host)
+    _work(rt, settings)
+
+
+def _name_process(name: str) -> None:
+    """Set the process name `ps` and psutil show (Linux; elsewhere nothing happens)."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/comm").write_text(name[:15])
 
 
 class RenewingWorker(SimpleWorker):
@@ -156,6 +196,8 @@ class Supervisor:
         self._ctx = multiprocessing.get_context("spawn")  # no forked Playwright/asyncio state
         self._stop = threading.Event()
         self._reaper = ReaperThread(settings) if reaper else None
+        self._standby: tuple[BaseProcess, Connection] | None = None
+        self._standby_at = 0.0  # when to prepare the next standby
 
     def request_stop(self, signum: int = signal.SIGTERM, frame: FrameType | None = None) -> None:
         log.info("supervisor: stop requested (signal %d)", signum)
@@ -169,8 +211,11 @@ class Supervisor:
             self._reaper.start()
         for slot in self.slots:
             self._spawn(slot)
+        self._standby_at = time.monotonic() + STANDBY_DELAY_S  # after the workers' start
         while not self._stop.wait(0.5):
             self._watch()
+            self._keep_standby()
+        self._stop_standby()
         self._shutdown()
         if self._reaper is not None:
             self._reaper.stop()
@@ -178,14 +223,61 @@ class Supervisor:
 
     def _spawn(self, slot: _Slot) -> None:
         slot.worker_id = make_worker_id(f"w{slot.index}")
-        process = self._ctx.Process(
-            target=worker_process_main,
-            args=(slot.index, self.settings, slot.worker_id),
-            name=f"webagent-worker-{slot.index}",
-        )
-        process.start()
+        process = self._promote(slot)
+        if process is None:
+            process = self._ctx.Process(
+                target=worker_process_main,
+                args=(slot.index, self.settings, slot.worker_id),
+                name=f"webagent-worker-{slot.index}",
+            )
+            process.start()
         slot.process, slot.started_at = process, time.monotonic()
         log.info("supervisor: worker %d started (pid %s)", slot.index, process.pid)
+
+    def _promote(self, slot: _Slot) -> BaseProcess | None:
+        """Hand the slot to the standby process, if one is alive; None otherwise."""
+        standby, self._standby = self._standby, None
+        if standby is None:
+            return None
+        process, conn = standby
+        self._standby_at = time.monotonic() + STANDBY_DELAY_S
+        try:
+            if not process.is_alive():
+                raise BrokenPipeError("standby exited")
+            conn.send((slot.index, slot.worker_id))
+        except OSError:
+            process.kill()
+            return None
+        finally:
+            conn.close()
+        log.info("supervisor: standby pid %s promoted to worker %d", process.pid, slot.index)
+        return process
+
+    def _keep_standby(self) -> None:
+        if not self.settings.worker_standby or time.monotonic() < self._standby_at:
+            return
+        if self._standby is not None and self._standby[0].is_alive():
+            return
+        if self._standby is not None:  # it died idle: try again later
+            self._standby[1].close()
+            self._standby, self._standby_at = None, time.monotonic() + STANDBY_DELAY_S
+            return
+        ours, theirs = self._ctx.Pipe()
+        process = self._ctx.Process(
+            target=standby_main, args=(self.settings, theirs), name="webagent-worker-standby"
+        )
+        process.start()
+        theirs.close()
+        self._standby = (process, ours)
+
+    def _stop_standby(self) -> None:
+        standby, self._standby = self._standby, None
+        if standby is not None:
+            process, conn = standby
+            conn.close()  # its recv() ends: it exits without becoming a worker
+            process.join(5)
+            if process.is_alive():
+                process.kill()
 
     def _watch(self) -> None:
         """Restart dead workers, backing off exponentially while they keep crashing."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import logging
 import socket
 import threading
 import time
@@ -20,11 +19,11 @@ import typer
 import uvicorn
 
 from app.db.migrate import upgrade
+from app.logging_config import configure as configure_logging
 from app.settings import Settings, get_settings
 from workers.client import ApiError, TaskClient
 
 SERVER_START_TIMEOUT_S = 120.0
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 def migrate() -> None:
@@ -47,7 +46,7 @@ def serve(
     if refusal:
         typer.echo(refusal, err=True)
         raise typer.Exit(2)
-    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    configure_logging(settings)
     if settings.embedded:
         upgrade(settings.effective_database_url)
     uvicorn.run(build_app(settings), host=bind, port=port or settings.port)
@@ -91,7 +90,7 @@ def worker(
         raise typer.Exit(2)
     from workers.supervisor import Supervisor
 
-    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    configure_logging(settings)
     supervisor = Supervisor(settings, concurrency or settings.browser_pool_size, grace_s=grace)
     raise typer.Exit(supervisor.run())
 
