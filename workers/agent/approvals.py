@@ -12,6 +12,7 @@ prompt-injected model cannot talk its way past them:
 - submitting a form whose action is on another origin than the page
 - typing into a password field (credential entry, kind "login")
 - starting a download (a link with `download`, or a link to an executable or archive)
+- running page script (`evaluate_script`, offered only by profiles that allow it)
 
 Everything here is pure; workers/agent/supervised.py asks the browser for the target and
 the ApprovalGate for the decision.
@@ -183,8 +184,19 @@ def download(action: Action, target: ActionTarget) -> Sensitivity | None:
 RULES = (credential_entry, activation, download)
 
 
+def script(action: Action) -> Sensitivity | None:
+    """Page script (a task profile's opt-in `evaluate_script`) can click or send anything,
+    out of reach of the rules above: it needs a person too."""
+    if action.name != "evaluate_script":
+        return None
+    body = " ".join(str(action.args.get("script", "")).split())[:NAME_CHARS]
+    return Sensitivity(SENSITIVE_ACTION, "script", f"runs a script in the page: {body}", "script")
+
+
 def sensitivity(action: Action, target: ActionTarget | None) -> Sensitivity | None:
     """The first rule that says this action needs a person, or None."""
+    if (found := script(action)) is not None:
+        return found
     if target is None:
         return None
     for rule in RULES:

@@ -166,3 +166,9 @@ def test_enter_or_space_on_a_focused_button_is_a_click() -> None:
     assert sensitivity(Action("press_key", {"key": "Space"}), button("Next")) is None
     field = ActionTarget(page_url=PAGE, role="textbox", name="Delete reason")
     assert sensitivity(Action("press_key", {"key": "Space"}), field) is None
+
+
+def test_page_script_needs_a_person() -> None:
+    run = Action("evaluate_script", {"script": "document.querySelector('#x').click()"})
+    found = sensitivity(run, None)
+    assert found is not None and found.rule == "script" and "#x" in found.reason
