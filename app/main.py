@@ -25,6 +25,7 @@ from app.api.inputs import validation_error_handler
 from app.db.session import create_engine, session_factory
 from app.dispatch import Dispatcher, RqDispatcher
 from app.events import EventBus, MemoryEventBus, RedisEventBus
+from app.http_metrics import HttpMetrics
 from app.openapi import install as install_openapi
 from app.openapi import operation_id
 from app.ratelimit import RateLimiter
@@ -121,6 +122,7 @@ def create_app(
         per_minute=cfg.rate_limit_per_minute, burst=cfg.rate_limit_burst
     )
     app.add_middleware(OperatorPagesGuard)
+    app.add_middleware(HttpMetrics)  # requests and latency by route template (app/http_metrics.py)
     install_viewer(app)  # run viewer at / and offline docs; its cookie middleware wraps the guard
     app.include_router(tasks.router, responses=AUTH_RESPONSES)
     app.include_router(ledger_api.router, responses=AUTH_RESPONSES)
