@@ -23,7 +23,7 @@ from app.contracts import Event, EventType, Usage
 from app.db import repositories
 from app.db.types import utcnow
 from app.events import EventBus
-from workers.agent.tools import WORKER_TOOLS
+from workers.agent.tools import TOOLS
 from workers.secrets import SecretVault
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ RETRY_BUDGET_S = 60.0  # a short outage (issue 13: 20 s) is waited out; longer o
 RETRY_FIRST_DELAY_S = 0.25
 RETRY_MAX_DELAY_S = 5.0
 # label values of webagent_step_duration_seconds: the tool names, never model-chosen text
-STEP_ACTIONS = frozenset(t["function"]["name"] for t in WORKER_TOOLS)
+STEP_ACTIONS = frozenset(TOOLS)  # every registered tool, offered by default or not
 
 
 def json_safe(data: Mapping[str, Any]) -> dict[str, Any]:
