@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 LIST_HEAD = 3  # items shown before a list's pattern line
 LIST_MIN = 6  # lists shorter than this are never collapsed
-TEXT_CAP = 240  # chars of one text line kept once the page is over budget (+ read_text marker)
+TEXT_CAP = 200  # chars of one text line kept once the page is over budget (+ read_text marker)
 CUT_SLACK = 80  # a line at most this much over the cap stays whole (the marker costs as much)
 CONTROL_CAP = 80  # chars of a control's name kept when the page cut it (js: 100) + marker
 CUT_OVER = 200  # text longer than this may be cut (PageMem caps at 200): it gets a ref target

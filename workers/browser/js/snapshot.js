@@ -194,7 +194,9 @@
     return out;
   }
   function hintOf(el) {
-    const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter((c) => c && c.length < 30).slice(0, 2).join(' ') : '';
+    const two = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter((c) => c && c.length < 30).slice(0, 2) : [];
+    // "hitarea expandable-hitarea" -> "expandable-hitarea": a class inside the other adds nothing
+    const cls = two.filter((c) => !two.some((o) => o !== c && o.includes(c))).join(' ');
     const id = el.id && el.id.length < 30 ? el.id : '';
     // the last resort for a name: class and id words, not a selector (no '#')
     return squash(cls + ' ' + id);
@@ -807,6 +809,8 @@
       if (!a.interactive || !b.interactive || a.id < 0 || b.id < 0 || (a.name && a.name !== b.name)) continue;
       const outer = els[a.id];
       if (outer === els[b.id] || !outer.contains(els[b.id])) continue;
+      // a nameless outer control merges only when all its text is the inner control's
+      if (!a.name && squash(outer.textContent || '') !== squash(els[b.id].textContent || '')) continue;
       if (c && c.interactive && c.id >= 0 && outer.contains(els[c.id])) continue;
       if (WIDGET.has(a.role)) b.role = a.role;
       for (const st of a.states) if (!b.states.includes(st)) b.states.push(st);
