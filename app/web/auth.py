@@ -97,6 +97,8 @@ def safe_next(target: str | None) -> str:
     """Only a local path may follow a login (no open redirect to another site)."""
     if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
         return "/"
+    if any(ch.isspace() or not ch.isprintable() for ch in target):
+        return "/"  # browsers drop tabs and newlines: "/\t/evil.example" would become "//..."
     return target
 
 

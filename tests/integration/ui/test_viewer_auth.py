@@ -152,7 +152,8 @@ async def test_login_refuses_foreign_redirects_and_cross_origin_posts(
 ) -> None:
     app, keys = keyed_app
     async with _client(app) as client:
-        for target in ("//evil.example/", "https://evil.example/", "/\\evil.example"):
+        foreign_targets = ("//evil.example/", "https://x.example/", "/\\x.example", "/\t/x.example")
+        for target in foreign_targets:
             response = await _login(client, keys.alice, target)
             assert response.status_code == 303 and response.headers["location"] == "/"
         foreign = await client.post(
@@ -182,6 +183,7 @@ async def test_sign_in_and_submit_in_the_browser(
         await page.fill("#instruction", "signed-in run")
         await page.click("#submit")
         await expect(page.locator("#status")).to_have_text("queued")
+        await expect(page.locator("#live")).to_be_visible()  # the SSE stream opened on the cookie
         task_id = page.url.rsplit("/", 1)[1]
         await page.click("#cancel")
         await expect(page.locator("#status")).to_have_text("cancelled")
