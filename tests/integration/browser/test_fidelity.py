@@ -264,6 +264,8 @@ async def test_textarea_keeps_its_placeholder_over_the_line_above(open_page) -> 
     assert 'textbox "Notes"' in text, text  # no label or placeholder: the line above names it
     assert "\nNotes\n" not in f"\n{text}\n", text  # ... and is not repeated as its own line
     assert 'textbox "Email signature"' in text, text
+    forward = _lines(text, 'value="Forwarded body text"')
+    assert forward and "subject" not in forward[0], text  # a "key: value" line is no label
 
 
 async def test_aria_label_does_not_replace_visible_text(open_page) -> None:  # type: ignore[no-untyped-def]

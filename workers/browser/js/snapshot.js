@@ -790,7 +790,8 @@
       let side = null, d = 0;
       if (sameRow && tr <= x + 2) { side = 'left'; d = x - tr; }
       else if (sameRow && tx >= right - 2) { side = 'right'; d = tx - right; }
-      else if (!rowOnly && tb <= y + 2 && tx < right && tr > x - 20) { side = 'above'; d = y - tb; }
+      // a "key: value" line above (an email's "subject: Hello") is a field of its own, no label
+      else if (!rowOnly && tb <= y + 2 && tx < right && tr > x - 20 && !/:\s+\S/.test(t.name)) { side = 'above'; d = y - tb; }
       if (side && d < gap[side] && !(side === 'above' && blocked(t))) { gap[side] = d; best[side] = t; }
     }
     for (const k of boxFirst ? ['right', 'left', 'above'] : ['left', 'above', 'right']) {
