@@ -1,8 +1,9 @@
 """kill -9 of a worker process mid-step (issue 13, scenario 1), production deployment: API
 here (Postgres + Redis), a real `webagent worker` supervisor with one worker process, real
 Chromium, the scripted model server. The task ends failed/worker_lost within 90 s, every
-event committed before the kill replays over SSE, the supervisor respawns the worker, the
-next task starts within 30 s of the kill, and the killed task's work never runs again."""
+event committed before the kill replays over SSE, the supervisor's warm standby takes the
+dead slot, the next task starts within 30 s of the kill, and the killed task's work never
+runs again."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from tests.support.policies import latest_observation
 from tests.support.sites import TestSite
 from workers.client import parse_sse
 from workers.embedded import build_app
+from workers.supervisor import STANDBY_NAME
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.chaos]
 
@@ -56,6 +58,20 @@ def sse_events(client: httpx.Client, task_id: str) -> list[dict[str, Any]]:
             if events[-1]["type"] == "task.finished":
                 break
     return events
+
+
+def standby_pids(proc: subprocess.Popen[bytes]) -> set[int]:
+    """The warm standby: the spawned child named so, once its Chromium is up."""
+    warm = set()
+    for kid in psutil.Process(proc.pid).children():
+        try:
+            if kid.name() != STANDBY_NAME:
+                continue
+            if any("chrom" in c.name().lower() for c in kid.children(recursive=True)):
+                warm.add(kid.pid)
+        except psutil.Error:
+            continue
+    return warm
 
 
 def submit(client: httpx.Client, instruction: str, url: str) -> str:
@@ -110,6 +126,8 @@ def test_kill_9_mid_step_fails_the_task_and_the_pool_carries_on(
             )
             before = client.get(f"/v1/tasks/{held}").json()
             assert before["status"] == "running"
+            wait_for(lambda: standby_pids(proc), 120, "the warm standby")
+            (standby,) = standby_pids(proc)
             (pid,) = worker_pids(proc)
             psutil.Process(pid).kill()  # SIGKILL mid model call
             killed = time.monotonic()
@@ -131,6 +149,7 @@ def test_kill_9_mid_step_fails_the_task_and_the_pool_carries_on(
             assert "observation" in [e["type"] for e in events]  # committed before the kill
 
             wait_for(lambda: len(worker_pids(proc) - {pid}) == 1, 60, "respawned worker")
+            assert worker_pids(proc) == {standby}  # the standby took the slot
             wait_for(
                 lambda: client.get(f"/v1/tasks/{nxt}").json()["status"] != "queued",
                 60,

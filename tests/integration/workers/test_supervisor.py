@@ -23,6 +23,7 @@ from tests.integration.workers.conftest import new_task
 from tests.integration.workers.test_jobs import read_home_policy
 from tests.support.llm_server import ScriptedLLMServer
 from tests.support.sites import TestSite
+from workers.supervisor import STANDBY_NAME
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -52,9 +53,18 @@ def metrics_up(port: int) -> bool:
 
 
 def worker_pids(proc: subprocess.Popen[bytes]) -> set[int]:
-    """The supervisor's worker processes (spawned; not the multiprocessing resource tracker)."""
+    """The supervisor's worker processes: spawned (not the multiprocessing resource tracker),
+    not the idle standby (WEBAGENT_WORKER_STANDBY; it names itself until promoted)."""
     kids = psutil.Process(proc.pid).children()
-    return {k.pid for k in kids if "spawn_main" in " ".join(k.cmdline())}
+    spawned = [k for k in kids if "spawn_main" in " ".join(k.cmdline())]
+    return {k.pid for k in spawned if _name(k) != STANDBY_NAME}
+
+
+def _name(process: psutil.Process) -> str:
+    try:
+        return process.name()
+    except psutil.Error:
+        return ""
 
 
 async def test_worker_processes_run_restart_and_stop(
