@@ -32,6 +32,11 @@ TASKS_FINISHED = Counter(
 TASKS_LOST = Counter(
     "webagent_tasks_lost_total", "Running tasks the reaper failed as worker_lost (no heartbeat)."
 )
+TASK_ERRORS = Counter(
+    "webagent_task_errors_total",
+    "Tasks that ended with an error, by its code (app.contracts.ErrorCode).",
+    ["error"],
+)
 TASK_DURATION = Histogram(
     "webagent_task_duration_seconds",
     "Wall time from start to terminal status.",
@@ -106,6 +111,12 @@ def task_finished(status: str, duration: float | None) -> None:
     TASKS_FINISHED.labels(status=str(status)).inc()
     if duration is not None:
         TASK_DURATION.observe(max(duration, 0.0))
+
+
+def task_error(error: str | None) -> None:
+    """Count the error code of a task that ended with one (failed, timed out)."""
+    if error:
+        TASK_ERRORS.labels(error=str(error)).inc()
 
 
 def task_lost() -> None:

@@ -89,6 +89,7 @@ async def _fail_one(
         )
         await s.commit()
     metrics.task_finished(TaskStatus.failed.value, None)
+    metrics.task_error(error.value)
     return Event(id=str(row.id), task_id=task_id, seq=seq, ts=row.ts, type=row.type, data=data)
 
 

@@ -287,6 +287,7 @@ async def _finish(
         log.warning("task %s was already terminal (reaped?); not announcing", spec.task_id)
         return
     metrics.task_finished(outcome.status, duration)
+    metrics.task_error(outcome.error)
     data: dict[str, Any] = {
         "status": outcome.status,
         "answer": outcome.answer,
