@@ -391,9 +391,16 @@
     state.source = source;
     for (const type of Object.keys(handlers)) source.addEventListener(type, receive);
     source.addEventListener("open", () => ($("live").hidden = state.finished));
-    source.addEventListener("error", () => {
+    source.addEventListener("error", async () => {
       $("live").hidden = true;
-      if (source.readyState === EventSource.CLOSED && !state.finished) {
+      // a stream that ended without task.finished (e.g. a task stopped by the reaper before
+      // it was recorded) would reconnect for ever: read the task once and stop if it is over
+      const task = await fetch(api, { credentials: "same-origin" })
+        .then((r) => (r.ok ? r.json() : null))
+        .catch(() => null);
+      if (task && TERMINAL.has(task.status) && !state.finished) {
+        finish({ ...task, ...task.result, usage: task.usage, data: task.result && task.result.data });
+      } else if (source.readyState === EventSource.CLOSED && !state.finished) {
         $("action-error").textContent = "The event stream closed; reload the page to reconnect.";
       }
     });

@@ -15,6 +15,7 @@ from playwright.async_api import Page, expect
 from app.contracts import EventType
 from app.db.repo_approvals import create_approval
 from app.db.types import utcnow
+from tests.integration.api.conftest import finish
 from tests.integration.ui.conftest import ApiViewer, OfflinePage
 
 pytestmark = pytest.mark.browser
@@ -189,3 +190,17 @@ async def test_unknown_run_is_a_404_page(api_viewer: ApiViewer, offline_page: Of
     response = await offline_page.page.goto(f"{api_viewer.base_url}/runs/0123456789abcdef")
     assert response is not None and response.status == 404
     await expect(offline_page.page.locator("h1")).to_have_text("Run not found")
+
+
+async def test_a_run_that_ended_without_its_last_event_is_shown_finished(
+    api_viewer: ApiViewer, offline_page: OfflinePage
+) -> None:
+    task_id = await _submit(api_viewer)
+    page = offline_page.page
+    await _open(page, api_viewer, task_id)
+    await expect(page.locator("#final")).to_be_hidden()
+    await finish(api_viewer.app, task_id)  # the row turns terminal, no task.finished recorded
+    await expect(page.locator("#final-answer")).to_have_text("42")  # the stream ended: read it
+    await expect(page.locator("#status")).to_have_text("succeeded")
+    await expect(page.locator("#live")).to_be_hidden()
+    await expect(page.locator("#cancel")).to_be_hidden()
