@@ -134,6 +134,7 @@ async def _run_agent(
         allowed_domains=spec.allowed_domains,
         task_profile=spec.task_profile.value,
         forbid_login=spec.forbid_login,
+        private_regions=spec.private_regions,
         observation_mode=mode,
         worker_vision=rt.settings.llm_worker_vision,
         image_detail=rt.settings.llm_image_detail,

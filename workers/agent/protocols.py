@@ -180,6 +180,7 @@ class AgentTask:
     allow_scripts: bool = False  # evaluate_script is offered (the browser refuses it otherwise)
     task_profile: str = "general"  # seed 003 §9.3 tool scope: workers/agent/task_profiles.py
     forbid_login: bool = False  # seed 004 App. C.5: a login form ends the run
+    private_regions: tuple[str, ...] = ()  # seed 003 §9.4: never the text-only search route
 
 
 @dataclass(frozen=True)

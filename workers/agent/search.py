@@ -152,6 +152,8 @@ async def run_task(
     decision = await orchestrator.decide(task.instruction, task.start_url)
     if decision.kind == SEARCH and (fetcher is None or not lookup_urls(task)):
         decision = RouteDecision(BROWSER, decision.confidence, decision.families, "no_fetch")
+    if decision.kind == SEARCH and task.private_regions:  # page text cannot hide a region
+        decision = RouteDecision(BROWSER, decision.confidence, decision.families, "private")
     await sink.emit(EventType.route_decided, decision.event())
     searched: MeteredLLM | None = None
     if decision.kind == SEARCH and fetcher is not None:

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from app.contracts import TaskProfile
+from tests.unit.agent.test_search import WIKI, FakeFetcher, Opener
 from workers.agent.loop import run_agent
-from workers.agent.protocols import Action, ActionTarget, AgentTask
+from workers.agent.protocols import Action, ActionTarget, AgentTask, FetchedPage
+from workers.agent.search import run_task
 from workers.agent.task_profiles import ALLOWED_TOOLS, ProfileGuard, allowed_tools
 from workers.agent.testing import (
     BRAIN_SIDE,
@@ -210,3 +212,16 @@ async def test_research_refuses_a_click_that_submits_a_form_other_than_a_search(
     assert await guard.check_on(browser, Action("click", {"ref": f"{version}:2"}), text) is None
     general = ProfileGuard(TaskProfile.general)
     assert await general.check_on(browser, Action("click", {"ref": f"{version}:1"}), text) is None
+
+
+async def test_a_lookup_with_private_regions_takes_the_browser_not_the_text_route() -> None:
+    """Fetched page text cannot leave a CSS region out, so the search route is skipped."""
+    fetcher = FakeFetcher({WIKI: FetchedPage(WIKI, 200, "Norway", "Capital: Oslo")})
+    llm = FakeLLM([reply(("done", {"answer": "Oslo", "success": True}))], BRAIN_SIDE)
+    sink, opener = RecordingSink(), Opener()
+    lookup = AgentTask(
+        "What is the capital of Norway", WIKI, 5, time.monotonic() + 30, private_regions=("#x",)
+    )
+    await run_task(lookup, opener, llm, sink, fetcher=fetcher)
+    assert fetcher.fetched == [] and opener.opened == 1
+    assert sink.of_type("route.decided")[0]["kind"] == "browser"
