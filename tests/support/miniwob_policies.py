@@ -352,9 +352,10 @@ def _tabs(page: str) -> list[tuple[str, bool]]:
 
 
 def _expand(task: str, page: str) -> Reply:
-    """click-collapsible: open the section, then Submit once it shows as expanded."""
-    submit = find(page, ("button",), "Submit")
-    tabs = _tabs(page)
+    """click-collapsible: open the section, then Submit once it shows as expanded. The
+    accordion makes Submit's paragraph a header too: the snapshot may show it as a tab."""
+    submit = find(page, ("button",), "Submit") or find(page, ("tab",), "Submit")
+    tabs = [(ref, open_) for ref, open_ in _tabs(page) if ref != submit]
     if submit is None:
         return give_up("no Submit")
     if tabs and not any(open_ for _, open_ in tabs):
