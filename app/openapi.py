@@ -70,6 +70,9 @@ class ErrorBody(BaseModel):
     """Every error answer except 422 (whose `detail` is a list of field errors)."""
 
     detail: str = Field(description="what went wrong, in one sentence", examples=["task not found"])
+    unavailable: str | None = Field(
+        default=None, description="on 503: the dependency that is down, e.g. database"
+    )
 
 
 class EventSchema(BaseModel):

@@ -29,8 +29,8 @@ SECRET = "whsec_" + base64.b64encode(SECRET_BYTES).decode()
 class Receiver(BackgroundServer):
     """Answers 503 to the first `down_for` requests, then 200; records every request."""
 
-    def __init__(self, down_for: int = 0) -> None:
-        self.down_for = down_for
+    def __init__(self, down_for: int = 0, down_status: int = 503) -> None:
+        self.down_for, self.down_status = down_for, down_status
         self.requests: list[tuple[dict[str, str], bytes]] = []
         self.lock = threading.Lock()
         receiver = self
@@ -45,8 +45,11 @@ class Receiver(BackgroundServer):
                     receiver.requests.append(
                         ({k.lower(): v for k, v in self.headers.items()}, body)
                     )
-                    status = 503 if len(receiver.requests) <= receiver.down_for else 200
+                    down = len(receiver.requests) <= receiver.down_for
+                    status = receiver.down_status if down else 200
                 self.send_response(status)
+                if status in (301, 302, 307, 308):
+                    self.send_header("location", receiver.origin + "/elsewhere")
                 self.send_header("content-length", "0")
                 self.end_headers()
 
@@ -172,3 +175,24 @@ async def test_webhook_needs_a_secret_and_an_allowed_target(db_url: str) -> None
             "/v1/tasks", json={"instruction": "x", "start_url": "http://127.0.0.1/"}
         )
         assert r.status_code == 422 and "WEBAGENT_ALLOW_PRIVATE_NETWORKS" in r.text
+
+
+async def test_redirects_are_not_followed(db_url: str) -> None:
+    app = create_app(
+        hook_settings(db_url, webhook_max_attempts=1), dispatcher=RecordingDispatcher()
+    )
+    with Receiver(down_for=5, down_status=307) as receiver:
+        async with running(app) as client:
+            body = {"instruction": "x", "webhook_url": receiver.url}
+            created = (await client.post("/v1/tasks", json=body)).json()
+            await finish(app, created["id"])
+            await wait_for(lambda: len(receiver.requests) >= 1)
+
+            async def state() -> dict[str, Any]:
+                return (await client.get(f"/v1/tasks/{created['id']}")).json()["webhook"]
+
+            while (hook := await state())["state"] == "pending":
+                await asyncio.sleep(0.02)
+    assert hook["state"] == "failed" and hook["log"][0]["status_code"] == 307
+    assert [h.get("host") for h, _ in receiver.requests] == [receiver.origin.split("//")[1]]
+    assert len(receiver.requests) == 1  # the Location was not requested
