@@ -10,15 +10,16 @@ from playwright.async_api import expect
 from tests.integration.ui.conftest import ApiViewer, OfflinePage
 
 pytestmark = pytest.mark.browser
+RENDER_MS = 30_000  # the JS bundles render the whole spec; slow on a loaded 2-core machine
 
 
 async def test_swagger_ui_renders_offline(api_viewer: ApiViewer, offline_page: OfflinePage) -> None:
     page = offline_page.page
     response = await page.goto(f"{api_viewer.base_url}/docs")
     assert response is not None and response.status == 200
-    await expect(page.locator(".swagger-ui .info .title")).to_contain_text("webagent")
+    await expect(page.locator(".swagger-ui .info .title")).to_contain_text("webagent", timeout=RENDER_MS)
     operations = page.locator(".opblock")
-    await expect(operations.first).to_be_visible()
+    await expect(operations.first).to_be_visible(timeout=RENDER_MS)
     assert await operations.count() >= 5
     await expect(page.locator(".opblock-summary-path", has_text="/v1/tasks").first).to_be_visible()
     assert offline_page.blocked == []
@@ -28,7 +29,7 @@ async def test_redoc_renders_offline(api_viewer: ApiViewer, offline_page: Offlin
     page = offline_page.page
     response = await page.goto(f"{api_viewer.base_url}/redoc")
     assert response is not None and response.status == 200
-    await expect(page.locator("h1", has_text="webagent")).to_be_visible()
+    await expect(page.locator("h1", has_text="webagent")).to_be_visible(timeout=RENDER_MS)
     await expect(page.get_by_text("/v1/tasks").first).to_be_attached()
     assert offline_page.blocked == []
 
