@@ -17,7 +17,8 @@ async def test_swagger_ui_renders_offline(api_viewer: ApiViewer, offline_page: O
     page = offline_page.page
     response = await page.goto(f"{api_viewer.base_url}/docs")
     assert response is not None and response.status == 200
-    await expect(page.locator(".swagger-ui .info .title")).to_contain_text("webagent", timeout=RENDER_MS)
+    title = page.locator(".swagger-ui .info .title")
+    await expect(title).to_contain_text("webagent", timeout=RENDER_MS)
     operations = page.locator(".opblock")
     await expect(operations.first).to_be_visible(timeout=RENDER_MS)
     assert await operations.count() >= 5
