@@ -5,6 +5,7 @@ openai client against the scripted server, the embedded workers on SQLite."""
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -14,13 +15,14 @@ from cryptography.fernet import Fernet
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.contracts import TaskStatus
-from app.db import repo_profiles, repositories
+from app.db import repo_profiles, repo_webhooks, repositories
 from app.db.migrate import upgrade
 from app.events import MemoryEventBus
 from tests.integration.workers.test_jobs import stored_events, wait_terminal, worker_settings
 from tests.support.llm_server import Reply, ScriptedLLMServer, prompt_text, text_reply, tool_reply
 from tests.support.login_site import LoginSite
 from tests.support.policies import latest_observation
+from tests.support.webhook_receiver import SECRET, Receiver, signature_ok
 from workers.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser]
@@ -82,7 +84,8 @@ async def workers(
         db_url,
         model,
         secrets_key=Fernet.generate_key().decode(),
-        webhook_poll_interval_s=0,
+        webhook_secret=SECRET,
+        webhook_poll_interval_s=0,  # no poller: only the finishing worker sends
     )
     embedded = EmbeddedWorkers(settings, MemoryEventBus(), 1)
     await asyncio.to_thread(embedded.start)
@@ -158,3 +161,39 @@ async def test_profile_carries_a_login_to_the_next_task(
     assert "tok-" not in row.storage_sealed and "dark-alice" not in row.storage_sealed
     fresh = await run(workers, sessions, site.url("/account"))
     assert "sign in" in (fresh.answer or "")  # tasks without the profile stay isolated
+
+
+async def test_the_finishing_worker_sends_the_webhook(
+    workers: EmbeddedWorkers, sessions: Sessions, site: LoginSite
+) -> None:
+    with Receiver() as receiver:
+        async with sessions() as s:
+            task, _ = await repositories.create_task(
+                s,
+                tenant_id="default",
+                instruction=f"open the page and report what it says ({uuid.uuid4().hex[:8]})",
+                start_url=site.url("/account"),
+                max_steps=3,
+                timeout_s=60,
+                allowed_domains=(),
+                metadata={},
+                extra={"webhook_url": receiver.url},
+            )
+            await repo_webhooks.create_delivery(
+                s, task_id=task.id, tenant_id="default", url=receiver.url
+            )
+            await s.commit()
+        workers.submit(task.id)
+        finished = await wait_terminal(sessions, task.id)
+        async with asyncio.timeout(30):
+            while True:
+                async with sessions() as s:
+                    row = await repo_webhooks.get_delivery(s, task_id=task.id)
+                if row is not None and row.state != "pending":
+                    break
+                await asyncio.sleep(0.05)
+    assert row.state == "delivered" and row.attempts == 1
+    headers, body = receiver.requests[0]
+    assert signature_ok(headers, body)
+    sent = json.loads(body)["data"]
+    assert sent["id"] == task.id and sent["status"] == finished.status
