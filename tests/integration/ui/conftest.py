@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.async_api import Browser, Page, Route
+from playwright.async_api import Browser, Page, Route, expect
 from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -132,6 +132,14 @@ def routing_policy(request: dict[str, Any]) -> Reply:
         if text.startswith(instruction):
             return policy(request)
     return error_reply(500, f"no viewer route for instruction {text[:80]!r}")
+
+
+@pytest.fixture(autouse=True)
+def patient_expect() -> Iterator[None]:
+    """UI assertions wait up to 15 s (the suite shares 2 cores), then Playwright's default."""
+    expect.set_options(timeout=15_000)
+    yield
+    expect.set_options(timeout=5_000)
 
 
 @pytest.fixture(scope="module")
