@@ -251,6 +251,9 @@
   };
 
   // -- approvals ---------------------------------------------------------------------
+  // a challenge or login handoff is "approved" once the person has dealt with the page
+  const APPROVE_LABEL = { challenge: "Solved: continue", login: "Logged in: continue" };
+
   function requestApproval(d) {
     $("approvals").hidden = false;
     if (!TERMINAL.has(root.dataset.status)) setStatus("awaiting_approval");
@@ -271,7 +274,7 @@
             type: "button",
             class: decision === "deny" ? "danger" : "primary",
             "data-decision": decision,
-            text: decision === "approve" ? "Approve" : "Deny",
+            text: decision === "approve" ? APPROVE_LABEL[d.kind] || "Approve" : "Deny",
             onclick: () => decide(d.approval_id, decision),
           }),
         );
