@@ -43,6 +43,15 @@ AgentRunner = Callable[[AgentTask, Browser, LLM, "BenchSink"], Awaitable[AgentOu
 AGENTS = ("webagent", "worker", "naive")
 EPISODE_OVER = "episode_over"
 MINIWOB_TIMED_OUT = "timed out"  # WOB_REWARD_REASON set by core.js when its timer fires
+# Tools that only read the page or the run: not counted as actions in the time per action.
+READ_TOOLS = frozenset(
+    (
+        "dom_search", "get_dropdown_options", "read_text", "read_canvas", "snapshot",
+        "screenshot", "extract", "get_accessibility_tree", "look", "record_fact",
+        "detect_captcha", "detect_geo_block", "get_console_errors", "read_download", "wait",
+        "wait_for", "wait_for_condition", "export_pdf", "done",
+    )
+)  # fmt: skip
 
 
 def agent_runner(kind: str) -> AgentRunner:
@@ -101,9 +110,16 @@ class BenchSink:
             )
 
     def time_actions(self, action: Action, seconds: float) -> None:
-        """One tool call's time through the tool layer; a bulk call counts as its actions."""
+        """One tool call's time through the tool layer, when it acts on the page (reads such
+        as dom_search are not actions); a bulk call counts as its acting steps."""
         inner = action.args.get("actions") if action.name == "bulk" else None
-        count = len(inner) if isinstance(inner, list) and inner else 1
+        if isinstance(inner, list) and inner:
+            steps = [s.get("tool") if isinstance(s, dict) else None for s in inner]
+            count = sum(1 for tool in steps if tool not in READ_TOOLS) or len(steps)
+        elif action.name in READ_TOOLS:
+            return
+        else:
+            count = 1
         self.action_s.extend([round(seconds / count, 4)] * count)
 
     async def save_screenshot(self, step: int, jpeg: bytes) -> None:

@@ -174,7 +174,10 @@ def test_action_times_split_a_bulk_call_and_give_a_median_per_task() -> None:
     bulk = [{"tool": "type", "ref": "1:2", "text": "x"}] * 3
     sink.time_actions(Action("bulk", {"actions": bulk}), 1.5)
     sink.time_actions(Action("bulk", {"actions": []}), 0.9)  # refused by validation: one call
-    assert sink.action_s == [0.5, 0.5, 0.5, 0.5, 0.9]
+    sink.time_actions(Action("dom_search", {"selector": "li"}), 0.1)  # a read, not an action
+    mixed = [{"tool": "drag", "x": 1, "y": 2}, {"tool": "dom_search", "selector": "li"}]
+    sink.time_actions(Action("bulk", {"actions": mixed}), 0.3)
+    assert sink.action_s == [0.5, 0.5, 0.5, 0.5, 0.9, 0.3]
     timed = replace(_result("a", 0, Outcome.success, 2), action_s=(0.2, 0.4, 0.9))
     untimed = _result("a", 1, Outcome.success, 1)
     (summary,) = build_report(_config(("a",)), [timed, untimed]).tasks
