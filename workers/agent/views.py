@@ -132,10 +132,13 @@ def _clip(text: str, limit: int = NOTE_CHARS) -> str:
 
 
 def render_step(step: StepOutcome) -> str:
-    """One line per step (seed 003 §6.3 compressed log): actions @ url | eval | memory."""
+    """One line per step (seed 003 §6.3 compressed log): actions @ url | eval | memory.
+    The Worker's evaluation_previous_goal judges the step before, so it is labelled with
+    that step's number (a failed earlier attempt must not read as this step's failure)."""
     line = f"step {step.step}: {'; '.join(step.actions) or '(no action)'} @ {step.url}"
+    judged = f"eval (of step {step.step - 1})" if step.step > 1 else "eval"
     for label, value in (
-        ("eval", step.evaluation),
+        (judged, step.evaluation),
         ("memory", step.memory),
         ("next", step.next_goal),
     ):
