@@ -186,10 +186,12 @@ class Planner:
 
 
 def apply_verdict(ledger: Ledger, verdict: PlannerVerdict) -> None:
-    """The Planner's slots: plan and subgoal, the checklist (created once, one update)."""
+    """The Planner's slots: plan and subgoal, the checklist (created once, one update).
+    A verdict that writes the checklist and updates an item of it in the same reply gets
+    both, in that order (the update names an item of the new list)."""
     if verdict.next_steps:
         ledger.set_plan(verdict.next_steps, verdict.next_steps[0])
     if not ledger.checklist:
         ledger.set_checklist(verdict.checklist)
-    elif verdict.checklist_update is not None:
+    if verdict.checklist_update is not None:
         ledger.update_checklist_item(*verdict.checklist_update)
