@@ -253,6 +253,8 @@
   // -- approvals ---------------------------------------------------------------------
   // a challenge or login handoff is "approved" once the person has dealt with the page
   const APPROVE_LABEL = { challenge: "Solved: continue", login: "Logged in: continue" };
+  // the button's word or the worker's approval.resolved status
+  const OUTCOME = { approve: "Approved", approved: "Approved", deny: "Denied", denied: "Denied", expired: "Expired" };
 
   function requestApproval(d) {
     $("approvals").hidden = false;
@@ -289,7 +291,8 @@
     const entry = state.approvals.get(id);
     if (!entry) return;
     entry.buttons.replaceChildren();
-    entry.outcome.textContent = (decision === "approve" ? "Approved" : "Decided: " + decision) + (by ? " by " + by : "");
+    const label = OUTCOME[decision] || "Closed: " + decision;
+    entry.outcome.textContent = label + (by ? " by " + by : "");
     entry.item.classList.add("resolved");
     const open = [...state.approvals.values()].some((a) => !a.item.classList.contains("resolved"));
     if (!open && !TERMINAL.has(root.dataset.status)) setStatus("running");
@@ -297,7 +300,9 @@
 
   async function decide(id, decision) {
     const response = await post(api + "/approvals/" + encodeURIComponent(id), { decision });
-    if (response && response.ok) resolveApproval(id, decision === "approve" ? "approve" : "deny", null);
+    const entry = state.approvals.get(id);
+    const done = entry && entry.item.classList.contains("resolved"); // the event came first
+    if (response && response.ok && !done) resolveApproval(id, decision, null);
   }
 
   // -- cancel and errors -----------------------------------------------------------------
@@ -364,7 +369,7 @@
     }
     $("final-error").textContent = d.error ? d.error + (d.error_detail ? ": " + d.error_detail : "") : "";
     for (const [number, box] of state.steps) if (box.shotState !== "shown") screenshot(number);
-    for (const [id, entry] of state.approvals) if (!entry.item.classList.contains("resolved")) resolveApproval(id, "closed", null);
+    for (const [id, entry] of state.approvals) if (!entry.item.classList.contains("resolved")) resolveApproval(id, "run ended", null);
     stop();
   }
 

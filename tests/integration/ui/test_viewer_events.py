@@ -167,7 +167,7 @@ async def test_approve_and_deny_buttons_answer_the_approvals_api(
     await expect(first.locator(".outcome")).to_have_text("Approved")
     await second.locator("button[data-decision=deny]").focus()
     await page.keyboard.press("Enter")  # the buttons work from the keyboard too
-    await expect(second.locator(".outcome")).to_have_text("Decided: deny")
+    await expect(second.locator(".outcome")).to_have_text("Denied")
     await expect(page.locator("#status")).to_have_text("running")
     async with httpx.AsyncClient(base_url=api_viewer.base_url) as client:
         listed = (await client.get(f"/v1/tasks/{task_id}/approvals")).json()["items"]
