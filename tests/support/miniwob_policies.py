@@ -124,19 +124,26 @@ def _target_slot(where: str, ix: int, n: int) -> int:
 
 
 def _drop_point(hits: list[dict[str, Any]], ix: int, t: int) -> tuple[float, float]:
-    """Where to release so a jQuery UI sortable puts item ix at slot t: past the middle of
-    the target in the direction of travel (a grid decides by the last horizontal move)."""
+    """Where to release so a jQuery UI sortable puts item ix at slot t. A vertical list puts
+    it after the item under the pointer when moving down, before it when moving up. A grid
+    ("floating" items) puts it after the item when the move went right or down, else before,
+    and only once the pointer is in the half of the item the horizontal move points to."""
     src, dst = hits[ix - 1], hits[t - 1]
-    (sx, _), (tx, ty) = centre(src), centre(dst)
+    (sx, sy), (tx, ty) = centre(src), centre(dst)
     if all(h["x"] == hits[0]["x"] for h in hits):  # a vertical list
         return tx, ty + dst["h"] * (0.3 if t > ix else -0.3)
-    if t > ix and tx < sx and t < len(hits):  # travelling left: go before the next one
-        (nx, ny), w = centre(hits[t]), hits[t]["w"]
-        return nx - w * 0.3, ny
-    if t < ix and tx > sx and t > 1:  # travelling right: go after the previous one
-        (px, py), w = centre(hits[t - 2]), hits[t - 2]["w"]
-        return px + w * 0.3, py
-    return tx + dst["w"] * (0.3 if t > ix else -0.3), ty
+    after, before = (t if t > ix else t - 1), (t if t < ix else t + 1)
+    for slot, wants_after in ((after, True), (before, False)):
+        if not 1 <= slot <= len(hits) or slot == ix:
+            continue
+        item = hits[slot - 1]
+        cx, cy = centre(item)
+        if (cx > sx or cy > sy) != wants_after:
+            continue
+        if cx != sx:  # a horizontal move: the near half for left, the far half for right
+            return item["x"] + item["w"] * (0.75 if cx > sx else 0.25), cy
+        return cx, item["y"] + item["h"] * (0.75 if cy > sy else 0.25)
+    return tx, ty
 
 
 def _drag_item(task: str, request: dict[str, Any]) -> Reply:
