@@ -54,6 +54,7 @@ class StepOutcome:
     actions: tuple[str, ...] = ()  # one line per call: `click(ref=3:4) -> ok, page changed`
     success: bool = True  # every executed call succeeded
     error: str | None = None  # the first failure's error code
+    reason: str = ""  # the first failure's reason text (capped; the reflection reads it)
     evaluation: str = ""  # the Worker's evaluation_previous_goal
     memory: str = ""  # the Worker's memory note
     next_goal: str = ""

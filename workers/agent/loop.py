@@ -358,6 +358,7 @@ class AgentLoop:
             actions=actions,
             success=failed is None and bool(actions),
             error=(failed.error or "failed") if failed else (None if actions else "no_action"),
+            reason=(failed.reason or "")[:500] if failed else "",
             evaluation=turn.notes.evaluation,
             memory=turn.notes.memory,
             next_goal=turn.notes.next_goal,

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.logredact import REGISTRY
 from workers.agent import prompts
 from workers.agent.errors import LLMError
 from workers.agent.ledger import Ledger, StepOutcome
@@ -35,6 +36,7 @@ from workers.agent.views import render_step
 log = logging.getLogger(__name__)
 
 SUMMARIZER = "summarizer"
+REASON_CHARS = 300  # the tool's reason shown to the reflection
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,15 @@ class MemoryUpdate:
     distilled: tuple[int, ...] = ()
     reflected: bool = False
     calls: int = 0
+
+
+def failure_reason(outcome: StepOutcome) -> str:
+    """The failed tool's own reason for the reflection prompt: one line, secret values
+    masked (app/logredact.py, the values a task's vault registered), capped."""
+    line = REGISTRY.redact(" ".join(outcome.reason.split()))
+    if not line:
+        return "(none given)"
+    return line if len(line) <= REASON_CHARS else line[: REASON_CHARS - 1] + "…"
 
 
 def _capped(text: str, limit: int) -> str:
@@ -96,6 +107,7 @@ class AdaptiveMemory:
             goal=self.ledger.goal,
             step=render_step(outcome),
             error=outcome.error or "unknown",
+            reason=failure_reason(outcome),
         )
         text, calls = await self._ask(prompt)
         reflection = " ".join((text or f"{render_step(outcome)} failed").split())

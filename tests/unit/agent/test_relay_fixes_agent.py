@@ -1,12 +1,20 @@
 """What misled a real model in the wave-2 relay run (docs/benchmarks.md), agent side:
-a checklist written and updated in one verdict, and the Worker's evaluation of a step."""
+a checklist written and updated in one verdict, the Worker's evaluation of a step, the
+reflection prompt without the tool's reason."""
 
 from __future__ import annotations
 
+from app.logredact import REGISTRY
 from workers.agent.ledger import Ledger, StepOutcome
+from workers.agent.memory import AdaptiveMemory
 from workers.agent.protocols import LLMReply
 from workers.agent.roles.planner import apply_verdict, parse_verdict
+from workers.agent.testing import FakeLLM
 from workers.agent.views import render_step, render_worker, worker_view
+
+
+class _Owner:
+    """Something a secret registry can hold weakly (a task's vault)."""
 
 
 def reply(content: str) -> LLMReply:
@@ -46,3 +54,31 @@ def test_the_workers_evaluation_is_shown_as_about_the_step_before() -> None:
     line = render_step(ledger.recent[-1])
     assert "| eval (of step 1): Failed: dom_search sees only visible text" in line
     assert "| eval:" not in render_worker(worker_view(ledger, "http://x/"))
+
+
+async def test_the_reflection_prompt_carries_the_tools_reason_masked_and_capped() -> None:
+    llm = FakeLLM(
+        [LLMReply("The date field reformats to ISO; that is fine.", (), 5, 5, "m", 0.0, "stop")]
+    )
+    ledger = Ledger(goal="enter the date")
+    memory = AdaptiveMemory(llm, ledger)
+    owner = _Owner()
+    REGISTRY.register(owner, ["hunter2-secret"])
+    try:
+        reason = "typed into 1:1 but the field now holds '2010-05-20' hunter2-secret " + "x" * 900
+        await memory.add(
+            StepOutcome(
+                2,
+                "http://x/",
+                ("type(ref=1:1,text=05/20/2010) -> failed value_mismatch",),
+                success=False,
+                error="value_mismatch",
+                reason=reason,
+            )
+        )
+    finally:
+        REGISTRY.forget(owner)
+    prompt = str(llm.prompts[-1][-1]["content"])
+    assert "Error: value_mismatch" in prompt
+    assert "The tool said: typed into 1:1 but the field now holds '2010-05-20' ***" in prompt
+    assert "hunter2-secret" not in prompt and "x" * 400 not in prompt
