@@ -17,11 +17,12 @@ RUN useradd --create-home --uid 10001 webagent \
     && chown webagent:webagent /data
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY app ./app
 COPY workers ./workers
 COPY migrations ./migrations
-RUN pip install .
+# the lock file pins every Python package, so a rebuild next month installs the same versions
+RUN pip install -c constraints.txt .
 
 USER webagent
 ENV WEBAGENT_CHROMIUM_PATH=/usr/bin/chromium \

@@ -6,12 +6,12 @@ BIN := $(VENV)/bin
 CHROMIUM ?= /usr/bin/chromium
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench chaos migrate chromium clean openapi
+.PHONY: setup run test lint bench chaos migrate chromium clean openapi lock
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'  # versions from the lock file
 	touch $(STAMP)
 
 chromium:
@@ -48,6 +48,12 @@ bench: setup
 	$(BIN)/python bench/perception/run.py
 	$(BIN)/python bench/miniwob_smoke.py
 	$(BIN)/python -m pytest -q -ra -m bench
+
+# re-resolve constraints.txt from pyproject.toml (keeps current pins unless they must move)
+lock: setup
+	$(BIN)/pip install -q pip-tools
+	$(BIN)/pip-compile -q --extra dev --strip-extras --no-emit-index-url --no-emit-find-links \
+	  -o constraints.txt pyproject.toml
 
 # rewrite the committed API document (tests/unit/api/test_openapi.py fails while it is stale)
 openapi: setup
