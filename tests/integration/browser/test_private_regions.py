@@ -19,7 +19,7 @@ from workers.browser.session import PageSession
 
 pytestmark = [pytest.mark.browser]
 
-CANARIES = ("CANARY-4242-ACCT", "CANARY-ALT", "CANARY-LABEL", "CANARY-SHADOW")
+CANARIES = ("CANARY-4242-ACCT", "CANARY-ALT", "CANARY-LABEL", "CANARY-SHADOW", "CANARY-FRAME")
 
 
 @pytest.fixture
@@ -44,6 +44,7 @@ def _pixels(jpeg: bytes) -> Image.Image:
 async def test_private_region_never_reaches_text_tools(private_page: PageSession) -> None:
     obs = await private_page.observe()
     assert "Public text stays." in obs.text and "Card header" in obs.text, obs.text
+    assert "Frame text" in obs.text, obs.text  # a child frame is walked with the same regions
     for canary in CANARIES:
         assert canary not in obs.text, (canary, obs.text)
         assert canary not in str(obs.stats), canary  # no dropped-text sample either
@@ -57,17 +58,17 @@ async def test_private_region_never_reaches_text_tools(private_page: PageSession
 
 async def test_private_region_is_black_in_screenshots(private_page: PageSession) -> None:
     await private_page.observe()
-    box = await private_page.page.locator("#account").bounding_box()
-    assert box is not None
-    for shot in (
-        await private_page.screenshot(),
-        await som.shoot(private_page.page, jpeg=True, quality=90),
-    ):
+    page = private_page.page
+    box = await page.locator("#account").bounding_box()
+    in_frame = await page.frame_locator("iframe").locator(".pii").bounding_box()
+    assert box is not None and in_frame is not None
+    for shot in (await private_page.screenshot(), await som.shoot(page, jpeg=True, quality=90)):
         img = _pixels(shot)
-        x0, y0 = int(box["x"]) + 4, int(box["y"]) + 4
-        x1, y1 = int(box["x"] + box["width"]) - 4, int(box["y"] + box["height"]) - 4
-        inside = [img.getpixel((x, y)) for x in range(x0, x1, 7) for y in range(y0, y1, 7)]
-        assert max(max(p) for p in inside) < 40, "private region not black"
+        for b in (box, in_frame):  # the main document's region and one inside a child frame
+            x0, y0 = int(b["x"]) + 3, int(b["y"]) + 3
+            x1, y1 = int(b["x"] + b["width"]) - 3, int(b["y"] + b["height"]) - 3
+            inside = [img.getpixel((x, y)) for x in range(x0, x1, 5) for y in range(y0, y1, 5)]
+            assert inside and max(max(p) for p in inside) < 40, ("private region not black", b)
         outside = img.getpixel((int(box["x"] + box["width"]) + 40, int(box["y"]) + 10))
         assert min(outside) > 200  # the page around it is untouched (white)
 
