@@ -165,6 +165,7 @@ def viewer_settings(data_dir: Path, **overrides: Any) -> Settings:
         "default_timeout_s": 60.0,
         "llm_max_retries": 0,
         "llm_api_key": SecretStr("viewer-key"),
+        "humanize": False,  # direct clicks: the viewer is under test, not the hand
     }
     return Settings(**{**base, **overrides})
 
