@@ -42,6 +42,7 @@ class ToolError(StrEnum):
     tab_not_found = "tab_not_found"
     # waiting, reading, searching
     timeout = "timeout"
+    condition_not_met = "condition_not_met"  # wait_for: the page is fine, the text did not show
     text_not_found = "text_not_found"
     no_vision_index = "no_vision_index"
     out_of_bounds = "out_of_bounds"
@@ -115,6 +116,8 @@ HINTS: dict[ToolError, str] = {
     ToolError.no_history: "There is no page in that direction. Navigate or click instead.",
     ToolError.tab_not_found: "No tab has that id. Call tabs with action 'list' to see them.",
     ToolError.timeout: "The page did not respond in time. Re-read the page before trying again.",
+    ToolError.condition_not_met: "What you waited for did not show in time. Observe the page:"
+    " it may show it in other words, or it needs an action of yours first.",
     ToolError.text_not_found: "That text is not on the page. Read the page or search for a"
     " shorter or different wording.",
     ToolError.no_vision_index: "No vision box has that number. Use a [Vn] index from the latest"

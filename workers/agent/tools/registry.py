@@ -198,13 +198,13 @@ _SPECS: tuple[ToolSpec, ...] = (
         ToolName.wait_for,
         a.WaitForArgs,
         "Wait for a time, until a text appears, or until a text is gone.",
-        (E.timeout,),
+        (E.timeout, E.condition_not_met),
     ),
     ToolSpec(
         ToolName.wait_for_condition,
         a.WaitForConditionArgs,
         "Wait until a CSS selector reaches a state, the URL contains a string, or a load state.",
-        (E.timeout,),
+        (E.timeout, E.condition_not_met),
     ),
     ToolSpec(
         ToolName.handle_dialog,
@@ -241,7 +241,7 @@ _SPECS: tuple[ToolSpec, ...] = (
         ToolName.dom_search,
         r.DomSearchArgs,
         "Find elements by visible text or CSS selector, with their refs when they have one.",
-        (E.text_not_found,),
+        (E.text_not_found, E.not_visible),
     ),
     ToolSpec(ToolName.get_console_errors, a.NoArgs, "The page's recent console errors.", ()),
     ToolSpec(
