@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
 
+import httpx
 import typer
 import uvicorn
 
@@ -140,15 +141,30 @@ def _submit_and_follow(
             typer.echo(f"task rejected: {exc}", err=True)
             raise typer.Exit(2) from exc
         task_id = str(created["id"])
-        if quiet:
-            for _event in client.events(task_id):
-                pass
-            return client.get(task_id)
-        view = ProgressView(task_id, created.get("max_steps"))
-        view.follow(client.events(task_id))
+        with cancel_on_interrupt(client, task_id):
+            if quiet:
+                for _event in client.events(task_id):
+                    pass
+                return client.get(task_id)
+            view = ProgressView(task_id, created.get("max_steps"))
+            view.follow(client.events(task_id))
         task = client.get(task_id)
         view.summary(task)
         return task
+
+
+@contextmanager
+def cancel_on_interrupt(client: TaskClient, task_id: str) -> Iterator[None]:
+    """Ctrl-C while following a task asks the server to cancel it, then exits 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        try:
+            client.cancel_task(task_id)
+            typer.echo(f"\ncancel requested for task {task_id}", err=True)
+        except (ApiError, httpx.HTTPError) as exc:
+            typer.echo(f"\ncould not cancel task {task_id}: {exc}", err=True)
+        raise typer.Exit(130) from None
 
 
 @contextmanager
