@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from workers.browser.session import PageSession
 
 NAV_TIMEOUT_MS = 30000
+WAIT_POLL_S = 0.1
 
 
 async def navigate(s: PageSession, args: a.NavigateArgs) -> ToolResult:
@@ -118,32 +119,40 @@ async def wait(s: PageSession, args: a.WaitArgs) -> ToolResult:
 
 
 async def wait_for(s: PageSession, args: a.WaitForArgs) -> ToolResult:
+    """Poll every frame for a visible element with the text (substring, case-insensitive):
+    a hidden element that also holds it (an instruction kept invisible in the layout) must
+    neither end the wait early nor hide the visible one; text_gone waits until none shows."""
     started = time.perf_counter()
     if args.time is not None:
         await asyncio.sleep(args.time)
-    ms = args.timeout_s * 1000
-    try:
-        if args.text:
-            await s.page.get_by_text(args.text).first.wait_for(state="visible", timeout=ms)
-        if args.text_gone:
-            await _text_gone(s, args.text_gone, ms)
-    except PlaywrightTimeout:
-        which = f"{args.text!r} to appear" if args.text else f"{args.text_gone!r} to go"
-        return actions.failure(
-            E.timeout, f"waited {args.timeout_s:g}s for {which}; it did not.", "read the page"
-        )
+    deadline = time.monotonic() + args.timeout_s
+    for text, wanted in ((args.text, True), (args.text_gone, False)):
+        if not text:
+            continue
+        while await _shown(s, text) != wanted:
+            if time.monotonic() > deadline:
+                which = f"{text!r} to appear" if wanted else f"{text!r} to go"
+                return actions.failure(
+                    E.condition_not_met,
+                    f"waited {args.timeout_s:g}s for {which}; it did not (visible text in"
+                    " any frame was checked).",
+                    "observe the page: it may show it in other words",
+                )
+            await asyncio.sleep(WAIT_POLL_S)
     s.invalidate()
     took = time.perf_counter() - started
     return ToolResult(success=True, reason=f"condition met after {took:.1f}s")
 
 
-async def _text_gone(s: PageSession, text: str, ms: float) -> None:
-    locator = s.page.get_by_text(text)
-    deadline = time.monotonic() + ms / 1000
-    while await locator.count() and await locator.first.is_visible():
-        if time.monotonic() > deadline:
-            raise PlaywrightTimeout(f"{text!r} still shown")
-        await asyncio.sleep(0.1)
+async def _shown(s: PageSession, text: str) -> bool:
+    """Some frame shows an element containing the text (hidden matches do not count)."""
+    for frame in s.page.frames:
+        try:
+            if await frame.get_by_text(text).filter(visible=True).count():
+                return True
+        except Error:  # a frame detached meanwhile
+            continue
+    return False
 
 
 async def wait_for_condition(s: PageSession, args: a.WaitForConditionArgs) -> ToolResult:
@@ -157,7 +166,9 @@ async def wait_for_condition(s: PageSession, args: a.WaitForConditionArgs) -> To
         if args.load_state:
             await s.page.wait_for_load_state(args.load_state, timeout=ms)
     except PlaywrightTimeout:
-        return actions.failure(E.timeout, f"condition not met within {args.timeout_s:g}s.")
+        return actions.failure(
+            E.condition_not_met, f"condition not met within {args.timeout_s:g}s."
+        )
     except Error as exc:
         return actions.failure(E.action_failed, f"wait_for_condition: {exc.message[:200]}")
     s.invalidate()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import Error
@@ -73,24 +74,62 @@ def ref_for(s: PageSession, local_id: int) -> str | None:
 
 
 async def dom_search(s: PageSession, args: r.DomSearchArgs) -> ToolResult:
+    """Visible matches with the ref of the element or its nearest ancestor/descendant that
+    has one; when only hidden elements match, say so and name the control that opens them."""
     opts = {"query": args.query, "selector": args.selector, "limit": args.limit}
     opts["hidden"] = s.hidden_regions.selector  # private regions are never searched
-    hits = list(await s.page.main_frame.evaluate(js("dom_search.js"), opts))
+    found = await s.page.main_frame.evaluate(js("dom_search.js"), opts)
+    if any(not _first_ref(s, h["ids"]) for h in found["hits"]):
+        # the hit came after the last snapshot (a late suggestion list): observe now, so the
+        # refs below are those of the snapshot the model sees next (change-gated: reused)
+        await s.observe()
+        found = await s.page.main_frame.evaluate(js("dom_search.js"), opts)
+    hits, hidden = list(found["hits"]), list(found["hidden"])
+    what = args.query or args.selector
+    if not hits and hidden:
+        return _hidden_matches(s, str(what), hidden)
     if not hits:
         return actions.failure(
             E.text_not_found,
-            f"nothing visible matches {args.query or args.selector!r}.",
+            f"nothing on the page matches {what!r}, shown or hidden.",
             "scroll, or read_text the page",
         )
     lines = []
     for h in hits:
-        ref = ref_for(s, int(h["id"]))
+        ref = _first_ref(s, h.pop("ids"))
         h["ref"] = ref
         where = f"ref {ref}" if ref else f"at ({h['x']}, {h['y']}) size {h['w']}x{h['h']}"
         lines.append(f"<{h['tag']}> {h['text'][:60]!r} {where}")
     return ToolResult(
         success=True, reason=f"{len(hits)} found: " + "; ".join(lines), data={"hits": hits}
     )
+
+
+def _first_ref(s: PageSession, ids: list[int]) -> str | None:
+    return next((ref for ref in (ref_for(s, int(i)) for i in ids) if ref), None)
+
+
+def _hidden_matches(s: PageSession, what: str, hidden: list[dict[str, Any]]) -> ToolResult:
+    """Text in a collapsed section is on the page, only not shown: open its container."""
+    openers: list[str] = []
+    for h in hidden:
+        opener = h.pop("opener", None)
+        if opener and opener["text"]:
+            ref = _first_ref(s, opener["ids"])
+            name = f"{opener['text']!r}" + (f" (ref {ref})" if ref else "")
+            h["opener"] = {"text": opener["text"], "ref": ref}
+            if name not in openers:
+                openers.append(name)
+    texts = "; ".join(f"<{h['tag']}> {h['text'][:60]!r}" for h in hidden)
+    moves = [f"click {name} to open the section that holds it" for name in openers[:3]]
+    moves.append("expand the collapsed section, tab or menu that contains it, then search again")
+    failed = actions.failure(
+        E.not_visible,
+        f"{what!r} is on the page but hidden (in a collapsed section or closed menu): {texts}."
+        + (f" It opens with {', '.join(openers[:3])}." if openers else ""),
+        *moves,
+    )
+    return replace(failed, data={"hidden": hidden})
 
 
 async def console_errors(s: PageSession, args: a.NoArgs) -> ToolResult:
