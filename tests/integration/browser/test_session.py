@@ -215,7 +215,7 @@ EXTRA_HIDDEN = [
 
 EXTRA_CONTROLS = {
     "SVG-LABEL-42": "bar",  # an SVG shape with a listener, named by the text drawn on it
-    "reply-icon icon": "reply",  # nameless icon span with a listener: named by its class
+    "reply-icon": "reply",  # nameless icon span with a listener: named by its class, "icon" dropped
     "Alpha item": "alpha",  # items of a list whose one listener delegates (no jQuery)
     "Gamma item": "gamma",
     "Cell two": "cell-two",  # jQuery(document).on('click', '.cell', ...) targets
