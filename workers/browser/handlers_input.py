@@ -16,7 +16,7 @@ from playwright.async_api import ElementHandle
 
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
-from workers.browser import actions, snapper
+from workers.browser import actions, field_values, snapper
 from workers.browser.click import MODIFIER_BITS, Target
 from workers.browser.frames import js
 from workers.browser.vision import Rect
@@ -124,7 +124,7 @@ async def type_at(s: PageSession, args: a.TypeAtArgs) -> ToolResult:
     value = await actions.read_value(el)
     if not result.success or not args.clear or value is None:
         return result
-    if actions.same_text(args.text, value):
+    if field_values.same_value(str(await el.evaluate(_KIND_JS)), args.text, value):
         return result
     value = str(await el.evaluate(js("set_value.js"), args.text))
     if actions.same_text(args.text, value):
@@ -153,6 +153,10 @@ async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
             return actions.failure(exc.code, exc.reason, "type it only on the site it is for")
         args = args.model_copy(update={"text": text, "secret": True})
         await el.evaluate(js("mask_secret.js"))  # dots in every screenshot from now on
+    kind = str(await el.evaluate(_KIND_JS))
+    native = field_values.native_form(kind, args.text) if not args.secret else None
+    if native is not None and native != args.text and args.clear:
+        return await _fill_native(s, el, target.frame, args, native)
     result = await s._verified(
         f"type into {args.ref}",
         target.frame,
@@ -165,13 +169,37 @@ async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
     )
     if not result.success or not args.clear:
         return result
-    return await _read_back(el, args, result)
+    return await _read_back(el, kind, args, result)
 
 
-async def _read_back(el: ElementHandle, args: a.TypeArgs, result: ToolResult) -> ToolResult:
-    """Seed 004 App. F staged input: the field must hold what was typed."""
+_KIND_JS = "e => e.localName === 'input' ? (e.type || 'text').toLowerCase() : e.localName"
+
+
+async def _fill_native(
+    s: PageSession, el: ElementHandle, frame: Any, args: a.TypeArgs, native: str
+) -> ToolResult:
+    """A native date/time field takes its value form (field_values.py): 05/20/2010 typed as
+    keys depends on the browser's locale, 2010-05-20 filled does not."""
+
+    async def act() -> None:
+        await el.fill(native, timeout=actions.ACTION_TIMEOUT_MS)
+        if args.submit:
+            await el.press("Enter", timeout=actions.ACTION_TIMEOUT_MS)
+
+    result = await s._verified(f"type into {args.ref}", frame, act, ghost=False)
+    if not result.success:
+        return result
+    result = actions.note(result, f"filled as {native!r}, the field's own value format")
+    return await _read_back(el, "", args.model_copy(update={"text": native}), result)
+
+
+async def _read_back(
+    el: ElementHandle, kind: str, args: a.TypeArgs, result: ToolResult
+) -> ToolResult:
+    """Seed 004 App. F staged input: the field must hold what was typed, up to the browser's
+    own normalisation (a date in ISO form, a number without separators: field_values.py)."""
     value = await actions.read_value(el)
-    if value is None or actions.same_text(args.text, value):
+    if value is None or field_values.same_value(kind, args.text, value):
         return result
     shown = "***" if args.secret else repr(value[:80])
     return actions.failure(

@@ -67,3 +67,24 @@ async def test_dom_search_on_collapsed_text_says_hidden_and_names_the_opener(
     assert shown.success and "Nulla aliquet dolor." in shown.reason
     nothing = await session.execute(Action("dom_search", {"query": "zebra crossing"}))
     assert nothing.error == "text_not_found"
+
+
+async def test_a_date_typed_in_the_users_form_fills_a_native_date_input(
+    session: PageSession, page: Page, probe_port: int
+) -> None:
+    await _open(session, probe_port, "fields.html")
+    date = await _ref_of(session, 'date "Date"')
+    typed = await session.execute(Action("type", {"ref": date, "text": "05/20/2010"}))
+    assert typed.success, typed.reason
+    assert await page.locator("#when").input_value() == "2010-05-20"
+    clock = await _ref_of(session, 'time "Time"')
+    typed = await session.execute(Action("type", {"ref": clock, "text": "3:45 PM"}))
+    assert typed.success, typed.reason
+    assert await page.locator("#at").input_value() == "15:45"
+    qty = await _ref_of(session, 'spinbutton "Quantity"')
+    typed = await session.execute(Action("type", {"ref": qty, "text": "1,000"}))
+    assert typed.success, typed.reason  # keys drop the comma; 1000 is the same number
+    assert await page.locator("#qty").input_value() == "1000"
+    note = await _ref_of(session, 'textbox "Note"')
+    cut = await session.execute(Action("type", {"ref": note, "text": "abcdef"}))
+    assert cut.error == "value_mismatch"  # a real difference still fails
