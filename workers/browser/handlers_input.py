@@ -16,7 +16,7 @@ from playwright.async_api import ElementHandle
 
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
-from workers.browser import actions, field_values, snapper
+from workers.browser import actions, field_values, snapper, verify
 from workers.browser.click import MODIFIER_BITS, Target
 from workers.browser.frames import js
 from workers.browser.vision import Rect
@@ -234,7 +234,11 @@ async def press(s: PageSession, args: a.PressKeyArgs) -> ToolResult:
         else:
             await kb.press(args.key)
 
+    before = await verify.focused(s.page)
     result = await s._verified(f"{args.action} {args.key}", None, act, ghost=False)
+    change = verify.focus_change(before, await verify.focused(s.page))
+    if change:  # a slider's value, a checkbox, a caret's text: what the keys did
+        result = actions.note(result, change)
     if s.held_keys:
         result = actions.note(result, f"keys held down: {'+'.join(s.held_keys)}")
     return result

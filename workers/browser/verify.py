@@ -315,6 +315,45 @@ async def pointer(page: Page) -> tuple[float, float] | None:
     return (float(at[0]), float(at[1])) if at else None
 
 
+async def focused(page: Page) -> dict[str, Any] | None:
+    """The focused element's state (js/verify_focus.js), None when nothing is focused."""
+    try:
+        state = await page.main_frame.evaluate(js("verify_focus.js"))
+    except Error:
+        return None
+    return dict(state) if state else None
+
+
+_FOCUS_FIELDS = (
+    ("value", "value"),
+    ("valuenow", "value"),
+    ("valuetext", "value text"),
+    ("checked", "checked"),
+    ("expanded", "expanded"),
+    ("selected", "selected"),
+    ("text", "text"),
+)
+
+
+def focus_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> str:
+    """What a key press did to the focused element: `the focused slider "Volume": value
+    '-97' -> '-99'`, focus moving to another element, or a handle that moved; '' if nothing."""
+    if after is None:
+        return "focus left the element" if before is not None else ""
+    name = f' "{after["name"]}"' if after.get("name") else ""
+    if before is None or (before["what"], before.get("name")) != (after["what"], after.get("name")):
+        return f"focus is now on a {after['what']}{name}"
+    changes = []
+    for key, label in _FOCUS_FIELDS:
+        old, new = before.get(key), after.get(key)
+        if old != new and label not in {c.split(" ", 1)[0] for c in changes}:
+            changes.append(f"{label} {str(old)[:30]!r} -> {str(new)[:30]!r}")
+    if not changes and (before["x"], before["y"]) != (after["x"], after["y"]):
+        dx, dy = after["x"] - before["x"], after["y"] - before["y"]
+        changes.append(f"moved by ({dx:+d}, {dy:+d}) px")
+    return f"the focused {after['what']}{name}: {', '.join(changes)}" if changes else ""
+
+
 def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
     """The ghost click of seed 002 (click_silent of seed 000 Alg. 5) with concrete next moves."""
     alternatives: list[str] = []

@@ -88,3 +88,17 @@ async def test_a_date_typed_in_the_users_form_fills_a_native_date_input(
     note = await _ref_of(session, 'textbox "Note"')
     cut = await session.execute(Action("type", {"ref": note, "text": "abcdef"}))
     assert cut.error == "value_mismatch"  # a real difference still fails
+
+
+async def test_press_key_reports_what_it_did_to_the_focused_element(
+    session: PageSession, page: Page, probe_port: int
+) -> None:
+    await _open(session, probe_port, "fields.html")
+    await page.focus("#slider")
+    pressed = await session.execute(Action("press_key", {"key": "ArrowLeft"}))
+    assert pressed.success, pressed.reason
+    assert "the focused slider: value '-97' -> '-98'" in pressed.reason, pressed.reason
+    await page.focus("#handle")
+    moved = await session.execute(Action("press_key", {"key": "ArrowRight"}))
+    assert "moved by (+10, +0) px" in moved.reason, moved.reason
+    assert await page.locator("#level").inner_text() == "51"
