@@ -21,6 +21,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 
 from app.contracts import ErrorCode, EventType, TaskStatus
+from app.event_docs import EVENT_DATA, component_name
 
 # route function name -> operationId; anything else is the camelCased function name
 OPERATION_IDS = {
@@ -138,6 +139,13 @@ def build(app: FastAPI) -> dict[str, Any]:
     components["ErrorCode"] = {"type": "string", "enum": [c.value for c in ErrorCode]}
     defs = components["EventSchema"].pop("$defs", {})
     components.update(defs)
+    for event_type, model in EVENT_DATA.items():
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        components.update(schema.pop("$defs", {}))
+        components[component_name(event_type)] = schema
+    components["EventSchema"]["description"] += " The `data` of each type: " + ", ".join(
+        f"{t} -> {component_name(t)}" for t in EVENT_DATA
+    )
     explicit = {
         operation_id(r): r.summary for r in app.routes if isinstance(r, APIRoute) and r.summary
     }

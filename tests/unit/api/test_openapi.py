@@ -67,3 +67,8 @@ def test_auth_scheme_and_shared_schemas(spec: dict[str, Any]) -> None:
     assert "task.finished" in schemas["EventType"]["enum"]
     stream = spec["paths"]["/v1/tasks/{task_id}/events"]["get"]["responses"]["200"]
     assert stream["content"]["text/event-stream"]["schema"]["$ref"].endswith("/EventSchema")
+    for event_type in ("task.finished", "action.executed", "llm.call", "approval.requested"):
+        name = "EventData_" + event_type.replace(".", "_")
+        assert name in schemas and name in schemas["EventSchema"]["description"]
+    finished = schemas["EventData_task_finished"]["properties"]
+    assert {"status", "answer", "data", "error", "usage"} <= set(finished)

@@ -1,0 +1,126 @@
+"""Schemas of the `data` of each SSE event type, for the OpenAPI document (not validation).
+
+Each model lists the fields its emitter writes (workers/jobs.py, workers/agent/loop.py,
+workers/metered_llm.py, workers/agent/search.py, the approvals gate); emitters may add
+fields, so every model allows extra ones. app/openapi.py publishes them as
+`EventData_<type>` components next to `EventSchema`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.contracts import EventType, TaskStatus, Usage
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class TaskStarted(_Data):
+    worker_id: str
+    instruction: str
+    start_url: str | None
+
+
+class TaskFinished(_Data):
+    status: TaskStatus
+    answer: str | None
+    success: bool
+    data: Any = Field(default=None, description="structured result (output_schema)")
+    error: str | None = Field(description="ErrorCode value")
+    error_detail: str | None
+    usage: Usage
+    duration_s: float | None = None
+
+
+class RouteDecided(_Data):
+    kind: str = Field(description="browser | search")
+    confidence: float
+    families: list[str]
+    source: str = Field(description="classifier | learning | no_fetch | search_fallback")
+
+
+class StepStarted(_Data):
+    step: int
+
+
+class ActionExecuted(_Data):
+    step: int = Field(description="0: opening the start page")
+    action: str = Field(description="tool name, e.g. click, navigate, done")
+    args: dict[str, Any] = Field(description="arguments, secrets redacted")
+    success: bool
+    reason: str
+    error: str | None = Field(description="tool error code when not successful")
+    page_changed: bool
+
+
+class ObservationEvent(_Data):
+    step: int
+    url: str
+    title: str
+    version: int = Field(description="snapshot version; refs are version:n")
+    refs: int
+    interactive: int
+    tokens: int
+    fingerprint: str
+    stats: dict[str, Any]
+    preview: str = Field(description="the first characters of what the model saw")
+
+
+class LLMCall(_Data):
+    step: int | None = Field(description="null outside the step loop (perception)")
+    role: str = Field(description="orchestrator | planner | worker | vision | summarizer")
+    model: str
+    input_tokens: int
+    output_tokens: int
+    latency_s: float
+    finish_reason: str | None
+    tool_calls: int
+    content: str | None = Field(description="the model's text, capped")
+    reasoning: str | None = Field(description="reasoning text when the server sends it")
+
+
+class ApprovalRequested(_Data):
+    approval_id: str
+    kind: str = Field(description="sensitive_action | challenge | login")
+    reason: str
+    url: str | None = None
+    element: str | None = None
+    screenshot: str | None = Field(default=None, description="artifact id")
+    expires_at: str | None = None
+
+
+class ApprovalResolved(_Data):
+    approval_id: str
+    decision: str
+    by: str | None = None
+
+
+class StepScoped(_Data):
+    """Brain events (plan, memory, facts, dead ends): at least the step they belong to."""
+
+    step: int | None = None
+
+
+EVENT_DATA: dict[str, type[BaseModel]] = {
+    EventType.task_started.value: TaskStarted,
+    EventType.task_finished.value: TaskFinished,
+    EventType.route_decided.value: RouteDecided,
+    EventType.step_started.value: StepStarted,
+    EventType.action_executed.value: ActionExecuted,
+    EventType.observation.value: ObservationEvent,
+    EventType.llm_call.value: LLMCall,
+    EventType.approval_requested.value: ApprovalRequested,
+    EventType.approval_resolved.value: ApprovalResolved,
+    EventType.plan_updated.value: StepScoped,
+    EventType.memory_evicted.value: StepScoped,
+    EventType.fact_recorded.value: StepScoped,
+    EventType.dead_end_recorded.value: StepScoped,
+}
+
+
+def component_name(event_type: str) -> str:
+    return "EventData_" + event_type.replace(".", "_")
