@@ -343,7 +343,7 @@ def focus_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | No
     name = f' "{after["name"]}"' if after.get("name") else ""
     if before is None or (before["what"], before.get("name")) != (after["what"], after.get("name")):
         return f"focus is now on a {after['what']}{name}"
-    changes = []
+    changes: list[str] = []
     for key, label in _FOCUS_FIELDS:
         old, new = before.get(key), after.get(key)
         if old != new and label not in {c.split(" ", 1)[0] for c in changes}:
