@@ -3,7 +3,8 @@
 The model's `done(success=true)` is a claim. `Witness` is an EventSink that passes every
 event on and notes what the run actually reached: a navigation (browser `navigate`, the
 start page's step-0 open, the search route's `fetch`) that succeeded, or any successful
-action that changed the page. A run with a start URL that reached nothing (DNS failure,
+action that changed the page, or a person approving a request (a challenge handed to them
+is solved on the page). A run with a start URL that reached nothing (DNS failure,
 connection refused, HTTP 4xx/5xx, a bot wall; see the dead-shell checks of seed 000 §6.5)
 ends `failed` with `start_page_unreachable` whatever the model said, with the first
 navigation failure as the reason.
@@ -33,6 +34,8 @@ class Witness:
     async def emit(self, type: str, data: Mapping[str, Any]) -> None:
         if type == EventType.action_executed:
             self._note(data)
+        elif type == EventType.approval_resolved and str(data.get("decision")).startswith("approv"):
+            self.reached = True  # a person cleared the page (e.g. solved a challenge)
         await self.inner.emit(type, data)
 
     async def save_screenshot(self, step: int, jpeg: bytes) -> None:

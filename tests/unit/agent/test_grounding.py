@@ -6,7 +6,7 @@ import time
 
 from workers.agent.grounding import Witness
 from workers.agent.loop import run_worker_only
-from workers.agent.protocols import AgentTask, ToolResult
+from workers.agent.protocols import AgentOutcome, AgentTask, ToolResult
 from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, reply
 
 HOME, OTHER = "http://site.test/", "http://site.test/other"
@@ -75,3 +75,23 @@ async def test_failure_claims_and_tasks_without_start_url_are_untouched() -> Non
         witness,
     )
     assert witness.judge(plain, None) is plain and plain.success
+
+
+async def test_a_person_clearing_the_page_counts_as_reached() -> None:
+    witness = Witness(RecordingSink())
+    await witness.emit(
+        "action.executed",
+        {
+            "step": 0,
+            "action": "navigate",
+            "args": {"url": "http://wall.test/"},
+            "success": False,
+            "reason": "bot wall",
+            "error": "bot_block",
+            "page_changed": False,
+        },
+    )
+    claimed = AgentOutcome("read it", True, "succeeded", 1, 1, 10, 1)
+    assert witness.judge(claimed, "http://wall.test/").error == "start_page_unreachable"
+    await witness.emit("approval.resolved", {"approval_id": "a1", "decision": "approved"})
+    assert witness.judge(claimed, "http://wall.test/") is claimed
