@@ -99,6 +99,8 @@ async def test_class4_roles_from_behaviour_and_names_not_ids(open_page) -> None:
     assert 'link "Docs"' in text, text
     assert "open-search" not in text and "del-1" not in text, text
     assert "generic" not in text, text
+    assert 'button "polygon"' in text and 'button "circle"' in text, text  # shapes by their form
+    assert 'button "icon"' not in text, text
 
 
 async def test_class5_unlabelled_fields_named_by_layout(open_page) -> None:  # type: ignore[no-untyped-def]

@@ -720,7 +720,9 @@
       const listened = el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el);
       // nameless wrapper of controls that got their own refs: the controls stand for it
       if (nested || !(listened || iconControl(el, tag, rect)) || rect.width > 600 || rect.width * rect.height > 60000) { nodes.splice(idx, 1); return; }
-      node.name = ctx.col !== null && ctx.col !== undefined ? '' : hintOf(el) || 'icon';
+      // an SVG shape without a name is named by its form (polygon, circle), not "icon"
+      const form = el instanceof SVGElement && el.localName !== 'svg' && el.localName !== 'g' ? el.localName : 'icon';
+      node.name = ctx.col !== null && ctx.col !== undefined ? '' : hintOf(el) || form;
     }
     if (node.role === 'generic') node.role = navigates(el) ? 'link' : 'button';
     const v = valueOf(target, target.localName, node.role);
