@@ -48,7 +48,7 @@ from workers.metered_llm import MeteredLLM
 from workers.results import TaskResults
 from workers.runtime import WorkerRuntime
 from workers.secrets import RedactingLLM, SecretVault
-from workers.sink import DbEventSink, retry_outage
+from workers.sink import DbEventSink
 from workers.vision_check import require_vision
 
 log = logging.getLogger(__name__)
@@ -266,29 +266,19 @@ async def _finish(
     usage = sink.meter.usage
     detail = None if outcome.success else (outcome.reason or None)
 
-    async def record(retry: int) -> bool:
-        async with rt.sessions() as s:
-            await repositories.update_usage(s, task_id=spec.task_id, **usage.model_dump())
-            finished = await repositories.finish_task(
-                s,
-                task_id=spec.task_id,
-                status=outcome.status,
-                answer=outcome.answer,
-                success=outcome.success,
-                error=outcome.error,
-                error_detail=detail,
-                result_data=outcome.data,
-            )
-            await s.commit()
-            return finished
+    async def record(s: Any) -> bool:
+        await repositories.update_usage(s, task_id=spec.task_id, **usage.model_dump())
+        return await repositories.finish_task(
+            s,
+            task_id=spec.task_id,
+            status=outcome.status,
+            answer=outcome.answer,
+            success=outcome.success,
+            error=outcome.error,
+            error_detail=detail,
+            result_data=outcome.data,
+        )
 
-    # across a short database outage the outcome is recorded late, not lost to the reaper
-    finished = await retry_outage(record, f"{spec.task_id} outcome")
-    if not finished:
-        log.warning("task %s was already terminal (reaped?); not announcing", spec.task_id)
-        return
-    metrics.task_finished(outcome.status, duration)
-    metrics.task_error(outcome.error)
     data: dict[str, Any] = {
         "status": outcome.status,
         "answer": outcome.answer,
@@ -299,7 +289,13 @@ async def _finish(
         "usage": usage.model_dump(),
         "duration_s": round(duration, 3),
     }
-    await sink.emit(EventType.task_finished, data)
+    # the outcome and task.finished in one transaction, retried across a short database
+    # outage (recorded late, not lost to the reaper)
+    if not await sink.emit_final(data, record):
+        log.warning("task %s was already terminal (reaped?); not announcing", spec.task_id)
+        return
+    metrics.task_finished(outcome.status, duration)
+    metrics.task_error(outcome.error)
 
 
 async def _beat_once(rt: WorkerRuntime, task_id: str) -> bool:

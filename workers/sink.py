@@ -133,11 +133,39 @@ class DbEventSink:
                 raise
             await publish_quietly(self._bus, event)
 
+    async def emit_final(
+        self, data: Mapping[str, Any], record: Callable[[Any], Awaitable[bool]]
+    ) -> bool:
+        """task.finished, written in the transaction in which `record(session)` stores the
+        task's outcome: an SSE reader never finds the task terminal without its final event
+        (the stream ends at a terminal status once every persisted event is sent). False,
+        and nothing written, when `record` finds the task terminal already (reaped)."""
+        payload = self.vault.redact(json_safe(data))
+        type = EventType.task_finished.value
+        async with self._lock:
+            self._steps.saw(type, payload)
+            write = partial(self._write_once, type, payload, False, record=record)
+            pending = asyncio.ensure_future(retry_outage(write, f"{self.task_id} {type}"))
+            try:
+                event = await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                await asyncio.wait({pending})
+                raise
+            if event is None:
+                return False
+            await publish_quietly(self._bus, event)
+            return True
+
     async def _write_once(
-        self, type: str, payload: dict[str, Any], usage_changed: bool, retry: int
-    ) -> Event:
+        self,
+        type: str,
+        payload: dict[str, Any],
+        usage_changed: bool,
+        retry: int,
+        record: Callable[[Any], Awaitable[bool]] | None = None,
+    ) -> Any:
         try:
-            return await self._write(type, payload, usage_changed)
+            return await self._write(type, payload, usage_changed, record)
         except IntegrityError:
             # a retried write whose earlier commit went through (its answer was lost): done
             seq = self._next_seq
@@ -154,8 +182,17 @@ class DbEventSink:
             rows = await repositories.list_events(s, task_id=self.task_id, after_seq=seq - 1)
         return next((r for r in rows if r.seq == seq), None)
 
-    async def _write(self, type: str, payload: dict[str, Any], usage_changed: bool) -> Event:
+    async def _write(
+        self,
+        type: str,
+        payload: dict[str, Any],
+        usage_changed: bool,
+        record: Callable[[Any], Awaitable[bool]] | None = None,
+    ) -> Event | None:
         async with self._sessions() as s:
+            if record is not None and not await record(s):
+                await s.rollback()
+                return None  # the task is terminal already: nothing to announce
             if self._next_seq is None:
                 self._next_seq = await repositories.next_event_seq(s, task_id=self.task_id)
             seq = self._next_seq
