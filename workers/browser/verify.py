@@ -80,7 +80,8 @@ class Outcome:
     value_changed: bool = False
     value: str | None = None
     detached: bool = False
-    hidden: bool = False  # the target is still in the page but no longer shown (its menu closed)
+    hidden: bool = False  # the target is still in the page but no longer shown
+    hidden_popup: bool = False  # ... and it sat in a menu/list/floating box: that closed
     field: tuple[str, str] | None = None  # another form field whose value changed: name, value
     pixel_diff: float | None = None
     children: tuple[str, ...] = ()  # separately clickable things inside the target
@@ -120,7 +121,8 @@ class Outcome:
             (self.focus_moved, "focus moved"),
             (self.scrolled, "scrolled"),
             (self.detached, "the element was replaced"),
-            (self.hidden, "its menu or list closed"),
+            (self.hidden and self.hidden_popup, "its menu or list closed"),
+            (self.hidden and not self.hidden_popup, "the view changed (the element is hidden)"),
             (self.field is not None, self._field_text()),
             (self.requests > 0, f"{self.requests} requests sent"),
             (self.pixel_diff is not None and self.pixel_diff >= PIXEL_THRESHOLD, "pixels changed"),
@@ -172,6 +174,7 @@ def outcome(
         value=summary.get("value"),
         detached=bool(summary.get("detached")),
         hidden=bool(summary.get("hidden")),
+        hidden_popup=bool(summary.get("hiddenPopup")),
         field=_field(summary.get("field")),
         children=tuple(summary.get("children") or ()),
         **seen,

@@ -272,7 +272,7 @@ async def test_keys_waits_reading_and_detection(
     await run(s, "wait_for", text_gone="Loading…")
     await run(s, "wait_for_condition", selector="#late")
     late = await s.execute(Action("wait_for", {"text": "Never shown", "timeout_s": 0.5}))
-    assert late.error == "timeout"
+    assert late.error == "condition_not_met"
     # detection, reading tools, artifacts, facts, scripts (allowed by this profile)
     captcha = await run(s, "detect_captcha")
     assert captcha.data["kinds"] == ["recaptcha"]

@@ -102,3 +102,17 @@ async def test_press_key_reports_what_it_did_to_the_focused_element(
     moved = await session.execute(Action("press_key", {"key": "ArrowRight"}))
     assert "moved by (+10, +0) px" in moved.reason, moved.reason
     assert await page.locator("#level").inner_text() == "51"
+
+
+async def test_a_click_that_changes_the_view_is_not_reported_as_a_closed_menu(
+    session: PageSession, page: Page, probe_port: int
+) -> None:
+    await _open(session, probe_port, "inbox.html")
+    item = await _ref_of(session, 'button "Archive"')
+    archived = await session.execute(Action("click", {"ref": item}))
+    assert "its menu or list closed" in archived.reason, archived.reason
+    row = await _ref_of(session, 'button "Alice - Lunch on Friday?"')
+    opened = await session.execute(Action("click", {"ref": row}))
+    assert opened.success and await page.locator("#subject").is_visible()
+    assert "menu or list closed" not in opened.reason, opened.reason
+    assert "the view changed" in opened.reason, opened.reason

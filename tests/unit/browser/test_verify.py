@@ -166,11 +166,15 @@ def test_guard_delta_counts_navigation_as_life() -> None:
 
 def test_a_filled_field_or_a_closed_menu_is_the_effect_despite_ambient_mutations() -> None:
     """Relay run, use-autocomplete: the list's own changes were ambient (timer bursts)."""
-    chosen = outcome({"ambient": 7, "field": ["Tags:", "Aruba"], "hidden": True})
+    chosen = outcome(
+        {"ambient": 7, "field": ["Tags:", "Aruba"], "hidden": True, "hiddenPopup": True}
+    )
     assert chosen.effect
     assert "field 'Tags:' now 'Aruba'" in chosen.evidence()
     assert "its menu or list closed" in chosen.evidence()
     assert outcome({"ambient": 7, "hidden": True}).effect
+    view = outcome({"causal": 2, "hidden": True}).evidence()  # not in a popup: a view changed
+    assert "menu or list closed" not in view and "the view changed" in view
     assert not outcome({"ambient": 7, "field": None, "hidden": False}).effect
     top = merge({"causal": 0}, {"field": ["Tags:", "Aruba"]})
     assert outcome(top).field == ("Tags:", "Aruba")  # an iframe's click filled the parent

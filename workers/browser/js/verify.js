@@ -3,7 +3,7 @@
 // op "arm": start a session and return the before-state; op "collect": return what changed,
 // with mutations attributed (input-caused vs late, ambient tickers excluded, target-related),
 // the value of another form field changed (a suggestion filled the input), and the target
-// hidden (its menu closed) or detached; all three are effects even when the DOM mutations that
+// hidden (its menu closed, or the view around it changed) or detached; all three are effects even when the DOM mutations that
 // carried them belong to an element that had changed in timer bursts before (ambient);
 // op "mouse": the last pointer position seen in this frame.
 // Called as ElementHandle.evaluate(el, [op, end]) or Frame.evaluate([op, null, end]).
@@ -72,6 +72,19 @@
     if (e.checkVisibility) return e.checkVisibility({ visibilityProperty: true });
     return e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
   }
+  // the target sits in a popup (menu, list box, suggestion list, a small floating box):
+  // hiding it means the popup closed; otherwise a view changed around it
+  function inPopup(e) {
+    if (!e) return false;
+    if (e.closest('[role=menu], [role=listbox], [role=menubar], [role=option], [role=menuitem], [role=tooltip], datalist, select')) return true;
+    const area = win.innerWidth * win.innerHeight;
+    for (let n = e; n && n !== doc.body; n = n.parentElement) {
+      if (!['absolute', 'fixed'].includes(getComputedStyle(n).position)) continue;
+      const r = n.getBoundingClientRect();
+      return r.width * r.height < area / 2;
+    }
+    return false;
+  }
   function xpath(e) {
     const parts = [];
     for (let n = e; n && n.nodeType === 1; n = n.parentNode) {
@@ -87,7 +100,7 @@
     const focus = deepFocus();
     const values = fields().filter((f) => f !== el).map((f) => [f, f.value]);
     V.session = { records: [], target: el, focus, scroll: scrollPos(el), modals: modals(), url: win.location.href,
-      state: stateOf(el), values, shown: shown(el) };
+      state: stateOf(el), values, shown: shown(el), popup: inPopup(el) };
     const tag = el ? el.localName : '';
     return { xpath: el ? xpath(el) : '', state: V.session.state, silent: ['canvas', 'video', 'embed', 'object'].includes(tag) };
   }
@@ -123,6 +136,7 @@
   out.value = after.value;
   out.detached = !!tgt && !after.connected;
   out.hidden = !!tgt && after.connected && s.shown && !shown(tgt);
+  out.hiddenPopup = out.hidden && s.popup;
   const moved = s.values.find(([f, v]) => f.isConnected && f.value !== v);
   out.field = moved ? [fieldName(moved[0]), moved[0].value] : null;
   out.children = tgt ? Array.from(tgt.querySelectorAll('a[href], button, [role=button], [role=link], [role=option], [role=menuitem], input, [onclick], [tabindex]'))
