@@ -41,6 +41,12 @@ def _pixels(jpeg: bytes) -> Image.Image:
     return Image.open(io.BytesIO(jpeg)).convert("RGB")
 
 
+def _rgb(img: Image.Image, x: int, y: int) -> tuple[int, ...]:
+    px = img.getpixel((x, y))
+    assert isinstance(px, tuple)
+    return px
+
+
 async def test_private_region_never_reaches_text_tools(private_page: PageSession) -> None:
     obs = await private_page.observe()
     assert "Public text stays." in obs.text and "Card header" in obs.text, obs.text
@@ -67,9 +73,9 @@ async def test_private_region_is_black_in_screenshots(private_page: PageSession)
         for b in (box, in_frame):  # the main document's region and one inside a child frame
             x0, y0 = int(b["x"]) + 3, int(b["y"]) + 3
             x1, y1 = int(b["x"] + b["width"]) - 3, int(b["y"] + b["height"]) - 3
-            inside = [img.getpixel((x, y)) for x in range(x0, x1, 5) for y in range(y0, y1, 5)]
+            inside = [_rgb(img, x, y) for x in range(x0, x1, 5) for y in range(y0, y1, 5)]
             assert inside and max(max(p) for p in inside) < 40, ("private region not black", b)
-        outside = img.getpixel((int(box["x"] + box["width"]) + 40, int(box["y"]) + 10))
+        outside = _rgb(img, int(box["x"] + box["width"]) + 40, int(box["y"]) + 10)
         assert min(outside) > 200  # the page around it is untouched (white)
 
 
