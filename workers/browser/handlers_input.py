@@ -167,9 +167,24 @@ async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
         ),
         ghost=False,
     )
+    if result.success and not args.submit:
+        result = await _suggestions(s, el, result)
     if not result.success or not args.clear:
         return result
     return await _read_back(el, kind, args, result)
+
+
+SUGGEST_WAIT_MS = 1000  # a suggestion list's debounce (jQuery UI: 300 ms) plus its fetch
+
+
+async def _suggestions(s: PageSession, el: ElementHandle, result: ToolResult) -> ToolResult:
+    """A field that suggests gets its list a moment after the keys: wait for it, so the
+    next snapshot shows the suggestions and the result says they are there."""
+    added = int(await el.evaluate(js("verify_suggest.js"), SUGGEST_WAIT_MS))
+    if added <= 0:
+        return result
+    s.invalidate()
+    return actions.note(result, "suggestions appeared: observe and click the one you mean")
 
 
 _KIND_JS = "e => e.localName === 'input' ? (e.type || 'text').toLowerCase() : e.localName"

@@ -29,7 +29,9 @@ async def test_wait_for_sees_late_visible_text_despite_an_invisible_copy(
 ) -> None:
     await _open(session, probe_port, "flight.html")
     field = await _ref_of(session, 'textbox "From:"')
-    assert (await session.execute(Action("type", {"ref": field, "text": "Anv"}))).success
+    typed = await session.execute(Action("type", {"ref": field, "text": "Anv"}))
+    assert typed.success and "suggestions appeared" in typed.reason, typed.reason
+    assert 'Anvik, AK (ANV)"' in (await session.observe()).text  # no step late
     waited = await session.execute(Action("wait_for", {"text": "Anvik, AK", "timeout_s": 5}))
     assert waited.success, waited.reason
     assert await page.locator("li", has_text="Anvik, AK (ANV)").is_visible()
