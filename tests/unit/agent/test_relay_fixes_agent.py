@@ -5,11 +5,13 @@ reflection prompt without the tool's reason."""
 from __future__ import annotations
 
 from app.logredact import REGISTRY
+from workers.agent.eviction import cause_of
 from workers.agent.ledger import Ledger, StepOutcome
 from workers.agent.memory import AdaptiveMemory
 from workers.agent.protocols import LLMReply
 from workers.agent.roles.planner import apply_verdict, parse_verdict
 from workers.agent.testing import FakeLLM
+from workers.agent.toolerrors import ToolError
 from workers.agent.views import render_step, render_worker, worker_view
 
 
@@ -82,3 +84,8 @@ async def test_the_reflection_prompt_carries_the_tools_reason_masked_and_capped(
     assert "Error: value_mismatch" in prompt
     assert "The tool said: typed into 1:1 but the field now holds '2010-05-20' ***" in prompt
     assert "hunter2-secret" not in prompt and "x" * 400 not in prompt
+
+
+def test_a_wait_that_ran_out_is_not_a_network_dead_end() -> None:
+    assert cause_of(ToolError.condition_not_met) != "network"
+    assert cause_of(ToolError.timeout) == "network"  # a page that did not respond still is
