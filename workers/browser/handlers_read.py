@@ -245,6 +245,10 @@ async def evaluate_script(s: PageSession, args: a.EvaluateScriptArgs) -> ToolRes
         return actions.failure(
             E.scripts_not_allowed, "this task's profile does not allow scripts.", "read_text"
         )
+    if s.hidden_regions:  # page JS could read a private region (regions.py)
+        return actions.failure(
+            E.scripts_not_allowed, "scripts are off on a task with private regions.", "read_text"
+        )
     body = args.script.strip()
     source = body if body.startswith(("(", "function", "async")) else f"() => ({body})"
     try:

@@ -14,6 +14,7 @@ from playwright.async_api import Browser
 from app.settings import Settings
 from workers.agent.protocols import Action
 from workers.browser import som
+from workers.browser.profile import SessionProfile
 from workers.browser.regions import HiddenRegionError, HiddenRegions
 from workers.browser.session import PageSession
 
@@ -92,3 +93,28 @@ def test_selectors_are_validated() -> None:
     for bad in ("", "a { color: red }", "a; b", "x" * 400):
         with pytest.raises(HiddenRegionError):
             HiddenRegions.of([bad])
+
+
+async def test_scripts_are_refused_with_private_regions(
+    chromium_browser: Browser, chromium_path: str, probe_port: int
+) -> None:
+    """Page JS could read a private region, so evaluate_script is refused even on a task
+    whose profile allows scripts; without regions the same call runs."""
+    context = await chromium_browser.new_context()
+    try:
+        session = await PageSession.open(
+            await context.new_page(),
+            Settings(chromium_path=chromium_path),
+            profile=SessionProfile(allow_scripts=True),
+        )
+        assert (await session.goto(f"http://127.0.0.1:{probe_port}/fidelity/private.html")).success
+        script = Action("evaluate_script", {"script": "document.body.innerText"})
+        session.hidden_regions = HiddenRegions.of(["#account"])
+        refused = await session.execute(script)
+        assert not refused.success and refused.error == "scripts_not_allowed", refused
+        assert "CANARY" not in str(refused), refused
+        session.hidden_regions = HiddenRegions.of([])
+        ran = await session.execute(script)
+        assert ran.success and "CANARY-4242-ACCT" in str(ran.data), ran
+    finally:
+        await context.close()
