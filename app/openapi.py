@@ -139,8 +139,8 @@ def build(app: FastAPI) -> dict[str, Any]:
     components["ErrorCode"] = {"type": "string", "enum": [c.value for c in ErrorCode]}
     defs = components["EventSchema"].pop("$defs", {})
     components.update(defs)
-    for event_type, model in EVENT_DATA.items():
-        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    for event_type, data_model in EVENT_DATA.items():
+        schema = data_model.model_json_schema(ref_template="#/components/schemas/{model}")
         components.update(schema.pop("$defs", {}))
         components[component_name(event_type)] = schema
     components["EventSchema"]["description"] += " The `data` of each type: " + ", ".join(
