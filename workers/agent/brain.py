@@ -199,8 +199,9 @@ class Brain:
             ledger, self._session, state, claim, checklist_update=not spent, prepare=prepare
         )
         self.failed_streak = 0
-        if before and ledger.checklist != before:  # an item changed (creating it is not one)
-            self._checklist_step = step
+        created_with_update = not before and any(i.status != "pending" for i in ledger.checklist)
+        if (before or created_with_update) and ledger.checklist != before:
+            self._checklist_step = step  # an item changed (creating the list alone is not one)
         if claim is not None:
             self.verified = True
             if not verdict.done:

@@ -319,4 +319,11 @@ async def test_creating_the_checklist_does_not_spend_the_steps_update() -> None:
     store = InMemoryMemoryStore()
     await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink(), memory=store)
     statuses = [(i["id"], i["status"]) for i in store.latest["checklist"]]
-    assert statuses == [(1, "in_progress"), (2, "pending")]
+    # the verdict that creates the list also updates item 2: both apply, in that order, and
+    # that update is the step's one (the Worker's update in the same step is dropped)
+    assert statuses == [(1, "pending"), (2, "failed")]
+    llm = FakeLLM(steps, side({"checklist": ["a done", "b done"]}, {"done": True}))
+    store = InMemoryMemoryStore()
+    await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink(), memory=store)
+    statuses = [(i["id"], i["status"]) for i in store.latest["checklist"]]
+    assert statuses == [(1, "in_progress"), (2, "pending")]  # creating alone spends nothing
