@@ -101,7 +101,7 @@ def _scrolled(s: PageSession, moved: dict[str, Any], direction: str, ref: str | 
 
 
 async def _scroll_to_text(s: PageSession, text: str) -> ToolResult:
-    target = s.page.get_by_text(text).first
+    target = s.page.get_by_text(text).filter(visible=True).first  # not an invisible copy
     try:
         await target.scroll_into_view_if_needed(timeout=actions.ACTION_TIMEOUT_MS)
     except (PlaywrightTimeout, Error):
