@@ -74,8 +74,13 @@ def line(node: Node, text_cap: int | None = None) -> str:
     if node.value is not None and node.value != "":
         out += " value=" + _q(node.value)
     if node.states:
-        out += " " + " ".join(node.states)
+        out += " " + " ".join(_state(s, node) for s in node.states)
     return out
+
+
+def _state(word: str, node: Node) -> str:
+    """A state word; `covered` says by what when the walk found out."""
+    return f"covered by {node.cover}" if word == "covered" and node.cover else word
 
 
 @dataclass

@@ -51,6 +51,7 @@ class Node:
     row: int | None = None  # 1-based row of that cell
     col: int | None = None  # 1-based column of that cell
     aria: str = ""  # an aria-label that differs from the visible text (the name), capped
+    cover: str = ""  # with state covered: what covers it, short ('"Cookie banner"', 'dialog')
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,7 @@ def _number(raw_nodes: Sequence[frames.RawNode], version: int) -> tuple[tuple[No
                 tag=str(d.get("tag") or ""),
                 full_len=int(d.get("full") or 0),
                 aria=str(d.get("aria") or ""),
+                cover=str(d.get("cover") or ""),
                 grid="/".join(map(str, (*path, d["grid"]))) if in_cell else None,
                 row=int(d["row"]) if in_cell and d.get("row") is not None else None,
                 col=int(d["col"]) if in_cell else None,

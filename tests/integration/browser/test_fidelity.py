@@ -279,3 +279,42 @@ async def test_aria_label_does_not_replace_visible_text(open_page) -> None:  # t
     assert 'button "Close"' in text, text  # a glyph is named by its label
     assert 'link "Buy the book"' in text, text  # label in name
     assert 'button "Save"' in text and "aria-label" not in _lines(text, '"Save"')[0], text
+
+
+# -- findings of the second real-model relay run ----------------------------------------------
+
+
+async def test_slider_handle_without_role_is_a_slider_with_its_value(open_page) -> None:  # type: ignore[no-untyped-def]
+    """use-slider: a jQuery-UI-style handle was `[1:1] button` with the value as loose text."""
+    text = (await (await open_page("slider")).observe()).text
+    sliders = _lines(text, "] slider")
+    assert len(sliders) == 2, text
+    assert 'value="-97"' in sliders[0], text  # the value text beside the track
+    assert "\n-97\n" not in f"\n{text}\n", text  # ... is not repeated as a loose line
+    assert 'slider "Volume" value="75%"' in sliders[1], text  # named by its label, at 75 %
+    assert "button" not in text, text
+
+
+async def test_date_and_time_inputs_take_their_label(open_page) -> None:  # type: ignore[no-untyped-def]
+    text = (await (await open_page("dates")).observe()).text
+    assert _lines(text, 'date "Departure"'), text
+    assert _lines(text, 'time "Pick-up time"'), text
+    assert _lines(text, 'date "Birthday"'), text
+
+
+async def test_pager_marks_the_current_page(open_page) -> None:  # type: ignore[no-untyped-def]
+    """search-engine: `link "1" link "2" link "3"` did not say which page is shown."""
+    text = (await (await open_page("pager")).observe()).text
+    current = [ln for ln in text.splitlines() if ln.endswith(" current")]
+    assert [re.sub(r"^\[\d+:\d+\] ", "", ln) for ln in current] == [
+        'link "2" current',  # li.page-item.active > a
+        'link "3" current',  # aria-current="page"
+    ], text
+    assert "2 (current)" in text.splitlines(), text  # a plain number among page links
+
+
+async def test_covered_says_by_what(open_page) -> None:  # type: ignore[no-untyped-def]
+    text = (await (await open_page("covered")).observe()).text
+    assert _lines(text, 'button "Buy now" covered by "Cookie banner"'), text
+    assert _lines(text, 'button "Top action" covered by veil'), text
+    assert 'button "Middle action"' in text and not _lines(text, '"Middle action" covered'), text

@@ -77,3 +77,9 @@ def test_cjk_is_counted_in_real_tokens() -> None:
     nodes = [node(i, "text", cjk) for i in range(1, 30)]
     text = compact.render(nodes, 3, VP, max_tokens=500)
     assert tokens.count_tokens(text) <= 500
+
+
+def test_covered_says_by_what_when_known() -> None:
+    hidden = node(4, "button", "Buy", states=("covered", "focused"), cover='"Cookie banner"')
+    assert compact.line(hidden) == '[3:4] button "Buy" covered by "Cookie banner" focused'
+    assert compact.line(replace(hidden, cover="")) == '[3:4] button "Buy" covered focused'

@@ -66,6 +66,7 @@
   const INLINE = new Set(['inline', 'inline-block', 'inline-flex', 'inline-grid', 'contents', 'ruby', 'inline-table']);
 
   const squash = (s) => s.replace(/\s+/g, ' ').trim();
+  const NUMBER = /^-?\d+(?:[.,]\d+)?%?$/;
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
   // cut without an ellipsis; the node records `full` and compact.py writes the read_text marker
   const cut = (node, s, n) => { if (s.length > n) { node.full = s.length; return s.slice(0, n); } return s; };
@@ -205,6 +206,8 @@
   function roleOf(el, tag) {
     const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
     if (explicit && explicit !== 'presentation' && explicit !== 'none') return explicit;
+    // a jQuery-UI-style slider handle (no ARIA role): a slider, not a bare button
+    if (el.classList && el.classList.contains('ui-slider-handle')) return 'slider';
     switch (tag) {
       case 'a': return el.hasAttribute('href') ? 'link' : '';
       case 'button': return 'button';
@@ -301,11 +304,48 @@
       return el.value ? el.value : null;
     }
     if (tag === 'textarea') return el.value ? el.value : null;
+    if (role === 'slider' && !el.hasAttribute('aria-valuenow')) return handleValue(el);
     if (role === 'slider' || role === 'spinbutton') return el.getAttribute('aria-valuenow');
     if (role === 'textbox' || role === 'combobox' || role === 'searchbox') {
       return el.isContentEditable ? squash(el.innerText || '') || null : el.getAttribute('aria-valuetext');
     }
     return null;
+  }
+  // A role-less slider handle's value: the widget's own (jQuery UI keeps it on the track's
+  // instance), else its position as a percentage; the value text beside it is matched later.
+  function handleValue(el) {
+    const track = el.parentElement;
+    const $ = window.jQuery;
+    let inst = null;
+    try { inst = track && $ && $.data ? $.data(track, 'ui-slider') || $.data(track, 'slider') : null; } catch (e) { inst = null; }
+    const o = inst && inst.options;
+    if (o && typeof o.value === 'number') {
+      const handles = track.querySelectorAll('.ui-slider-handle');
+      const i = Array.prototype.indexOf.call(handles, el);
+      const v = Array.isArray(o.values) && o.values.length > i && i >= 0 ? o.values[i] : o.value;
+      return `${v} (${o.min}..${o.max})`;
+    }
+    const pos = el.style.left || el.style.bottom;
+    return /^-?[\d.]+%$/.test(pos) ? `${Math.round(parseFloat(pos))}%` : null;
+  }
+  // a pager's page link whose item is marked (`li.page-item.active > a`): the current page
+  function pagerCurrent(el) {
+    let a = el.parentElement;
+    for (let i = 0; i < 2 && a && a !== document.body; i++, a = a.parentElement) {
+      const cls = typeof a.className === 'string' ? a.className : '';
+      if (/(?:^|\s)(?:is-)?(?:active|current|selected)(?:\s|$)/.test(cls)) return a.querySelectorAll('a,button').length === 1;
+    }
+    return false;
+  }
+  // a page number shown as plain text among page-number links is the current page
+  function pagerText() {
+    const num = (n) => n && /^\d{1,4}$/.test(n.name);
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i];
+      if (n.role !== 'text' || !num(n)) continue;
+      const link = (o) => o && o.role === 'link' && num(o);
+      if (link(nodes[i - 1]) || link(nodes[i + 1])) n.name += ' (current)';
+    }
   }
   function deepActive() {
     let a = document.activeElement;
@@ -334,6 +374,7 @@
     if (aria('aria-invalid') === 'true' || el.matches(':user-invalid')) s.push('invalid');
     if (el.readOnly && (tag === 'input' || tag === 'textarea')) s.push('readonly');
     for (const w of classStates(el)) if (!s.includes(w)) s.push(w);
+    if (role === 'link' && !s.includes('current') && pagerCurrent(el)) s.push('current');
     if (el === active) s.push('focused');
     return s;
   }
@@ -769,13 +810,33 @@
       const ph = squash(el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '');
       if (n.name && n.name !== ph) continue;
       // a table cell's text labels only a field in the same row of that table
-      const near = texts.filter((t) => t.col === null || t.col === undefined || (t.grid === n.grid && t.row === n.row));
+      const near = texts.filter((t) => (t.col === null || t.col === undefined || (t.grid === n.grid && t.row === n.row)) &&
+        !(n.role === 'slider' && NUMBER.test(t.name)));
       // a field with its own placeholder takes a label from its row only, not the line above
-      const t = nearestLabel(near, n.bbox, n.role === 'checkbox' || n.role === 'radio' || n.role === 'switch', !!n.name);
+      const t = nearestLabel(near, trackBox(n, el), n.role === 'checkbox' || n.role === 'radio' || n.role === 'switch', !!n.name);
       if (!t) continue;
       n.name = t.name.replace(/[\s:*]+$/, '');
       // the label's own line would repeat the name: it goes, unless it is a grid cell or longer text
       if ((t.col === null || t.col === undefined) && t.id < 0 && !t.full) t.used = true;
+    }
+    for (let i = nodes.length - 1; i >= 0; i--) if (nodes[i].used) nodes.splice(i, 1);
+  }
+  // a slider handle sits somewhere on its track: labels and value text are found from the track
+  function trackBox(n, el) {
+    if (n.role !== 'slider' || !el.classList.contains('ui-slider-handle') || !el.parentElement) return n.bbox;
+    const r = el.parentElement.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height];
+  }
+  // the value text a role-less slider shows beside its track (`-97`): the handle's value, one line
+  function sliderValues() {
+    for (const n of nodes) {
+      if (n.role !== 'slider' || n.id < 0 || !els[n.id].classList.contains('ui-slider-handle')) continue;
+      const [x, y, w, h] = trackBox(n, els[n.id]);
+      const t = nodes.find((o) => o.role === 'text' && !o.used && NUMBER.test(o.name) && o.bbox[0] >= x + w - 2 && o.bbox[0] - x - w < 80 &&
+        o.bbox[1] < y + h && o.bbox[1] + o.bbox[3] > y);
+      if (!t) continue;
+      if (n.value === null || /%$/.test(n.value)) n.value = t.name;
+      if (n.value === t.name || n.value.startsWith(t.name + ' (')) t.used = true;
     }
     for (let i = nodes.length - 1; i >= 0; i--) if (nodes[i].used) nodes.splice(i, 1);
   }
@@ -834,17 +895,37 @@
     for (let n = el.getRootNode(); n && n.host; n = n.host.getRootNode()) if (n.host === hit) return true;
     return false;
   }
+  // what covers el (the element hit at its centre or edges), or null when nothing does
   function covered(el, b) {
     const root = el.getRootNode();
     const probe = root.elementFromPoint ? root : document;
     const pts = [[b[0] + b[2] / 2, b[1] + b[3] / 2], [b[0] + Math.min(b[2] / 4, 8), b[1] + b[3] / 2], [b[0] + b[2] - Math.min(b[2] / 4, 8), b[1] + b[3] / 2]];
+    let cover = null;
     for (const [x, y] of pts) {
       if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
       const hit = probe.elementFromPoint(x, y);
-      if (!hit || flatInside(el, hit) || hostOf(hit, el) || (hit.localName === 'label' && hit.control === el)) return false;
-      if (el.localName === 'label' && el.control === hit) return false;
+      if (!hit || flatInside(el, hit) || hostOf(hit, el) || (hit.localName === 'label' && hit.control === el)) return null;
+      if (el.localName === 'label' && el.control === hit) return null;
+      cover = cover || hit;
     }
-    return pts.some(([x, y]) => x >= 0 && y >= 0 && x < vw && y < vh);
+    return cover;
+  }
+  // a short name for a cover: the nearest ancestor (of 8) that says what it is, by label,
+  // heading or short text, else by role; never text from a private region
+  function coverName(hit) {
+    let fallback = '';
+    for (let a = hit, i = 0; a && a.nodeType === 1 && a !== document.body && i < 8; a = a.parentElement || (a.getRootNode() && a.getRootNode().host), i++) {
+      if (isPrivate(a)) return 'a private region';
+      const role = (a.getAttribute('role') || '').split(/\s+/)[0] || (a.localName === 'dialog' ? 'dialog' : '');
+      const label = squash(a.getAttribute('aria-label') || '');
+      const head = a.querySelector && a.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]');
+      const said = label || (head && squash(head.textContent || '')) || '';
+      if (said) return `"${clip(said, 30)}"`;
+      if (['dialog', 'alertdialog', 'banner', 'alert', 'region', 'tooltip', 'menu', 'listbox'].includes(role)) return role;
+      const text = squash(a.textContent || '');
+      if (!fallback && text && text.length <= 30) fallback = `"${text}"`;
+    }
+    return fallback || hintOf(hit) || hit.localName;
   }
 
   const ctx0 = { clip: null, view: null, visHidden: false, colorStr: '', color: null, bg: [255, 255, 255, 1], transparent: false, cursor: 'auto',
@@ -852,9 +933,13 @@
   if (document.body) walk(document.body, ctx0);
   flush();
   layoutLabels();
+  sliderValues();
+  pagerText();
   mergeRepeats();
   for (const n of nodes) {
-    if (n.interactive && n.inView && covered(els[n.id], n.bbox)) n.states.push('covered');
+    if (!n.interactive || !n.inView) continue;
+    const cover = covered(els[n.id], n.bbox);
+    if (cover) { n.states.push('covered'); n.cover = clip(coverName(cover), 40); }
   }
   g.snap = { version: args.version, els };
   g.cands = cands;
