@@ -316,5 +316,6 @@ async def test_pager_marks_the_current_page(open_page) -> None:  # type: ignore[
 async def test_covered_says_by_what(open_page) -> None:  # type: ignore[no-untyped-def]
     text = (await (await open_page("covered")).observe()).text
     assert _lines(text, 'button "Buy now" covered by "Cookie banner"'), text
+    assert _lines(text, 'button "Sell now" covered')[0].endswith("covered"), text  # named once
     assert _lines(text, 'button "Top action" covered by veil'), text
     assert 'button "Middle action"' in text and not _lines(text, '"Middle action" covered'), text

@@ -936,10 +936,14 @@
   sliderValues();
   pagerText();
   mergeRepeats();
+  const covers = new Set();
   for (const n of nodes) {
     if (!n.interactive || !n.inView) continue;
     const cover = covered(els[n.id], n.bbox);
-    if (cover) { n.states.push('covered'); n.cover = clip(coverName(cover), 40); }
+    if (!cover) continue;
+    n.states.push('covered');
+    const said = clip(coverName(cover), 40);  // named once: the later lines covered by it say `covered`
+    if (!covers.has(said)) { covers.add(said); n.cover = said; }
   }
   g.snap = { version: args.version, els };
   g.cands = cands;
