@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 
 from app import logredact
 from app.api import approvals as approvals_api
+from app.api import artifacts as artifacts_api
 from app.api import events as events_api
 from app.api import health, profiles, results, tasks, unavailable
 from app.api import ledger as ledger_api
@@ -130,6 +131,7 @@ def create_app(
     app.include_router(approvals_api.router, responses=AUTH_RESPONSES)
     app.include_router(results.router, responses=AUTH_RESPONSES)
     app.include_router(profiles.router, responses=AUTH_RESPONSES)
+    app.include_router(artifacts_api.router, responses=AUTH_RESPONSES)
     app.include_router(health.router)
     install_openapi(app)  # one error shape, descriptions, event schemas
     return app

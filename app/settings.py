@@ -83,6 +83,8 @@ class Settings(BaseSettings):
     task_files_dir: str = ""
     # files uploaded with a task (POST /v1/tasks `attachments`): total decoded bytes per task
     attachments_max_bytes: int = Field(default=10 * 1024 * 1024, ge=0)
+    # a download or printed PDF larger than this stays out of the task's artifacts (API)
+    download_artifact_max_bytes: int = Field(default=20 * 1024 * 1024, ge=0)
     # a vision model (role "vision") is available: observe(mode="vision") with [Vn] boxes
     # (seed 000 §4.3) and the Worker's `look` tool (questions about pixels, seed 003 §4.4)
     vision_enabled: bool = False

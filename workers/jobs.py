@@ -219,6 +219,7 @@ async def _open_browser(
             profile=await _session_profile(rt, spec),
         )
         browser.secrets = sink.vault
+        browser.keep_file = sink.save_file  # downloads become task artifacts (API)
         # seed 003 §9.4: the task's private regions never reach the model (regions.py)
         browser.hidden_regions = regions.HiddenRegions.of(spec.private_regions)
         try:

@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
 SCREENSHOT_KIND = "screenshot"
+DOWNLOAD_KIND = "download"  # files the page produced (workers/browser/files.py)
 T = TypeVar("T")
 # database outage: connection refused/reset (asyncpg raises OSError), pool exhausted, dropped
 OUTAGE_ERRORS = (OSError, PoolTimeoutError, DBAPIError)
@@ -110,6 +111,7 @@ class DbEventSink:
         self._lock = asyncio.Lock()  # seq order == commit order == publish order
         self._steps = StepTimer()
         self.meter = UsageMeter()
+        self._files = 0  # downloads stored so far (their artifact numbers)
 
     @property
     def last_seq(self) -> int:
@@ -222,6 +224,28 @@ class DbEventSink:
                 step=step,
                 content_type="image/jpeg",
                 data=jpeg,
+            )
+            await s.commit()
+
+    async def save_file(self, name: str, content_type: str, data: bytes) -> None:
+        """A file the page produced (download, printed PDF) as artifact kind "download",
+        numbered 1, 2, ... in the order the task kept them."""
+        self._files += 1
+        number = self._files
+        save = partial(_ignore_retry, partial(self._save_file, number, name, content_type, data))
+        await asyncio.shield(retry_outage(save, f"{self.task_id} download {number}"))
+
+    async def _save_file(self, number: int, name: str, content_type: str, data: bytes) -> None:
+        async with self._sessions() as s:
+            await repositories.save_artifact(
+                s,
+                task_id=self.task_id,
+                tenant_id=self.tenant_id,
+                kind=DOWNLOAD_KIND,
+                step=number,
+                content_type=content_type,
+                data=data,
+                name=name,
             )
             await s.commit()
 

@@ -154,7 +154,9 @@ class TaskAttachment(Base):
 
 
 class Artifact(Base):
-    """Binary evidence of a step (screenshots); one per (task, kind, step)."""
+    """Binary evidence of a step (screenshots) and files the page produced (downloads, kind
+    "download": `step` numbers them 1, 2, ... in the task, `name` is the file name); one per
+    (task, kind, step)."""
 
     __tablename__ = "artifacts"
     __table_args__ = (UniqueConstraint("task_id", "kind", "step"),)
@@ -167,6 +169,7 @@ class Artifact(Base):
     content_type: Mapped[str] = mapped_column(String(128))
     data: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    name: Mapped[str | None] = mapped_column(String(255), nullable=True)  # file name (downloads)
 
 
 class Ledger(Base):

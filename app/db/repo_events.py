@@ -77,6 +77,7 @@ async def save_artifact(
     step: int,
     content_type: str,
     data: bytes,
+    name: str | None = None,
 ) -> str:
     """Insert or replace the artifact for (task, kind, step); returns its id."""
     table = Artifact.__table__
@@ -88,6 +89,7 @@ async def save_artifact(
         step=step,
         content_type=content_type,
         data=data,
+        name=name,
         created_at=utcnow(),
     )
     stmt = stmt.on_conflict_do_update(
@@ -95,6 +97,7 @@ async def save_artifact(
         set_={
             "content_type": stmt.excluded.content_type,
             "data": stmt.excluded.data,
+            "name": stmt.excluded.name,
             "created_at": stmt.excluded.created_at,
         },
     )

@@ -41,9 +41,14 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.UniqueConstraint("task_id", "name"),
     )
+    # the file name of an artifact the page produced (a download, a printed PDF)
+    with op.batch_alter_table("artifacts") as batch:
+        batch.add_column(sa.Column("name", sa.String(255), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("artifacts") as batch:
+        batch.drop_column("name")
     op.drop_table("task_attachments")
     with op.batch_alter_table("tasks") as batch:
         batch.drop_column("max_cost_usd")

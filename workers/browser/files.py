@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import mimetypes
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from workers.agent.tools.args_read import ExportPdfArgs, ReadDownloadArgs
     from workers.browser.session import PageSession
 
+log = logging.getLogger(__name__)
 TEXT_SUFFIXES = frozenset({".txt", ".csv", ".tsv", ".json", ".md", ".log", ".xml", ".html"})
 
 
@@ -65,11 +68,25 @@ async def upload_file(s: PageSession, args: UploadFileArgs) -> ToolResult:
 
 
 async def keep_download(s: PageSession, download: Download) -> None:
-    """Save a download the page started into the artifact directory."""
+    """Save a download the page started into the artifact directory and the task's artifacts."""
     path = s.artifacts.path_for(download.suggested_filename or "download")
     with contextlib.suppress(Error):
         await download.save_as(path)
         s.downloads.append(path.name)
+        await store(s, path)
+
+
+async def store(s: PageSession, path: Path) -> None:
+    """Hand a kept file to the task's artifact store (`PageSession.keep_file`), unless it is
+    larger than WEBAGENT_DOWNLOAD_ARTIFACT_MAX_BYTES; the model can read it either way."""
+    size = path.stat().st_size
+    if s.keep_file is None:
+        return
+    if size > s.settings.download_artifact_max_bytes:
+        log.warning("%s (%d bytes) is over the artifact size cap; not stored", path.name, size)
+        return
+    content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    await s.keep_file(path.name, content_type, path.read_bytes())
 
 
 async def export_pdf(s: PageSession, args: ExportPdfArgs) -> ToolResult:
@@ -84,6 +101,7 @@ async def export_pdf(s: PageSession, args: ExportPdfArgs) -> ToolResult:
         with contextlib.suppress(Error):
             await s.page.emulate_media(media="screen")
     s.downloads.append(path.name)
+    await store(s, path)
     return ToolResult(
         success=True,
         reason=f"saved {path.name} ({path.stat().st_size} bytes); read it with "

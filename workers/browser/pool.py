@@ -285,7 +285,7 @@ class BrowserPool:
                     "height": self.settings.viewport_height,
                 },
                 service_workers="block",  # service workers would bypass request routing
-                accept_downloads=False,
+                accept_downloads=True,  # kept as task artifacts (files.keep_download)
                 proxy={"server": egress.server},
             )
         except BaseException:

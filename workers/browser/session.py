@@ -82,6 +82,8 @@ class PageSession:
         self.downloads_started = 0  # an action that starts a download had an effect
         self._downloads_before = 0
         self._saving: set[asyncio.Task[None]] = set()
+        # stores a kept download / printed PDF as a task artifact (wired by workers/jobs.py)
+        self.keep_file: Callable[[str, str, bytes], Awaitable[None]] | None = None
         self.facts: dict[str, str] = {}  # record_fact
         self.console_errors: deque[str] = deque(maxlen=CONSOLE_KEPT)
         self.held_keys: list[str] = []  # press_key action "down" until "up"
@@ -179,7 +181,9 @@ class PageSession:
         return cls(page, settings, **kw)
 
     async def close(self) -> None:
-        """Stop a pending background vision look (the page itself belongs to the pool)."""
+        """Stop a pending background vision look (the page itself belongs to the pool) and
+        finish saving downloads, so a run that ends right after one still keeps the file."""
+        await self.settle_downloads()
         if self._vision is not None:
             await self._vision.close()
 
