@@ -39,6 +39,8 @@ CONTROL_CAP = 80  # chars of a control's name kept when the page cut it (js: 100
 CUT_OVER = 200  # text longer than this may be cut (PageMem caps at 200): it gets a ref target
 NEAR_BELOW = 1000  # px under the viewport whose sections may be shown in detail
 NEAR_ABOVE = 500  # px above it; farther sections stay one summary line with their ref range
+EDGE_PX = 60  # a few lines (EDGE_LINES) this close past a viewport edge need no edge line
+EDGE_LINES = 3
 FILL_SHARE = 1 / 4  # main content fills the budget up to this share when the window leaves it
 ROW_MAX_CHARS = 800  # a grid row longer than this keeps one line per cell
 
@@ -262,7 +264,7 @@ def render(nodes: Sequence[Node], version: int, viewport: Viewport, max_tokens: 
         return _join(head + _assemble(secs, capped=False))
     for s in secs:
         s.mode = "full" if s.in_view else "summary"
-    marks = _viewport_marks(nodes)
+    marks = _viewport_marks(nodes, viewport.height)
     base = _marked(head + _assemble(secs, capped=True), marks)
     remaining = max_tokens - count_tokens(_join(base))
     if remaining < 0 and marks is not None:  # a tight cap keeps the page, not the marks
@@ -336,16 +338,21 @@ def _is_main(sec: _Section) -> bool:
 Marks = tuple[int, int, tuple[str, str], tuple[str, str]]
 
 
-def _viewport_marks(nodes: Sequence[Node]) -> Marks | None:
+def _viewport_marks(nodes: Sequence[Node], height: float) -> Marks | None:
     """(first in-view index, last in-view index, above, below), class 6; each side as (bare
     boundary line, line with the count and one example name): the second is used only when
-    nothing on that side is shown in detail (only trim lines say what lies there)."""
+    nothing on that side is shown in detail (only trim lines say what lies there). A side
+    holding only a few lines just past the edge (a page's last lines) gets no line."""
     shown = [n.index for n in nodes if n.in_viewport]
     if not shown:
         return None
     first, last = shown[0], shown[-1]
     above = [n for n in nodes if n.index < first and not n.in_viewport]
     below = [n for n in nodes if n.index > last and not n.in_viewport]
+    if len(below) <= EDGE_LINES and all(n.bbox[1] < height + EDGE_PX for n in below):
+        below = []
+    if len(above) <= EDGE_LINES and all(n.bbox[1] + n.bbox[3] > -EDGE_PX for n in above):
+        above = []
     return first, last, _mark("above viewport", above), _mark("below viewport", below)
 
 

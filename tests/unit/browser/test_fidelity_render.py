@@ -49,6 +49,9 @@ def test_viewport_edges_are_announced() -> None:
     assert "Inbox 1" in "\n".join(lines[:i]) and "Later" in lines[-1]  # shown on their side
     only = compact.render(shown, 3, VP, 1000)
     assert "viewport:" not in only  # nothing off-screen: no marks
+    edge = node(5, "link", "Last", in_viewport=False, bbox=(0, VP.height + 20, 10, 10))
+    just_past = compact.render([*shown, edge], 3, VP, 1000).splitlines()
+    assert just_past[1:] == ['[3:3] link "Visible"', '[3:5] link "Last"']  # a line past the edge
 
 
 def test_unused_budget_fills_with_main_content_headings_first() -> None:
