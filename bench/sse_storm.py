@@ -1,0 +1,179 @@
+"""One API process holding many concurrent SSE streams: memory per stream, event latency.
+
+The production API (`build_app` with Postgres + the Redis event bus) runs in its own process
+(uvicorn); this process opens --streams concurrent `GET /v1/tasks/{id}/events` streams on one
+live task, waits until the API's `webagent_sse_connections` gauge shows them all, reads the
+API process's RSS, then emits --events events through the worker's own sink (`DbEventSink`:
+DB row, then Redis publish) and measures, per stream and event, the time from emit to the
+client's read. Scratch Postgres database; the Redis DB named by --redis is flushed.
+
+Run: .venv/bin/python bench/sse_storm.py [--streams 2000] [--events 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import redis
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.db import create_engine, repositories, session_factory  # noqa: E402
+from app.db.migrate import upgrade  # noqa: E402
+from app.events import RedisEventBus  # noqa: E402
+from app.settings import Settings  # noqa: E402
+from bench.support import free_port, machine, pct, scratch_postgres  # noqa: E402
+from workers.sink import DbEventSink  # noqa: E402
+
+
+def serve_api(settings: Settings, port: int) -> None:
+    import uvicorn
+
+    from workers.embedded import build_app
+
+    uvicorn.run(build_app(settings), host="127.0.0.1", port=port, log_level="warning")
+
+
+def gauge(base: str) -> float:
+    for line in httpx.get(f"{base}/metrics", timeout=30).text.splitlines():
+        if line.startswith("webagent_sse_connections "):
+            return float(line.split()[1])
+    return 0.0
+
+
+async def live_task(db: str) -> str:
+    engine = create_engine(db)
+    sessions = session_factory(engine)
+    async with sessions() as s:
+        task, _ = await repositories.create_task(
+            s,
+            tenant_id="default",
+            instruction="sse storm",
+            start_url=None,
+            max_steps=1,
+            timeout_s=3600,
+            allowed_domains=(),
+            metadata={},
+        )
+        await repositories.mark_running(s, task_id=task.id, worker_id="bench")
+        await s.commit()
+    await engine.dispose()
+    return str(task.id)
+
+
+async def reader(
+    client: httpx.AsyncClient, task_id: str, events: int, lat: list[float], ready: Any
+) -> None:
+    async with client.stream("GET", f"/v1/tasks/{task_id}/events") as response:
+        ready()
+        got = 0
+        async for line in response.aiter_lines():
+            if not line.startswith("data:"):
+                continue
+            event = json.loads(line[5:])
+            if event["type"] != "bench.tick":
+                continue
+            lat.append((time.time() - float(event["data"]["t"])) * 1000)
+            got += 1
+            if got >= events:
+                return
+
+
+async def storm(args: argparse.Namespace, base: str, db: str, api_pid: int) -> dict[str, Any]:
+    task_id = await live_task(db)
+    lat: list[float] = []
+    opened = 0
+
+    def ready() -> None:
+        nonlocal opened
+        opened += 1
+
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=base, timeout=None, limits=limits) as client:
+        rss_before = psutil.Process(api_pid).memory_info().rss
+        readers = [
+            asyncio.create_task(reader(client, task_id, args.events, lat, ready))
+            for _ in range(args.streams)
+        ]
+        deadline = time.monotonic() + 300
+        while await asyncio.to_thread(gauge, base) < args.streams:
+            assert time.monotonic() < deadline, f"only {opened} streams opened"
+            await asyncio.sleep(1)
+        rss_after = psutil.Process(api_pid).memory_info().rss
+        engine = create_engine(db)
+        bus = RedisEventBus(args.redis)
+        sink = DbEventSink(session_factory(engine), bus, task_id, "default")
+        for _ in range(args.events):
+            await sink.emit("bench.tick", {"t": time.time()})
+            await asyncio.sleep(args.gap)
+        await asyncio.wait_for(asyncio.gather(*readers), 300)
+        await bus.aclose()
+        await engine.dispose()
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "load": round(os.getloadavg()[0], 1),
+        "streams": args.streams,
+        "events": args.events,
+        "api_rss_mb": [round(rss_before / 2**20, 1), round(rss_after / 2**20, 1)],
+        "kb_per_stream": round((rss_after - rss_before) / 1024 / args.streams, 1),
+        "latency_ms": {"n": len(lat), "p50": round(pct(lat, 50)), "p99": round(pct(lat, 99))},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--streams", type=int, default=2000)
+    parser.add_argument("--events", type=int, default=10)
+    parser.add_argument("--gap", type=float, default=0.5, help="seconds between events")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/12")
+    args = parser.parse_args()
+    r = redis.Redis.from_url(args.redis)
+    r.flushdb()
+    with scratch_postgres() as db, tempfile.TemporaryDirectory() as data:
+        upgrade(db)
+        settings = Settings(
+            database_url=db,
+            redis_url=args.redis,
+            data_dir=data,
+            heartbeat_timeout_s=3600,  # nobody heartbeats the bench task: keep it live
+        )
+        port = free_port()
+        api = multiprocessing.get_context("spawn").Process(
+            target=serve_api, args=(settings, port), daemon=True
+        )
+        api.start()
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    httpx.get(f"{base}/healthz", timeout=2)
+                    break
+                except httpx.HTTPError:
+                    assert time.monotonic() < deadline, "API did not start"
+                    time.sleep(0.5)
+            assert api.pid is not None
+            out = asyncio.run(storm(args, base, db, api.pid))
+        finally:
+            api.terminate()
+            api.join(30)
+            r.flushdb()
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
