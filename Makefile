@@ -47,6 +47,7 @@ bench: setup
 	$(BIN)/python bench/backbone.py
 	$(BIN)/python bench/perception/run.py
 	$(BIN)/python bench/miniwob_smoke.py
+	$(BIN)/python bench/overhead.py
 	$(BIN)/python -m pytest -q -ra -m bench
 
 # re-resolve constraints.txt from pyproject.toml (keeps current pins unless they must move)
