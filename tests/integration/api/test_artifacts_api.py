@@ -1,0 +1,81 @@
+"""Artifact routes (app/api/artifacts.py): a task's artifacts listed with name and size, the
+bytes of one by id served as an attachment, and another tenant's task or artifact is a 404."""
+
+from __future__ import annotations
+
+import httpx
+from fastapi import FastAPI
+
+from app.db import repositories
+
+PDF = b"%PDF-1.4 invoice \x00\xff"
+
+
+async def _task(app: FastAPI, tenant: str) -> str:
+    async with app.state.session_factory() as s:
+        task, _ = await repositories.create_task(
+            s,
+            tenant_id=tenant,
+            instruction="get the invoice",
+            start_url=None,
+            max_steps=5,
+            timeout_s=60,
+            allowed_domains=[],
+            metadata={},
+        )
+        await repositories.save_artifact(
+            s,
+            task_id=task.id,
+            tenant_id=tenant,
+            kind="download",
+            step=1,
+            content_type="application/pdf",
+            data=PDF,
+            name="invoice <1>.pdf",
+        )
+        await repositories.save_artifact(
+            s,
+            task_id=task.id,
+            tenant_id=tenant,
+            kind="screenshot",
+            step=2,
+            content_type="image/jpeg",
+            data=b"\xff\xd8jpeg",
+        )
+        await s.commit()
+        return str(task.id)
+
+
+async def test_artifacts_are_listed_and_served_to_their_tenant_only(
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
+    created = await client.post("/v1/tasks", json={"instruction": "mine"})
+    assert created.status_code == 202, created.text
+    async with app.state.session_factory() as s:
+        mine = await repositories.get_task(s, task_id=created.json()["id"], tenant_id=None)
+    assert mine is not None
+    tenant = mine.tenant_id
+    own = await _task(app, tenant)
+    foreign = await _task(app, "someone-else")
+
+    listed = (await client.get(f"/v1/tasks/{own}/artifacts")).json()
+    assert [(a["kind"], a["name"], a["content_type"], a["size"], a["step"]) for a in listed] == [
+        ("download", "invoice <1>.pdf", "application/pdf", len(PDF), 1),
+        ("screenshot", None, "image/jpeg", 6, 2),
+    ]
+    got = await client.get(f"/v1/tasks/{own}/artifacts/{listed[0]['id']}")
+    assert got.status_code == 200 and got.content == PDF
+    assert (
+        got.headers["content-disposition"] == "attachment; filename*=UTF-8''invoice%20%3C1%3E.pdf"
+    )
+    assert got.headers["content-security-policy"] == "sandbox"
+    shot = await client.get(f"/v1/tasks/{own}/artifacts/{listed[1]['id']}")
+    assert shot.content == b"\xff\xd8jpeg" and "content-disposition" not in shot.headers
+
+    theirs = await client.get(f"/v1/tasks/{foreign}/artifacts")
+    assert theirs.status_code == 404
+    async with app.state.session_factory() as s:
+        rows = await repositories.list_artifacts(s, task_id=foreign, kind="download")
+    # another task's artifact id is not reachable through one's own task either
+    assert (await client.get(f"/v1/tasks/{own}/artifacts/{rows[0].id}")).status_code == 404
+    assert (await client.get(f"/v1/tasks/{foreign}/artifacts/{rows[0].id}")).status_code == 404
