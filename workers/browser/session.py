@@ -55,6 +55,7 @@ from workers.secrets import SecretVault
 
 CONSOLE_KEPT = 50
 RECENT_VERSIONS = 10  # past snapshots kept to re-find the element of a stale ref
+DOWNLOAD_CLOSE_S = 30.0  # a download still arriving when the task ends is waited for this long
 SETTLE_S = 0.3  # longest wait for a late effect when none has shown yet (settle.py first)
 
 
@@ -182,8 +183,10 @@ class PageSession:
 
     async def close(self) -> None:
         """Stop a pending background vision look (the page itself belongs to the pool) and
-        finish saving downloads, so a run that ends right after one still keeps the file."""
-        await self.settle_downloads()
+        finish saving downloads (for at most DOWNLOAD_CLOSE_S), so a run that ends right after
+        one still keeps the file."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.settle_downloads(), DOWNLOAD_CLOSE_S)
         if self._vision is not None:
             await self._vision.close()
 
