@@ -29,6 +29,7 @@ async def test_representative_decisions_are_carried_out(
 
 
 @pytest.mark.bench
+@pytest.mark.timeout(3600)  # dozens of episodes: well past the suite's 300 s
 async def test_every_decision_task_is_carried_out_over_three_seeds(
     chromium_path: str, llm_server: ScriptedLLMServer
 ) -> None:

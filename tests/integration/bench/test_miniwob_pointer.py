@@ -33,6 +33,7 @@ async def test_representative_pointer_tasks_complete_through_the_tools(
 
 
 @pytest.mark.bench
+@pytest.mark.timeout(3600)  # dozens of episodes: well past the suite's 300 s
 async def test_every_pointer_task_completes_over_three_seeds(
     chromium_path: str, llm_server: ScriptedLLMServer
 ) -> None:
