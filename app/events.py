@@ -7,6 +7,7 @@ path, so a lost live event is recovered from the DB (gap backfill, idle polling)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import weakref
@@ -150,54 +151,142 @@ def decode_event(raw: str | bytes) -> Event:
     return Event.model_validate_json(raw)
 
 
+def _entry_key(entry_id: str) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
 class _RedisSubscription(Subscription):
+    """One task's live tail, fed by its loop's `_StreamHub` (no Redis connection of its own)."""
+
     def __init__(self, bus: RedisEventBus, task_id: str) -> None:
         self._bus = bus
-        self._key = stream_key(task_id)
-        self._last_id: str | None = None
-        self._buffer: deque[Event] = deque()
+        self.key = stream_key(task_id)
+        self.last_id: str | None = None
+        self.buffer: deque[Event] = deque()
+        self.wake = asyncio.Event()
+        self.failed = False
+        self._hub: _StreamHub | None = None
 
     async def start(self) -> None:
-        """Pin the stream position now: XREAD from here never misses a later XADD."""
-        if self._last_id is None:
-            newest: Any = await self._bus.client().xrevrange(self._key, "+", "-", count=1)
-            self._last_id = _text(newest[0][0]) if newest else "0-0"
+        """Pin the stream position now: the hub delivers every entry after it, none before."""
+        if self.last_id is None:
+            hub = self._bus.hub()
+            async with hub.commands:
+                newest: Any = await self._bus.client().xrevrange(self.key, "+", "-", count=1)
+            self.last_id = _text(newest[0][0]) if newest else "0-0"
+            self._hub = hub
+            hub.add(self)
 
     async def close(self) -> None:
-        self._buffer.clear()
+        if self._hub is not None:
+            self._hub.remove(self)
+            self._hub = None
+        self.buffer.clear()
+
+    def offer(self, entry_id: str, event: Event | None) -> None:
+        """Hub callback: keep entries after this subscription's pin, in stream order."""
+        assert self.last_id is not None
+        if _entry_key(entry_id) <= _entry_key(self.last_id):
+            return
+        self.last_id = entry_id
+        if event is not None:
+            self.buffer.append(event)
+            self.wake.set()
+
+    def fail(self) -> None:
+        self.failed = True
+        self.wake.set()
 
     async def next(self, timeout: float) -> Event | None:
-        """XREAD in slices shorter than the client's socket timeout until `timeout` passes.
+        """Wait for the hub to deliver; a Redis error is not the stream's end.
 
-        One XREAD BLOCK longer than the socket timeout (redis-py: 5 s) raises TimeoutError,
-        which used to end every live stream after 5 quiet seconds. A Redis error is not the
-        stream's end either: the caller re-reads the DB on None, so it waits and returns None.
+        The caller re-reads the DB on None, so a failed hub read makes this wait a short
+        while and return None, as the per-subscription reader did before.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while not self._buffer:
+        while not self.buffer:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return None
             try:
                 await self.start()
-                await self._read(min(remaining, self._bus.block_s))
             except (RedisConnectionError, RedisTimeoutError) as exc:
-                log.warning("event bus read failed for %s: %r", self._key, exc)
+                log.warning("event bus pin failed for %s: %r", self.key, exc)
+                self.failed = True
+            if self.failed:
+                self.failed = False
                 await asyncio.sleep(min(max(deadline - loop.time(), 0.0), 1.0))
                 return None
-        return self._buffer.popleft()
+            self.wake.clear()
+            try:
+                await asyncio.wait_for(self.wake.wait(), remaining)
+            except TimeoutError:
+                return None
+        return self.buffer.popleft()
 
-    async def _read(self, block_s: float) -> None:
-        streams: dict[Any, Any] = {self._key: self._last_id}
-        block_ms = max(1, int(block_s * 1000))
+
+class _StreamHub:
+    """One XREAD BLOCK over every subscribed stream key of one event loop (one connection).
+
+    Each key is read from the lowest last-seen id of its subscribers; every subscriber
+    drops entries at or before its own pin. A key added while the hub is blocked is read
+    from the next slice (`block_s`, below the socket timeout). The task ends when the last
+    subscription closes; the next subscribe starts a new one.
+    """
+
+    def __init__(self, bus: RedisEventBus) -> None:
+        self._bus = bus
+        self.subs: dict[str, set[_RedisSubscription]] = {}
+        self.commands = asyncio.Semaphore(2)  # bounds concurrent pins (XREVRANGE) per loop
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, sub: _RedisSubscription) -> None:
+        self.subs.setdefault(sub.key, set()).add(sub)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def remove(self, sub: _RedisSubscription) -> None:
+        subs = self.subs.get(sub.key)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self.subs[sub.key]
+
+    async def aclose(self) -> None:
+        self.subs.clear()
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        while self.subs:
+            try:
+                await self._read_once()
+            except (RedisConnectionError, RedisTimeoutError) as exc:
+                log.warning("event bus read failed for %d streams: %r", len(self.subs), exc)
+                for subs in list(self.subs.values()):
+                    for sub in list(subs):
+                        sub.fail()
+                await asyncio.sleep(0.5)
+
+    async def _read_once(self) -> None:
+        streams: dict[Any, Any] = {
+            key: min((s.last_id for s in subs if s.last_id), key=_entry_key)
+            for key, subs in self.subs.items()
+        }
+        block_ms = max(1, int(self._bus.block_s * 1000))
         reply: Any = await self._bus.client().xread(streams, count=100, block=block_ms)
-        for _stream, entries in reply or ():
+        for stream, entries in reply or ():
+            subs = list(self.subs.get(_text(stream), ()))
             for entry_id, fields in entries:
-                self._last_id = _text(entry_id)
                 raw = fields.get(b"event", fields.get("event"))
-                if raw is not None:
-                    self._buffer.append(decode_event(raw))
+                event = decode_event(raw) if raw is not None else None
+                for sub in subs:
+                    sub.offer(_text(entry_id), event)
 
 
 def _text(value: str | bytes) -> str:
@@ -205,10 +294,14 @@ def _text(value: str | bytes) -> str:
 
 
 class RedisEventBus:
-    """Redis Streams bus: XADD MAXLEN ~ per task stream, XREAD BLOCK to tail (never pub/sub)."""
+    """Redis Streams bus: XADD MAXLEN ~ per task stream, XREAD BLOCK to tail (never pub/sub).
+
+    All live subscriptions of one event loop share one `_StreamHub`, so an API process holds
+    one blocking Redis connection however many SSE streams it serves.
+    """
 
     def __init__(
-        self, redis_url: str, maxlen: int = 10000, *, ttl_s: int = 86400, block_s: float = 2.0
+        self, redis_url: str, maxlen: int = 10000, *, ttl_s: int = 86400, block_s: float = 1.0
     ) -> None:
         self.redis_url = redis_url
         self.block_s = block_s  # one XREAD BLOCK slice: must stay below the socket timeout
@@ -218,7 +311,20 @@ class RedisEventBus:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = (
             weakref.WeakKeyDictionary()
         )
+        self._hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _StreamHub] = (
+            weakref.WeakKeyDictionary()
+        )
         self._lock = threading.Lock()
+
+    def hub(self) -> _StreamHub:
+        """The running loop's stream reader (created on first use)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            hub = self._hubs.get(loop)
+            if hub is None:
+                hub = _StreamHub(self)
+                self._hubs[loop] = hub
+            return hub
 
     def client(self) -> aioredis.Redis:
         loop = asyncio.get_running_loop()
@@ -240,10 +346,13 @@ class RedisEventBus:
         return _RedisSubscription(self, task_id)
 
     async def aclose(self) -> None:
-        """Close the client owned by the running loop."""
+        """Stop the running loop's hub and close the client it owns."""
         loop = asyncio.get_running_loop()
         with self._lock:
+            hub = self._hubs.pop(loop, None)
             client = self._clients.pop(loop, None)
+        if hub is not None:
+            await hub.aclose()
         if client is not None:
             await client.aclose()
 

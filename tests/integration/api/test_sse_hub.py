@@ -1,0 +1,132 @@
+"""One Redis reader per event loop: many live subscriptions share one blocking connection.
+
+Before the hub, every `_RedisSubscription` ran its own XREAD BLOCK and held a pooled
+connection while blocked, so 2,000 SSE streams exhausted redis-py's 100-connection pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from app.contracts import Event
+from app.events import RedisEventBus, Subscription
+
+pytestmark = pytest.mark.services
+
+TASKS = 50
+SUBS_PER_TASK = 10
+EVENTS = 5
+
+
+def _event(task_id: str, seq: int) -> Event:
+    return Event(
+        id=uuid.uuid4().hex,
+        task_id=task_id,
+        seq=seq,
+        ts=datetime.now(UTC),
+        type="step.started",
+        data={"step": seq},
+    )
+
+
+def _pool_connections(bus: RedisEventBus) -> int:
+    pool = bus.client().connection_pool
+    return len(pool._available_connections) + len(pool._in_use_connections)
+
+
+async def _collect(sub: Subscription, n: int) -> list[int]:
+    seqs: list[int] = []
+    for _ in range(n):
+        event = await sub.next(timeout=10)
+        assert event is not None, f"timed out after {seqs}"
+        seqs.append(event.seq)
+    return seqs
+
+
+async def test_500_subscriptions_share_at_most_3_connections(redis_url: str) -> None:
+    bus, publisher = RedisEventBus(redis_url), RedisEventBus(redis_url)
+    task_ids = [uuid.uuid4().hex for _ in range(TASKS)]
+    subs = [bus.subscribe(t) for t in task_ids for _ in range(SUBS_PER_TASK)]
+    try:
+        for t in task_ids:  # published before the pins: never delivered
+            await publisher.publish(_event(t, 0))
+        await asyncio.gather(*(s.start() for s in subs))
+        readers = [asyncio.create_task(_collect(s, EVENTS)) for s in subs]
+        for seq in range(1, EVENTS + 1):
+            for t in task_ids:
+                await publisher.publish(_event(t, seq))
+        results = await asyncio.gather(*readers)
+        assert results == [list(range(1, EVENTS + 1))] * len(subs)
+        assert all(await asyncio.gather(*(_quiet(s) for s in subs)))
+        assert _pool_connections(bus) <= 3
+    finally:
+        for s in subs:
+            await s.close()
+        await bus.aclose()
+        await publisher.aclose()
+
+
+async def _quiet(sub: Subscription) -> bool:
+    return await sub.next(timeout=0.05) is None
+
+
+async def test_late_subscriber_gets_only_events_after_its_pin(redis_url: str) -> None:
+    bus, publisher = RedisEventBus(redis_url), RedisEventBus(redis_url)
+    task_id = uuid.uuid4().hex
+    try:
+        async with bus.subscribe(task_id) as early:
+            await publisher.publish(_event(task_id, 1))
+            await publisher.publish(_event(task_id, 2))
+            assert await _collect(early, 2) == [1, 2]
+            async with bus.subscribe(task_id) as late:
+                await publisher.publish(_event(task_id, 3))
+                await publisher.publish(_event(task_id, 4))
+                assert await _collect(late, 2) == [3, 4]
+                assert await _collect(early, 2) == [3, 4]
+                assert await _quiet(late) and await _quiet(early)
+    finally:
+        await bus.aclose()
+        await publisher.aclose()
+
+
+async def test_hub_stops_when_the_last_subscription_closes(redis_url: str) -> None:
+    bus = RedisEventBus(redis_url, block_s=0.2)
+    try:
+        async with bus.subscribe(uuid.uuid4().hex) as sub:
+            assert await sub.next(timeout=0.05) is None
+            task = bus.hub()._task
+            assert task is not None and not task.done()
+        await asyncio.wait_for(task, timeout=5)  # ends within one block slice
+    finally:
+        await bus.aclose()
+
+
+async def test_a_failed_hub_read_returns_none_then_the_hub_recovers(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bus, publisher = RedisEventBus(redis_url, block_s=0.2), RedisEventBus(redis_url)
+    task_id = uuid.uuid4().hex
+    failures = 0
+    real_xread = bus.client().xread
+
+    async def broken_xread(*args: object, **kwargs: object) -> object:
+        nonlocal failures
+        failures += 1
+        raise RedisConnectionError("connection lost")
+
+    try:
+        monkeypatch.setattr(bus.client(), "xread", broken_xread)
+        async with bus.subscribe(task_id) as sub:
+            assert await sub.next(timeout=10) is None  # the error, not the 10 s timeout
+            assert failures >= 1
+            monkeypatch.setattr(bus.client(), "xread", real_xread)
+            await publisher.publish(_event(task_id, 1))
+            assert await _collect(sub, 1) == [1]
+    finally:
+        await bus.aclose()
+        await publisher.aclose()
