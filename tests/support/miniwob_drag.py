@@ -14,14 +14,21 @@ from tests.support.policies import last_tool_results, latest_observation
 MAX_KEYS_PER_CALL = 25  # bulk holds 30 actions: focus + up to 25 key presses
 
 
+_SLIDER_VALUE = re.compile(r'value="(-?\d+)')
+
+
 def _slider_values(page: str) -> list[tuple[str, int]]:
-    """(handle ref, shown value) per jQuery UI slider: an unnamed button, then its value."""
+    """(handle ref, value) per jQuery UI slider: a `slider value="N (lo..hi)"` line, or an
+    unnamed button followed by the value the page prints."""
     found = []
-    lines = page.splitlines()
+    lines = [*page.splitlines(), ""]
     for i, line in enumerate(lines[:-1]):
         m = NODE_LINE.match(line.strip())
+        shown = _SLIDER_VALUE.search(line) if m and m["role"] == "slider" else None
         value = lines[i + 1].strip()
-        if m and m["role"] == "button" and not m["name"] and re.fullmatch(r"-?\d+", value):
+        if shown:
+            found.append((m["ref"], int(shown.group(1))))
+        elif m and m["role"] == "button" and not m["name"] and re.fullmatch(r"-?\d+", value):
             found.append((m["ref"], int(value)))
     return found
 
