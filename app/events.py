@@ -272,6 +272,7 @@ class _StreamHub:
                     for sub in list(subs):
                         sub.fail()
                 await asyncio.sleep(0.5)
+        self._task = None  # no await since the check: add() starts a new task when needed
 
     async def _read_once(self) -> None:
         streams: dict[Any, Any] = {

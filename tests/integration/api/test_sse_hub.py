@@ -102,6 +102,10 @@ async def test_hub_stops_when_the_last_subscription_closes(redis_url: str) -> No
             task = bus.hub()._task
             assert task is not None and not task.done()
         await asyncio.wait_for(task, timeout=5)  # ends within one block slice
+        assert bus.hub()._task is None
+        async with bus.subscribe(uuid.uuid4().hex) as again:  # a later subscribe restarts it
+            assert bus.hub()._task is not None
+            assert await again.next(timeout=0.05) is None
     finally:
         await bus.aclose()
 
