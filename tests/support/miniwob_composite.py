@@ -157,7 +157,11 @@ def _row_icon(page: str, sender: str, icon: str) -> str | None:
     els = nodes(page)
     for i, el in enumerate(els):
         if el.role == "button" and el.name.startswith(f"{sender} "):
-            return next((e.ref for e in els[i + 1 : i + 3] if e.name == icon), None)
+            for after in els[i + 1 :]:
+                if after.name == icon:
+                    return after.ref
+                if after.name not in ("trash", "star"):
+                    break  # the next row: this one shows no such icon
     return None
 
 
