@@ -316,7 +316,8 @@ class InspectableBrowser(FakeBrowser):
     async def goto(self, url: str) -> ToolResult:
         result = await super().goto(url)
         if result.success and url in self.challenged:
-            return ToolResult(False, "Blocked by an anti-bot challenge page.", error="bot_block")
+            why = "Blocked by an anti-bot challenge page: cloudflare_interstitial."
+            return ToolResult(False, why, error="bot_block")
         return result
 
     async def execute(self, action: Action) -> ToolResult:
