@@ -99,7 +99,10 @@ class TaskCreate(BaseModel):
     private_regions: list[SafeStr] = Field(
         default_factory=list,
         max_length=MAX_PRIVATE_REGIONS,
-        description="CSS selectors of page regions the model never sees (text or screenshot)",
+        description=(
+            "page regions the model never sees (text or screenshot): CSS selectors, or"
+            " landmark:<role> / landmark:<accessible label>"
+        ),
     )
     allowed_domains: list[SafeStr] = Field(
         default_factory=list, max_length=MAX_ALLOWED_DOMAINS, validate_default=True

@@ -12,6 +12,11 @@ screenshot tool, raw CDP captures) shows black boxes there. `read_text` and `dom
 pass `selector` to their scripts and skip the same subtrees. `blackout()` applies the sheet
 without a snapshot (before a screenshot that may follow a navigation).
 
+An entry may also name a landmark instead of a selector (issue 12: "CSS selectors or landmark
+names"): `landmark:navigation` (any ARIA landmark role, native elements included) or
+`landmark:Messages` (the element whose accessible label is "Messages"); `expand()` turns it
+into the CSS the walker matches.
+
 A selector the browser rejects fails closed: the walk reports it and `capture()` raises
 `HiddenRegionError` instead of returning a view that could show the region.
 """
@@ -31,6 +36,30 @@ from playwright.async_api import Page
 MAX_SELECTORS = 32
 MAX_SELECTOR_CHARS = 300
 _UNSAFE = re.compile(r"[{};\\]|/\*|<")  # no rule or comment break-out, no markup
+LANDMARK_PREFIX = "landmark:"
+LANDMARKS = {
+    "banner": 'body > header, [role="banner"]',
+    "navigation": 'nav, [role="navigation"]',
+    "main": 'main, [role="main"]',
+    "complementary": 'aside, [role="complementary"]',
+    "contentinfo": 'body > footer, [role="contentinfo"]',
+    "search": 'search, [role="search"]',
+    "form": 'form[aria-label], form[aria-labelledby], [role="form"]',
+    "region": 'section[aria-label], section[aria-labelledby], [role="region"]',
+}
+_LABEL = re.compile(r"[\w .,'&()-]{1,80}")  # a landmark's accessible label: no quote, no escape
+
+
+def expand(entry: str) -> str:
+    """CSS for one entry: a landmark role or label becomes a selector, a selector stays."""
+    if not entry.lower().startswith(LANDMARK_PREFIX):
+        return entry
+    name = entry[len(LANDMARK_PREFIX) :].strip()
+    if name.lower() in LANDMARKS:
+        return LANDMARKS[name.lower()]
+    if not _LABEL.fullmatch(name):
+        raise HiddenRegionError(f"landmark name {name!r}: a role or a plain label of 1-80 chars")
+    return f'[aria-label="{name}" i]'
 
 
 class HiddenRegionError(ValueError):
@@ -55,6 +84,7 @@ class HiddenRegions:
                 raise HiddenRegionError(f"private region selector over {MAX_SELECTOR_CHARS} chars")
             if _UNSAFE.search(sel):
                 raise HiddenRegionError(f"private region selector {sel!r} has {{ }} ; \\ /* or <")
+            sel = expand(sel)
             if sel not in cleaned:
                 cleaned.append(sel)
         if len(cleaned) > MAX_SELECTORS:

@@ -118,3 +118,21 @@ async def test_scripts_are_refused_with_private_regions(
         assert ran.success and "CANARY-4242-ACCT" in str(ran.data), ran
     finally:
         await context.close()
+
+
+async def test_regions_named_by_landmark_are_hidden(
+    chromium_browser: Browser, chromium_path: str, probe_port: int
+) -> None:
+    context = await chromium_browser.new_context()
+    try:
+        session = await PageSession.open(
+            await context.new_page(), Settings(chromium_path=chromium_path)
+        )
+        session.hidden_regions = HiddenRegions.of(["landmark:navigation", "landmark:Messages"])
+        url = f"http://127.0.0.1:{probe_port}/fidelity/private_landmarks.html"
+        assert (await session.goto(url)).success
+        text = (await session.observe()).text
+        assert "Compose a new message." in text and "Ads stay visible." in text, text
+        assert "CANARY-NAV-LINK" not in text and "CANARY-MESSAGE" not in text, text
+    finally:
+        await context.close()
