@@ -213,7 +213,12 @@ def supervision_of(spec: TaskSpec, settings: Settings) -> Supervision:
     (after the operator's solver, when one is configured)."""
     on = spec.approval_policy == ApprovalPolicy.sensitive
     solver = load_solver(settings.challenge_solver) if on else None
-    return Supervision(sensitive_actions=on, challenges=on, solver=solver)
+    return Supervision(
+        sensitive_actions=on,
+        challenges=on,
+        solver=solver,
+        scripts_allowed=spec.allow_scripts,
+    )
 
 
 def approval_gate(rt: WorkerRuntime, spec: TaskSpec, sink: EventSink) -> DbApprovalGate:

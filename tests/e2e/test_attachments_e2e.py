@@ -120,7 +120,10 @@ def test_attachment_reaches_the_page_and_scripts_follow_the_opt_in(
     site.received.clear()
     since = len(llm.requests)
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
-        created = client.post("/v1/tasks", json=_body(site_url, allow_scripts=allow_scripts))
+        # page script asks a person first under the default approval policy; nobody answers here
+        policy = {"approval_policy": "none"} if allow_scripts else {}
+        body = _body(site_url, allow_scripts=allow_scripts, **policy)
+        created = client.post("/v1/tasks", json=body)
         assert created.status_code == 202, created.text
         assert created.json()["attachments"] == ["cv.pdf"]
         assert created.json()["allow_scripts"] is allow_scripts

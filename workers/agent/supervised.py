@@ -52,6 +52,8 @@ class Supervision:
 
     sensitive_actions: bool = True
     challenges: bool = True
+    # a task without allow_scripts has evaluate_script refused by the browser: nobody is asked
+    scripts_allowed: bool = True
     solver: ChallengeSolver | None = field(default=None, compare=False)
 
 
@@ -103,6 +105,8 @@ class SupervisedBrowser:
     async def _approve(self, action: Action) -> ToolResult | None:
         """None when the action may run; else the failed result the model gets instead."""
         for step in steps_of(action):
+            if step.name == "evaluate_script" and not self.supervision.scripts_allowed:
+                continue
             target = await self._target(step)
             found = sensitivity(step, target)
             if found is None:

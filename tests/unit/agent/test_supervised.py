@@ -11,6 +11,7 @@ from typing import Any
 from workers.agent.history import CompressedHistory
 from workers.agent.loop import AgentLoop, run_worker_only
 from workers.agent.protocols import (
+    Action,
     ActionTarget,
     AgentTask,
     ApprovalRequest,
@@ -220,3 +221,14 @@ async def test_a_refused_challenge_is_a_per_domain_dead_end() -> None:
     assert outcome.error == "bot_blocked" and "expired" in outcome.reason
     [dead_end] = await memory.load_domain_dead_ends("site.test")
     assert (dead_end.url, dead_end.cause) == (PROTECTED, "bot_block")
+
+
+async def test_a_script_the_task_does_not_allow_is_refused_without_asking() -> None:
+    browser = InspectableBrowser(PAGES)
+    gate = ScriptedGate()
+    supervised = SupervisedBrowser(browser, gate, Supervision(scripts_allowed=False))
+    await supervised.execute(Action("evaluate_script", {"script": "document.title"}))
+    assert gate.requests == []
+    allowed = SupervisedBrowser(InspectableBrowser(PAGES), gate, Supervision(scripts_allowed=True))
+    await allowed.execute(Action("evaluate_script", {"script": "document.title"}))
+    assert len(gate.requests) == 1
