@@ -34,50 +34,6 @@ def test_every_registered_tool_has_a_generated_schema() -> None:
         assert "$ref" not in text and "anyOf" not in text and "'title'" not in text
 
 
-def test_seed_000_appendix_a_is_covered() -> None:
-    """Every App. A tool name parses, as itself or as one of its spellings."""
-    table = (
-        "navigate",
-        "go_back",
-        "click_element",
-        "input_text",
-        "select_option",
-        "send_keys",
-        "get_dropdown_options",
-        "select_dropdown_by_text",
-        "scroll_down",
-        "scroll_up",
-        "scroll_to_percent",
-        "scroll_to_top",
-        "scroll_to_bottom",
-        "scroll_to_text",
-        "scroll_pixels",
-        "scroll_within",
-        "open_tab",
-        "switch_tab",
-        "close_tab",
-        "done",
-        "wait",
-        "handle_dialog",
-        "upload_file",
-        "evaluate_script",
-        "run_script",
-        "extract_markdown",
-        "export_pdf",
-        "dom_search",
-        "wait_for_condition",
-        "get_console_errors",
-        "get_accessibility_tree",
-        "detect_captcha",
-        "screenshot_captcha",
-        "detect_geo_block",
-    )
-    from workers.agent.tools import resolve_alias
-
-    for name in table:
-        assert resolve_alias(name)[0] in TOOLS, name
-
-
 def test_every_error_code_has_its_own_hint() -> None:
     assert set(HINTS) == set(ToolError)
     assert len(set(HINTS.values())) == len(HINTS)
