@@ -11,7 +11,7 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
-import pytest
+from tests.conftest import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "constraints.txt"
@@ -56,7 +56,7 @@ def _playwright_chromium_major() -> int:
 def test_playwright_is_built_for_a_chromium_close_to_debians() -> None:
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     if not Path(chromium).exists():
-        pytest.skip("no Debian chromium on this machine")
+        unavailable("Chromium", f"{chromium} missing (make setup installs it)")
     shown = subprocess.run([chromium, "--version"], capture_output=True, text=True, check=True)
     debian = int(re.search(r"(\d+)\.\d+\.\d+", shown.stdout)[1])  # type: ignore[index]
     wanted = _playwright_chromium_major()
