@@ -1,0 +1,40 @@
+"""What watchers see of a step: the payloads of the `observation` and `action.executed` events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from workers.agent.protocols import Action, Observation, ToolResult
+from workers.agent.tools import redacted_args
+
+PREVIEW_CHARS = 600
+
+
+def observation_event(step: int, observation: Observation) -> Mapping[str, Any]:
+    """Figures and a preview of the page, not the whole snapshot."""
+    return {
+        "step": step,
+        "url": observation.url,
+        "title": observation.title,
+        "version": observation.version,
+        "refs": observation.refs,
+        "interactive": observation.interactive,
+        "tokens": observation.tokens,
+        "fingerprint": observation.fingerprint,
+        "stats": dict(observation.stats),
+        "preview": observation.text[:PREVIEW_CHARS],
+    }
+
+
+def action_event(step: int, action: Action, result: ToolResult) -> Mapping[str, Any]:
+    """One executed action with its arguments redacted (secrets never reach the event log)."""
+    return {
+        "step": step,
+        "action": action.name,
+        "args": dict(redacted_args(action)),
+        "success": result.success,
+        "reason": result.reason,
+        "error": result.error,
+        "page_changed": result.page_changed,
+    }
