@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from app.contracts import EventType
 from workers.agent.brain import describe_action
+from workers.agent.dead_end_causes import cause_of
 from workers.agent.endings import Usage
 from workers.agent.errors import FeedbackError, TaskCancelled
-from workers.agent.eviction import cause_of
 from workers.agent.history import ExecutedCall
 from workers.agent.ledger import Ledger
 from workers.agent.navigation import GuardedNavigation

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from workers.agent.eviction import cause_of
+from workers.agent.dead_end_causes import cause_of
 from workers.agent.guards import DomainGuard, NavigationGuard
 from workers.agent.protocols import Action, AgentTask, Browser, ToolResult
 
