@@ -1,4 +1,4 @@
-"""Live event bus (Redis Streams | in-memory) and the DB-replay-then-tail stream behind SSE.
+"""Live event bus (Redis Streams | in-memory); the DB-replay-then-tail stream is app.event_stream.
 
 Workers write each event to the DB first, then publish; the bus is only the low-latency
 path, so a lost live event is recovered from the DB (gap backfill, idle polling).
@@ -13,16 +13,15 @@ import threading
 import weakref
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.contracts import Event, EventType, TaskStatus, stream_key
+from app.contracts import Event, stream_key
 from app.db import repositories
 
 log = logging.getLogger(__name__)
@@ -361,81 +360,3 @@ class RedisEventBus:
 def event_from_row(row: Any) -> Event:
     """Persisted TaskEvent row → contract Event."""
     return repositories.event_to_contract(row)
-
-
-async def _fetch_after(
-    session_factory: SessionFactory, task_id: str, after_seq: int, limit: int
-) -> tuple[list[Event], bool]:
-    """One page of persisted events after `after_seq`, and whether the task was terminal.
-
-    The status is read before the events, so "terminal" implies the page already holds
-    every event written before the terminal status was committed.
-    """
-    async with session_factory() as s:
-        session: AsyncSession = s
-        task = await repositories.get_task(session, task_id=task_id)
-        rows = await repositories.list_events(
-            session, task_id=task_id, after_seq=after_seq, limit=limit
-        )
-    terminal = task is None or TaskStatus(task.status).terminal
-    return [event_from_row(r) for r in rows], terminal
-
-
-class _Cursor:
-    """Stream position shared by the replay helpers."""
-
-    def __init__(self, after_seq: int) -> None:
-        self.last = after_seq
-        self.finished = False
-        self.terminal = False
-
-
-async def _drain(
-    session_factory: SessionFactory, task_id: str, cur: _Cursor, page_size: int
-) -> AsyncGenerator[Event, None]:
-    """Yield every persisted event after cur.last; sets cur.terminal/cur.finished."""
-    while True:
-        events, terminal = await _fetch_after(session_factory, task_id, cur.last, page_size)
-        for event in events:
-            yield event
-            cur.last = event.seq
-            if event.type == EventType.task_finished:
-                cur.finished = True
-                return
-        if len(events) < page_size:
-            cur.terminal = terminal
-            return
-
-
-async def stream_events(
-    task_id: str,
-    after_seq: int,
-    *,
-    session_factory: SessionFactory,
-    bus: EventBus,
-    poll_s: float = 5.0,
-    page_size: int = 500,
-) -> AsyncGenerator[Event, None]:
-    """Replay from the DB after `after_seq`, then tail live with no gap and no duplicate.
-
-    Subscribes before the first DB query; live events at or below the last sent seq are
-    skipped, a jump ahead is backfilled from the DB, and an idle `poll_s` re-drains the DB
-    so a lost publish cannot stall the stream. Ends after task.finished, or when the task
-    is terminal and everything persisted has been sent.
-    """
-    cur = _Cursor(after_seq)
-    async with bus.subscribe(task_id) as live:
-        async for old in _drain(session_factory, task_id, cur, page_size):
-            yield old
-        while not (cur.finished or cur.terminal):
-            event = await live.next(timeout=poll_s)
-            if event is not None and event.seq <= cur.last:
-                continue
-            if event is None or event.seq > cur.last + 1:
-                async for old in _drain(session_factory, task_id, cur, page_size):
-                    yield old
-                if event is None or event.seq <= cur.last or cur.finished:
-                    continue
-            yield event
-            cur.last = event.seq
-            cur.finished = event.type == EventType.task_finished

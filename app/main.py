@@ -23,7 +23,7 @@ from app.api import ledger as ledger_api
 from app.api.access import OperatorPagesGuard
 from app.api.deps import AUTH_RESPONSES
 from app.api.inputs import validation_error_handler
-from app.db.session import create_engine, session_factory
+from app.db.session import create_engine, is_sqlite, session_factory
 from app.dispatch import Dispatcher, RqDispatcher
 from app.events import EventBus, MemoryEventBus, RedisEventBus
 from app.http_metrics import HttpMetrics
@@ -50,6 +50,17 @@ async def _open_redis(settings: Settings, stack: AsyncExitStack) -> aioredis.Red
     client = aioredis.Redis.from_url(settings.redis_url)
     stack.push_async_callback(client.aclose)
     return client
+
+
+def _pool_options(settings: Settings) -> dict[str, float]:
+    """The API's Postgres pool from settings (SQLite keeps its own pooling)."""
+    if is_sqlite(settings.effective_database_url):
+        return {}
+    return {
+        "pool_size": settings.db_pool_size,
+        "max_overflow": settings.db_max_overflow,
+        "pool_timeout": settings.db_pool_timeout_s,
+    }
 
 
 def _build_bus(settings: Settings, stack: AsyncExitStack) -> EventBus:
@@ -86,7 +97,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
-            engine = create_engine(cfg.effective_database_url)
+            engine = create_engine(cfg.effective_database_url, **_pool_options(cfg))
             stack.push_async_callback(engine.dispose)
             app.state.engine = engine
             app.state.session_factory = session_factory(engine)

@@ -129,6 +129,13 @@ class Settings(BaseSettings):
     event_stream_maxlen: int = 10000
     sse_ping_s: float = 15.0
     sse_db_poll_s: float = 5.0  # SSE re-reads the DB when the live bus is quiet this long
+    # concurrent DB reads of all SSE streams of one API process (open, replay, re-poll); the
+    # others wait for a slot, never for a pooled connection (keep it below db_pool_size)
+    sse_db_concurrency: int = Field(default=4, ge=1)
+    # the API process's Postgres pool; a checkout waits db_pool_timeout_s, then fails (503)
+    db_pool_size: int = Field(default=10, ge=1)
+    db_max_overflow: int = Field(default=10, ge=0)
+    db_pool_timeout_s: float = Field(default=30.0, gt=0)
 
     # approvals (tasks with approval_policy "sensitive"): how long a paused task waits for a
     # person before the action counts as denied, and how often the worker looks for a decision

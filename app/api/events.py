@@ -7,18 +7,47 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app import metrics
-from app.api.deps import BusDep, SessionFactoryDep, SettingsDep, TenantDep
+from app.api.deps import BusDep, SettingsDep, TenantDep
 from app.api.inputs import INT32_MAX, TaskIdPath, parse_event_id
 from app.api.tasks import load_task
-from app.events import EventBus, stream_events
+from app.contracts import Event
+from app.event_stream import ReplayGate, stream_events
+from app.events import EventBus
 
 router = APIRouter(prefix="/v1/tasks", tags=["events"])
+
+FRAME_CACHE_SIZE = 4096
+_frames: dict[str, bytes] = {}
+
+
+def frame(event: Event) -> bytes:
+    """The event's SSE message, encoded once for every stream that sends it (by event id)."""
+    data = _frames.get(event.id)
+    if data is None:
+        if len(_frames) >= FRAME_CACHE_SIZE:
+            _frames.clear()
+        message = ServerSentEvent(data=event.model_dump_json(), event=event.type, id=str(event.seq))
+        data = _frames[event.id] = message.encode()
+    return data
+
+
+def get_replay_gate(request: Request) -> ReplayGate:
+    """The app's one gate on SSE database reads (made on first use, on the serving loop)."""
+    state = request.app.state
+    gate: ReplayGate | None = getattr(state, "sse_replay_gate", None)
+    if gate is None or gate.session_factory is not state.session_factory:
+        gate = ReplayGate(state.session_factory, state.settings.sse_db_concurrency)
+        state.sse_replay_gate = gate
+    return gate
+
+
+ReplayGateDep = Annotated[ReplayGate, Depends(get_replay_gate)]
 
 
 def _resume_point(last_event_id: str | None, after: int | None) -> int:
@@ -27,18 +56,15 @@ def _resume_point(last_event_id: str | None, after: int | None) -> int:
 
 
 async def _sse(
-    task_id: str, after: int, session_factory: Any, bus: EventBus, poll_s: float
-) -> AsyncIterator[ServerSentEvent]:
+    task_id: str, after: int, gate: ReplayGate, bus: EventBus, poll_s: float
+) -> AsyncIterator[bytes]:
     metrics.sse_opened()
     try:
-        events = stream_events(
-            task_id, after, session_factory=session_factory, bus=bus, poll_s=poll_s
-        )
+        events = stream_events(task_id, after, gate=gate, bus=bus, poll_s=poll_s)
         # aclosing: a disconnect while suspended at our own yield must still unsubscribe now
         async with contextlib.aclosing(events):
             async for event in events:
-                message = event.model_dump_json()
-                yield ServerSentEvent(data=message, event=event.type, id=str(event.seq))
+                yield frame(event)
     finally:
         metrics.sse_closed()
 
@@ -54,7 +80,7 @@ async def _sse(
 async def task_events(
     task_id: TaskIdPath,
     settings: SettingsDep,
-    session_factory: SessionFactoryDep,
+    gate: ReplayGateDep,
     bus: BusDep,
     tenant: TenantDep,
     last_event_id: Annotated[str | None, Header()] = None,
@@ -64,10 +90,10 @@ async def task_events(
 ) -> EventSourceResponse:
     """Each message: `event:` type, `id:` seq, `data:` {id, task_id, seq, ts, type, data}."""
     start = _resume_point(last_event_id, after)
-    async with session_factory() as session:
+    async with gate.session() as session:
         await load_task(session, task_id, tenant)
     return EventSourceResponse(
-        _sse(task_id, start, session_factory, bus, settings.sse_db_poll_s),
+        _sse(task_id, start, gate, bus, settings.sse_db_poll_s),
         ping=settings.sse_ping_s,
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

@@ -1,0 +1,155 @@
+"""The DB side of SSE: replay-then-tail through a bounded share of the API's DB pool.
+
+Every stream of one API process reads the database through one `ReplayGate`: at most
+`limit` reads run at a time and the others wait for a slot, never for a pooled connection
+(whose checkout times out and ends the stream with a 500/503). Streams that ask for the
+same page of the same task while a read for it is still waiting for a slot share that read,
+so 2,000 streams opening on one task cost a few reads, not 2,000.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+from app.contracts import Event, EventType, TaskStatus
+from app.db import repositories
+from app.events import EventBus, SessionFactory, event_from_row
+
+Page = tuple[list[Event], bool]  # events after a seq, and whether the task was terminal
+
+
+class _Read:
+    """One pending or running page read; joinable until it takes its slot."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.task: asyncio.Task[Page] | None = None
+
+
+class ReplayGate:
+    """Bounded, shared DB reads for the SSE streams of one event loop."""
+
+    def __init__(self, session_factory: SessionFactory, limit: int) -> None:
+        self.session_factory = session_factory
+        self._slots = asyncio.Semaphore(limit)
+        self._pending: dict[tuple[str, int, int], _Read] = {}
+        self.reads = 0  # page reads that ran (shared ones count once)
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[Any]:
+        """A session inside a slot: its connection returns to the pool on exit."""
+        async with self._slots, self.session_factory() as session:
+            yield session
+
+    async def page(self, task_id: str, after_seq: int, limit: int) -> Page:
+        """Persisted events after `after_seq`, and whether the task was terminal.
+
+        Joins a read of the same page only while that read has not started: it then sees
+        everything committed before this call, as a read of its own would.
+        """
+        key = (task_id, after_seq, limit)
+        read = self._pending.get(key)
+        if read is None or read.started:
+            read = _Read()
+            self._pending[key] = read
+            read.task = asyncio.ensure_future(self._run(key, read))
+            read.task.add_done_callback(_retrieve)
+        assert read.task is not None
+        return await asyncio.shield(read.task)  # a disconnecting stream leaves it to the others
+
+    async def _run(self, key: tuple[str, int, int], read: _Read) -> Page:
+        try:
+            async with self._slots:
+                read.started = True
+                self.reads += 1
+                return await _fetch_after(self.session_factory, *key)
+        finally:
+            if self._pending.get(key) is read:
+                del self._pending[key]
+
+
+def _retrieve(task: asyncio.Task[Page]) -> None:
+    """Mark a failed shared read's error as seen (its readers may all have left)."""
+    if not task.cancelled():
+        task.exception()
+
+
+async def _fetch_after(
+    session_factory: SessionFactory, task_id: str, after_seq: int, limit: int
+) -> Page:
+    """One page of persisted events after `after_seq`, and whether the task was terminal.
+
+    The status is read before the events, so "terminal" implies the page already holds
+    every event written before the terminal status was committed.
+    """
+    async with session_factory() as session:
+        task = await repositories.get_task(session, task_id=task_id)
+        rows = await repositories.list_events(
+            session, task_id=task_id, after_seq=after_seq, limit=limit
+        )
+    terminal = task is None or TaskStatus(task.status).terminal
+    return [event_from_row(r) for r in rows], terminal
+
+
+class _Cursor:
+    """Stream position shared by the replay helpers."""
+
+    def __init__(self, after_seq: int) -> None:
+        self.last = after_seq
+        self.finished = False
+        self.terminal = False
+
+
+async def _drain(
+    gate: ReplayGate, task_id: str, cur: _Cursor, page_size: int
+) -> AsyncGenerator[Event, None]:
+    """Yield every persisted event after cur.last; sets cur.terminal/cur.finished."""
+    while True:
+        events, terminal = await gate.page(task_id, cur.last, page_size)
+        for event in events:
+            yield event
+            cur.last = event.seq
+            if event.type == EventType.task_finished:
+                cur.finished = True
+                return
+        if len(events) < page_size:
+            cur.terminal = terminal
+            return
+
+
+async def stream_events(
+    task_id: str,
+    after_seq: int,
+    *,
+    gate: ReplayGate,
+    bus: EventBus,
+    poll_s: float = 5.0,
+    page_size: int = 500,
+) -> AsyncGenerator[Event, None]:
+    """Replay from the DB after `after_seq`, then tail live with no gap and no duplicate.
+
+    Subscribes before the first DB query; live events at or below the last sent seq are
+    skipped, a jump ahead is backfilled from the DB, and an idle `poll_s` re-drains the DB
+    so a lost publish cannot stall the stream. Ends after task.finished, or when the task
+    is terminal and everything persisted has been sent. No DB connection is held between
+    reads.
+    """
+    cur = _Cursor(after_seq)
+    async with bus.subscribe(task_id) as live:
+        async for old in _drain(gate, task_id, cur, page_size):
+            yield old
+        while not (cur.finished or cur.terminal):
+            event = await live.next(timeout=poll_s)
+            if event is not None and event.seq <= cur.last:
+                continue
+            if event is None or event.seq > cur.last + 1:
+                async for old in _drain(gate, task_id, cur, page_size):
+                    yield old
+                if event is None or event.seq <= cur.last or cur.finished:
+                    continue
+            yield event
+            cur.last = event.seq
+            cur.finished = event.type == EventType.task_finished
