@@ -19,6 +19,7 @@ from app.db.migrate import upgrade_async
 from app.events import MemoryEventBus
 from app.main import create_app
 from tests.integration.api.conftest import RecordingDispatcher, live_server, make_settings
+from tests.integration.workers.conftest import new_task
 
 pytestmark = pytest.mark.services
 
@@ -37,22 +38,6 @@ async def _write(sessions: Any, bus: MemoryEventBus, task_id: str, seq: int, typ
         await s.commit()
         event = repositories.event_to_contract(row)
     await bus.publish(event)
-
-
-async def _new_task(sessions: Any) -> str:
-    async with sessions() as s:
-        task, _ = await repositories.create_task(
-            s,
-            tenant_id="default",
-            instruction="go",
-            start_url=None,
-            max_steps=1,
-            timeout_s=60,
-            allowed_domains=(),
-            metadata={},
-        )
-        await s.commit()
-    return str(task.id)
 
 
 async def _stream(
@@ -99,7 +84,7 @@ async def test_streams_beyond_the_pool_wait_for_a_slot_and_get_every_event(
             live_server(app) as base,
             httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client,
         ):
-            task_id = await _new_task(worker)
+            task_id = await new_task(worker, start_url=None)
             for seq in range(1, REPLAYED + 1):
                 await _write(worker, bus, task_id, seq, "step.started")
             replayed = asyncio.Semaphore(0)
