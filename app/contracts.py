@@ -146,11 +146,43 @@ class Usage(BaseModel):
     output_tokens: int = 0
 
 
+class GroundingVerdict(StrEnum):
+    """How the answer check judged a succeeded task's answer (workers/agent/answer_check.py)."""
+
+    verified = "verified"  # every checkable claim was on a page the run saw (or derived)
+    unverified = "unverified"  # some claims were seen nowhere, even after one feedback round
+    no_claims = "no_claims"  # nothing in the answer could be looked up
+
+
+class Grounding(BaseModel):
+    """The answer checked against the text the run saw: observations, read_text chunks,
+    search hits, downloaded files, fetched pages and the task's own instruction."""
+
+    verdict: GroundingVerdict
+    checked: int = Field(description="checkable claims: quoted strings, codes, URLs, ...")
+    unseen: list[str] = Field(
+        default_factory=list, description="claims no page the run saw shows, as written"
+    )
+    derived: list[str] = Field(
+        default_factory=list,
+        description="numbers not on a page but derived from seen ones (sum, difference, count)",
+    )
+    corrected: bool = Field(default=False, description="the feedback round changed the answer")
+    answer_before_check: str | None = Field(
+        default=None, description="the model's answer before the feedback round changed it"
+    )
+
+
 class TaskResult(BaseModel):
     answer: str | None = None
     success: bool = False
     data: Any = Field(
         default=None, description="the answer as JSON valid against the task's output_schema"
+    )
+    grounding: Grounding | None = Field(
+        default=None,
+        description="the answer checked against what the run saw; null when not checked "
+        "(the run did not succeed, or finished before this check existed)",
     )
 
 

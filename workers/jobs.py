@@ -165,7 +165,7 @@ async def _run_agent(
                     llm,
                     results.sink,
                     memory=memory,
-                    fetcher=fetcher,
+                    fetcher=results.watch_fetcher(fetcher),
                     config=brain,
                 )
                 return await results.settle(outcome, llm)
@@ -227,7 +227,8 @@ async def _open_browser(
             async with crash_watch(page):
                 # approvals before sensitive actions, handoffs on challenges (approval_policy)
                 gate = approval_gate(rt, spec, sink)
-                yield supervise(browser, gate, supervision_of(spec, rt.settings), store)
+                supervised = supervise(browser, gate, supervision_of(spec, rt.settings), store)
+                yield results.watch(supervised)  # its pages are the answer check's evidence
         finally:
             await results.capture_profile(page)  # written back after a succeeded run
             await browser.close()  # no background vision look outlives the task
@@ -278,6 +279,7 @@ async def _finish(
             error=outcome.error,
             error_detail=detail,
             result_data=outcome.data,
+            result_grounding=outcome.grounding,
         )
 
     data: dict[str, Any] = {
@@ -285,6 +287,7 @@ async def _finish(
         "answer": outcome.answer,
         "success": outcome.success,
         "data": outcome.data,
+        "grounding": outcome.grounding,
         "error": outcome.error,
         "error_detail": detail,
         "usage": usage.model_dump(),

@@ -130,6 +130,25 @@ def configured_prices() -> Prices:
         return {}
 
 
+def grounding_line(grounding: dict[str, Any]) -> Text:
+    """The answer check in one line: verified, or what no page the run saw showed."""
+    verdict = grounding.get("verdict")
+    if verdict == "unverified":
+        unseen = ", ".join(str(x) for x in grounding.get("unseen") or [])
+        line = Text(f"answer NOT verified: no page the run saw shows {unseen}", "bold yellow")
+    elif verdict == "verified":
+        derived = grounding.get("derived") or []
+        more = f" (computed: {', '.join(map(str, derived))})" if derived else ""
+        line = Text(f"answer verified: {grounding.get('checked')} value(s) seen{more}", "green")
+    else:
+        line = Text("answer: nothing checkable against the pages", "dim")
+    if grounding.get("corrected"):
+        line.append(
+            f"; corrected after the check, first answer: {grounding.get('answer_before_check')}"
+        )
+    return line
+
+
 class ProgressView:
     """Tracks steps, tokens and the page while events arrive; renders with rich.Live."""
 
@@ -212,6 +231,8 @@ class ProgressView:
         if self.cost_usd is not None:
             table.add_row("cost_usd", f"{self.cost_usd:.4f}")
         body: list[Any] = [Text(str(result.get("answer") or "(no answer)"))]
+        if result.get("grounding"):
+            body.append(grounding_line(result["grounding"]))
         if task.get("error"):
             body.append(Text(f"error: {task['error']} {task.get('error_detail') or ''}", "red"))
         body.append(table)

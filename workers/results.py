@@ -3,7 +3,9 @@
 - `output_schema`: the instruction gains the schema; after the run the answer is validated
   and repaired once (workers/agent/structured.py), its JSON stored as `result.data`.
 - checkable success: the agent reports to a `Witness` sink; a run that never reached its
-  start page cannot end `succeeded` (workers/agent/grounding.py).
+  start page cannot end `succeeded` (workers/agent/grounding.py). The browser and the
+  search route's fetcher are watched (`watch`, `watch_fetcher`) for the text the run saw,
+  and the answer is checked against it (workers/agent/answer_check.py).
 - browser profiles: the saved storage state is restored into the fresh context before the
   run and captured when the browser closes; written back only after a `succeeded` run.
 - webhooks: right after the task's terminal status is stored, this worker sends its
@@ -23,10 +25,11 @@ from app import webhooks
 from app.contracts import EventType, TaskSpec, TaskStatus
 from app.logging_config import set_step
 from workers import profiles
-from workers.agent import structured
+from workers.agent import answer_check, structured
+from workers.agent.claims import SeenText
 from workers.agent.errors import ConfigurationError
-from workers.agent.grounding import Witness
-from workers.agent.protocols import LLM, AgentOutcome, EventSink
+from workers.agent.grounding import SeeingBrowser, SeeingFetcher, Witness
+from workers.agent.protocols import LLM, AgentOutcome, Browser, EventSink, Fetcher
 from workers.browser import storage_state
 from workers.metered_llm import MeteredLLM
 
@@ -58,6 +61,15 @@ class TaskResults:
         self.rt, self.spec, self.inner = rt, spec, sink
         self.sink = Witness(StepLogSink(sink))
         self.state: dict[str, Any] | None = None  # the context's storage state at close
+        self.seen = SeenText()  # what the run saw, for the answer check
+        self.seen.add(spec.instruction)  # a value the task itself gives is no invention
+
+    def watch(self, browser: Browser) -> Browser:
+        """The browser the agent should use: its pages become evidence for the answer."""
+        return SeeingBrowser(browser, self.seen)
+
+    def watch_fetcher(self, fetcher: Fetcher) -> Fetcher:
+        return SeeingFetcher(fetcher, self.seen)
 
     def instruction(self, text: str) -> str:
         if not self.spec.output_schema:
@@ -83,14 +95,14 @@ class TaskResults:
         self.state = await storage_state.capture(page)  # None: a crashed context
 
     async def settle(self, outcome: AgentOutcome, llm: LLM) -> AgentOutcome:
-        """Checkable success first, then the structured result (one repair call at most)."""
+        """Checkable success first, then the structured result (one repair call at most),
+        then the answer against what the run saw (one feedback call at most)."""
         outcome = self.sink.judge(outcome, self.spec.start_url)
-        if not self.spec.output_schema:
-            return outcome
-        metered = MeteredLLM(llm, self.inner)  # the repair call is an llm.call of the run
-        return await structured.settle(
-            outcome, self.spec.output_schema, metered, self.spec.instruction
-        )
+        metered = MeteredLLM(llm, self.inner)  # these calls are llm.call events of the run
+        schema, instruction = self.spec.output_schema, self.spec.instruction
+        if schema:
+            outcome = await structured.settle(outcome, schema, metered, instruction)
+        return await answer_check.settle(outcome, self.seen, metered, instruction, schema)
 
     async def after_finish(self, outcome: AgentOutcome) -> None:
         """Save the profile of a succeeded run; send the webhook once. Never raises."""

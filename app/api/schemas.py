@@ -377,7 +377,12 @@ def task_out(task: Any) -> TaskOut:
         profile=task.profile,
         save_profile=bool(task.save_profile),
         approval_policy=task.approval_policy or "sensitive",
-        result=TaskResult(answer=task.answer, success=bool(success), data=task.result_data),
+        result=TaskResult(
+            answer=task.answer,
+            success=bool(success),
+            data=task.result_data,
+            grounding=task.result_grounding,
+        ),
         error=task.error,
         error_detail=task.error_detail,
         usage=Usage(

@@ -94,6 +94,7 @@ class Task(Base):
     # the webhook target, and the named browser profile the run starts from / saves to
     output_schema: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     result_data: Mapped[Any] = mapped_column(JSON, nullable=True)
+    result_grounding: Mapped[Any] = mapped_column(JSON, nullable=True)  # the answer check
     webhook_url: Mapped[str | None] = mapped_column(Text, nullable=True)
     profile: Mapped[str | None] = mapped_column(String(64), nullable=True)
     save_profile: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())

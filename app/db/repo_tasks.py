@@ -262,6 +262,7 @@ async def finish_task(
     error: ErrorCode | str | None = None,
     error_detail: str | None = None,
     result_data: Any = None,
+    result_grounding: Any = None,
 ) -> bool:
     """Move a task to a terminal status once; False if it was already terminal."""
     final = TaskStatus(status)
@@ -278,6 +279,7 @@ async def finish_task(
             error=None if error is None else str(error),
             error_detail=error_detail,
             result_data=result_data,
+            result_grounding=result_grounding,
             finished_at=now,
             updated_at=now,
         )

@@ -8,6 +8,12 @@ is solved on the page). A run with a start URL that reached nothing (DNS failure
 connection refused, HTTP 4xx/5xx, a bot wall; see the dead-shell checks of seed 000 §6.5)
 ends `failed` with `start_page_unreachable` whatever the model said, with the first
 navigation failure as the reason.
+
+What the run saw is gathered for the answer check (workers/agent/answer_check.py):
+`SeeingBrowser` notes every observation's text, URL and title and the results of the tools
+that read the page (read_text chunks, searches, downloads, the vision model's look, ...);
+`SeeingFetcher` notes the search route's pages. Results of tools that echo what the model
+wrote (type, fill_form, record_fact, evaluate_script) are never evidence.
 """
 
 from __future__ import annotations
@@ -17,10 +23,34 @@ from dataclasses import replace
 from typing import Any
 
 from app.contracts import ErrorCode, EventType, TaskStatus
-from workers.agent.protocols import AgentOutcome, EventSink
+from workers.agent.claims import SeenText
+from workers.agent.protocols import (
+    Action,
+    AgentOutcome,
+    Browser,
+    EventSink,
+    FetchedPage,
+    Fetcher,
+    Observation,
+    ToolResult,
+)
 
 NAVIGATIONS = frozenset({"navigate", "fetch"})
 HISTORY = frozenset({"go_back", "go_forward"})  # may land on about:blank: reaches nothing
+# tools whose result is page (or downloaded file) text, not the model's own words
+READING = frozenset(
+    {
+        "read_text",
+        "snapshot",
+        "dom_search",
+        "get_accessibility_tree",
+        "read_canvas",
+        "read_download",
+        "look",
+        "get_dropdown_options",
+        "tabs",
+    }
+)
 
 
 class Witness:
@@ -67,3 +97,58 @@ class Witness:
             reason=f"the start page never loaded ({why}); the model's success claim was "
             "not accepted",
         )
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings inside a tool result's data (numbers there are offsets and counts)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
+class SeeingBrowser:
+    """Browser protocol over another Browser, noting what the run saw in `seen`."""
+
+    def __init__(self, inner: Browser, seen: SeenText) -> None:
+        self.inner, self.seen = inner, seen
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    @property
+    def url(self) -> str:
+        return self.inner.url
+
+    async def observe(self, mode: str = "compact") -> Observation:
+        observation = await self.inner.observe(mode)
+        self.seen.add(f"{observation.url}\n{observation.title}\n{observation.text}")
+        return observation
+
+    async def screenshot(self) -> bytes:
+        return await self.inner.screenshot()
+
+    async def goto(self, url: str) -> ToolResult:
+        return await self.inner.goto(url)
+
+    async def execute(self, action: Action) -> ToolResult:
+        result = await self.inner.execute(action)
+        if action.name in READING and result.success:
+            self.seen.add("\n".join([result.reason, *_texts(result.data)]))
+        return result
+
+
+class SeeingFetcher:
+    """Fetcher over another Fetcher, noting each page the search route read."""
+
+    def __init__(self, inner: Fetcher, seen: SeenText) -> None:
+        self.inner, self.seen = inner, seen
+
+    async def fetch(self, url: str) -> FetchedPage:
+        page = await self.inner.fetch(url)
+        if page.error is None:
+            self.seen.add(f"{page.url}\n{page.title}\n{page.text}")
+        return page

@@ -197,6 +197,7 @@ class AgentOutcome:
     error: str | None = None
     reason: str = ""
     data: Any = None  # the answer as JSON valid against the task's output_schema
+    grounding: Mapping[str, Any] | None = None  # the answer check (workers/agent/answer_check)
 
 
 @dataclass(frozen=True)
