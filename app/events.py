@@ -177,6 +177,16 @@ class _RedisSubscription(Subscription):
             self._hub = hub
             hub.add(self)
 
+    async def __aenter__(self) -> Subscription:
+        """Pin now; a Redis error is left to next(), which pins again and has the caller
+        re-read the DB, so nothing published before the late pin is missed."""
+        try:
+            await self.start()
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            log.warning("event bus pin failed for %s: %r", self.key, exc)
+            self.failed = True
+        return self
+
     async def close(self) -> None:
         if self._hub is not None:
             self._hub.remove(self)

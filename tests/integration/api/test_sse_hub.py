@@ -9,12 +9,18 @@ from __future__ import annotations
 import asyncio
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.contracts import Event
+from app.db import create_engine, repositories, session_factory
+from app.db.migrate import upgrade_async
+from app.event_stream import ReplayGate, stream_events
 from app.events import RedisEventBus, Subscription
+from tests.integration.workers.conftest import new_task
 
 pytestmark = pytest.mark.services
 
@@ -134,3 +140,48 @@ async def test_a_failed_hub_read_returns_none_then_the_hub_recovers(
     finally:
         await bus.aclose()
         await publisher.aclose()
+
+
+async def test_a_failed_pin_at_stream_open_loses_no_event(
+    redis_url: str, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An overloaded API timed out connecting to Redis for the pin and ended the stream;
+    now the stream replays, pins again and re-reads what was published before that pin."""
+    await upgrade_async(sqlite_url)
+    engine = create_engine(sqlite_url)
+    sessions = session_factory(engine)
+    bus, publisher = RedisEventBus(redis_url), RedisEventBus(redis_url)
+    real_xrevrange = bus.client().xrevrange
+    calls = 0
+
+    async def xrevrange_times_out_once(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RedisTimeoutError("Timeout connecting to server")
+        return await real_xrevrange(*args, **kwargs)
+
+    monkeypatch.setattr(bus.client(), "xrevrange", xrevrange_times_out_once)
+    task_id = await new_task(sessions, start_url=None)
+
+    async def emit(seq: int, type_: str) -> None:
+        async with sessions() as s:
+            if type_ == "task.finished":
+                await repositories.mark_running(s, task_id=task_id, worker_id="t")
+                await repositories.finish_task(s, task_id=task_id, status="succeeded")
+            row = await repositories.append_event(s, task_id=task_id, seq=seq, type=type_, data={})
+            await s.commit()
+        await publisher.publish(repositories.event_to_contract(row))
+
+    try:
+        await emit(1, "task.started")
+        events = stream_events(task_id, 0, gate=ReplayGate(sessions, 2), bus=bus, poll_s=60)
+        assert (await anext(events)).seq == 1  # the replay, after the failed pin
+        await emit(2, "step.started")  # published before the stream pins again
+        await emit(3, "task.finished")
+        rest = [e.seq async for e in events]  # the 60 s idle poll would time out the test
+        assert rest == [2, 3] and calls >= 2
+    finally:
+        await bus.aclose()
+        await publisher.aclose()
+        await engine.dispose()
