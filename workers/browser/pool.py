@@ -6,7 +6,8 @@ tree outgrows the memory cap. Opening a context + page + request routing still c
 ~300 ms, so one spare, never-used context is prepared in the background after every
 acquisition and handed to the next task. Every request a page makes passes the URL policy
 twice: the context's router (every request Playwright sees) and the context's own egress
-proxy (every connection, redirect hops included), both pinned to the task's allowed_domains.
+proxy (every connection, redirect hops included), both pinned to the task's allowed_domains
+(request_guard.py, prepared.py).
 """
 
 from __future__ import annotations
@@ -17,32 +18,21 @@ import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
-import psutil
-from playwright.async_api import (
-    Browser,
-    BrowserContext,
-    Page,
-    Playwright,
-    Request,
-    Route,
-    WebSocketRoute,
-    async_playwright,
-)
+from playwright.async_api import Browser, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from app import metrics
 from app.settings import Settings
-from app.urlpolicy import NetworkPolicy, Resolver, check_url_async, network_policy, system_resolve
-from workers.browser.egress import UNBOUND, Connector, EgressProxy, open_direct
+from app.urlpolicy import Resolver, network_policy, system_resolve
+from workers.browser.egress import Connector, open_direct
 from workers.browser.launch import launch_chromium
+from workers.browser.prepared import ContextOptions, Prepared, prepare
+from workers.browser.process_tree import browser_pid, process_alive, tree_rss_mb
+from workers.browser.request_guard import RequestGuard
 
 log = logging.getLogger(__name__)
 
-# Schemes that never reach the network; everything else must pass the URL policy.
-LOCAL_SCHEMES = frozenset({"data", "blob", "about", "chrome-error"})
-BLOCK_ERROR = "blockedbyclient"
 # the spare is prepared this long after an acquisition: opening a context + page at once
 # slows the new task's first page load ~2x (measured: bench/runtime/pool_startup.py)
 SPARE_DELAY_S = 0.5
@@ -58,102 +48,6 @@ class PoolStats:
     rss_mb: float
     connected: bool
     spares_used: int  # acquisitions served by a prepared spare context
-
-
-class RequestGuard:
-    """Per-context URL policy for every request type: the network policy and the task's
-    allowed_domains (navigations, subresources, fetch/XHR, WebSockets alike)."""
-
-    def __init__(
-        self,
-        *,
-        policy: NetworkPolicy,
-        allowed_domains: Sequence[str],
-        resolve: Resolver = system_resolve,
-    ) -> None:
-        self.policy = policy
-        self.allowed_domains = tuple(allowed_domains)
-        self.resolve = resolve
-        self.blocked: list[tuple[str, str]] = []
-        self._cache: dict[str, str | None] = {}
-
-    async def reason(self, url: str) -> str | None:
-        """Why `url` may not be fetched, or None; resolved once per origin per task."""
-        parts = urlsplit(url)
-        if parts.scheme.lower() in LOCAL_SCHEMES:
-            return None
-        key = f"{parts.scheme}://{parts.netloc}".lower()
-        if key not in self._cache:
-            self._cache[key] = await check_url_async(
-                url,
-                policy=self.policy,
-                allowed_domains=self.allowed_domains,
-                resolve=self.resolve,
-            )
-        reason = self._cache[key]
-        if reason:
-            self.blocked.append((url, reason))
-        return reason
-
-    async def on_request(self, route: Route, request: Request) -> None:
-        reason = await self.reason(request.url)
-        with contextlib.suppress(PlaywrightError):  # the page may be gone already
-            if reason:
-                log.info("blocked %s: %s", request.url, reason)
-                await route.abort(BLOCK_ERROR)
-            else:
-                await route.fallback()
-
-    async def on_websocket(self, ws: WebSocketRoute) -> None:
-        reason = await self.reason(ws.url.replace("ws", "http", 1))
-        with contextlib.suppress(PlaywrightError):
-            if reason:
-                await ws.close(code=1008, reason="blocked by URL policy")
-            else:
-                ws.connect_to_server()
-
-
-class GuardSlot:
-    """Routing installed while a context is prepared (installing routes costs ~60 ms); the
-    task's own RequestGuard is bound on acquisition. Unbound, every request is refused."""
-
-    def __init__(self) -> None:
-        self.guard: RequestGuard | None = None
-
-    async def on_request(self, route: Route, request: Request) -> None:
-        if self.guard is not None:
-            await self.guard.on_request(route, request)
-            return
-        with contextlib.suppress(PlaywrightError):
-            await route.abort(BLOCK_ERROR)
-
-    async def on_websocket(self, ws: WebSocketRoute) -> None:
-        if self.guard is not None:
-            await self.guard.on_websocket(ws)
-            return
-        with contextlib.suppress(PlaywrightError):
-            await ws.close(code=1008, reason="blocked by URL policy")
-
-    async def install(self, context: BrowserContext) -> None:
-        await context.route("**/*", self.on_request)
-        await context.route_web_socket("**/*", self.on_websocket)
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A never-used context with its page, its router slot and its own egress proxy (both
-    refuse everything until a task binds them)."""
-
-    browser: Browser
-    context: BrowserContext
-    page: Page
-    slot: GuardSlot
-    egress: EgressProxy
-
-    async def close(self) -> None:
-        with contextlib.suppress(PlaywrightError):
-            await self.context.close()
-        await self.egress.close()
 
 
 class BrowserPool:
@@ -172,6 +66,9 @@ class BrowserPool:
         self.resolve = resolve
         self.connect = connect
         self.policy = network_policy(settings)
+        self.options = ContextOptions(
+            settings.viewport_width, settings.viewport_height, self.policy, resolve, connect
+        )
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._browser_pid: int | None = None
@@ -218,18 +115,7 @@ class BrowserPool:
 
     def rss_mb(self) -> float:
         """Resident memory of the browser's whole process tree (renderers, GPU, utilities)."""
-        if self._browser_pid is None:
-            return 0.0
-        try:
-            root = psutil.Process(self._browser_pid)
-            procs = [root, *root.children(recursive=True)]
-        except psutil.Error:
-            return 0.0
-        total = 0
-        for proc in procs:
-            with contextlib.suppress(psutil.Error):
-                total += proc.memory_info().rss
-        return total / (1024 * 1024)
+        return tree_rss_mb(self._browser_pid)
 
     @contextlib.asynccontextmanager
     async def context(self, *, allowed_domains: Sequence[str] = ()) -> AsyncIterator[Page]:
@@ -258,7 +144,7 @@ class BrowserPool:
         for attempt in (1, 2):
             browser = await self._acquire()
             try:
-                opened = await self._take_spare(browser) or await self._prepare(browser)
+                opened = await self._take_spare(browser) or await prepare(browser, self.options)
             except PlaywrightError:
                 self._dead.add(id(browser))
                 await self._release()
@@ -271,36 +157,6 @@ class BrowserPool:
             self._refill(browser, self.spare_delay_s)
             return opened
         raise AssertionError("unreachable")
-
-    async def _prepare(self, browser: Browser) -> Prepared:
-        # route() misses redirect hops: every connection also passes this context's proxy
-        egress = EgressProxy(
-            policy=self.policy, resolve=self.resolve, connect=self.connect, allowed_domains=UNBOUND
-        )
-        await egress.start()
-        try:
-            context = await browser.new_context(
-                viewport={
-                    "width": self.settings.viewport_width,
-                    "height": self.settings.viewport_height,
-                },
-                service_workers="block",  # service workers would bypass request routing
-                accept_downloads=True,  # kept as task artifacts (files.keep_download)
-                proxy={"server": egress.server},
-            )
-        except BaseException:
-            await egress.close()
-            raise
-        slot = GuardSlot()
-        try:
-            await slot.install(context)
-            page = await context.new_page()
-        except BaseException:
-            with contextlib.suppress(PlaywrightError):
-                await context.close()
-            await egress.close()
-            raise
-        return Prepared(browser=browser, context=context, page=page, slot=slot, egress=egress)
 
     async def _take_spare(self, browser: Browser) -> Prepared | None:
         """The spare if it was prepared on `browser` and is intact; usually already done."""
@@ -332,7 +188,7 @@ class BrowserPool:
             if delay > 0:
                 await asyncio.sleep(delay)
                 self._spare_started = True
-            return await self._prepare(browser)
+            return await prepare(browser, self.options)
 
         self._spare_started = delay <= 0  # e.g. right after a (re)launch: take it, await it
         self._spare = asyncio.create_task(prepare_later(), name="browser-pool-spare")
@@ -353,12 +209,7 @@ class BrowserPool:
             return False
         if id(self._browser) in self._dead:
             return False
-        if self._browser_pid is None:
-            return True
-        try:
-            return psutil.Process(self._browser_pid).status() != psutil.STATUS_ZOMBIE
-        except psutil.Error:
-            return False
+        return self._browser_pid is None or process_alive(self._browser_pid)
 
     def _recycle_due(self) -> bool:
         if self._served >= self.settings.browser_recycle_after_tasks:
@@ -398,7 +249,7 @@ class BrowserPool:
         try:
             started = time.perf_counter()
             browser = await launch_chromium(self._playwright, self.settings)
-            self._browser_pid = await _browser_pid(browser)
+            self._browser_pid = await browser_pid(browser)
             self._browser = browser
             self._served = 0
             self._launches += 1
@@ -432,17 +283,3 @@ def _retrieve(task: asyncio.Task[Prepared]) -> None:
 def is_browser_fault(exc: BaseException) -> bool:
     """True for Playwright errors (crashed browser, closed page) escaping a task."""
     return isinstance(exc, PlaywrightError)
-
-
-async def _browser_pid(browser: Browser) -> int | None:
-    """PID of the browser process, asked over CDP (Playwright does not expose it)."""
-    try:
-        cdp = await browser.new_browser_cdp_session()
-        info = await cdp.send("SystemInfo.getProcessInfo")
-        await cdp.detach()
-    except PlaywrightError:
-        return None
-    for proc in info.get("processInfo", []):
-        if proc.get("type") == "browser":
-            return int(proc["id"])
-    return None
