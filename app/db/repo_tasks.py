@@ -162,6 +162,15 @@ async def list_tasks(
         stmt = stmt.where(Task.domain == domain.rstrip(".").lower())
     if since is not None:
         stmt = stmt.where(Task.created_at >= since)
+    return await newest_first(s, stmt, cursor, limit)
+
+
+async def newest_first(
+    s: AsyncSession, stmt: Any, cursor: str | None, limit: int
+) -> tuple[list[Task], str | None]:
+    """One keyset page of a `select(Task)` on (created_at, id), newest first
+    → (page, next_cursor or None). Raises InvalidCursor for a cursor this service did not
+    issue. The API's task list and the viewer's run list (app/web/queries.py) share it."""
     if cursor:
         at, after_id = decode_cursor(cursor)
         stmt = stmt.where(

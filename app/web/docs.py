@@ -12,6 +12,7 @@ aborted).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
 
@@ -52,35 +53,38 @@ def install_docs(app: FastAPI) -> None:
     app.mount(ASSETS_URL, StaticFiles(directory=assets_dir()), name="docs-assets")
     openapi_url = app.openapi_url or "/openapi.json"
 
-    @app.get(DOCS_URL, include_in_schema=False)
-    async def swagger_ui(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
-        return _confined(
-            get_swagger_ui_html(
-                openapi_url=f"{root}{openapi_url}",
-                title=f"{app.title} - API docs",
-                oauth2_redirect_url=f"{root}{OAUTH2_REDIRECT_URL}",
-                swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
-                swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
-                swagger_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
-                # no badge from the public validator service: the page makes no outside request
-                swagger_ui_parameters={"validatorUrl": None, **(app.swagger_ui_parameters or {})},
-            )
-        )
+    def page(path: str, build: Callable[[str], HTMLResponse]) -> None:
+        """GET `path`: the page `build` makes for the app's root path, confined by CSP."""
+
+        async def serve(request: Request) -> HTMLResponse:
+            return _confined(build(request.scope.get("root_path", "")))
+
+        app.add_api_route(path, serve, methods=["GET"], include_in_schema=False)
+
+    page(
+        DOCS_URL,
+        lambda root: get_swagger_ui_html(
+            openapi_url=f"{root}{openapi_url}",
+            title=f"{app.title} - API docs",
+            oauth2_redirect_url=f"{root}{OAUTH2_REDIRECT_URL}",
+            swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
+            # no badge from the public validator service: the page makes no outside request
+            swagger_ui_parameters={"validatorUrl": None, **(app.swagger_ui_parameters or {})},
+        ),
+    )
+    page(
+        REDOC_URL,
+        lambda root: get_redoc_html(
+            openapi_url=f"{root}{openapi_url}",
+            title=f"{app.title} - API reference",
+            redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
+            redoc_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
+            with_google_fonts=False,
+        ),
+    )
 
     @app.get(OAUTH2_REDIRECT_URL, include_in_schema=False)
     async def swagger_ui_redirect() -> HTMLResponse:
         return get_swagger_ui_oauth2_redirect_html()
-
-    @app.get(REDOC_URL, include_in_schema=False)
-    async def redoc(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
-        return _confined(
-            get_redoc_html(
-                openapi_url=f"{root}{openapi_url}",
-                title=f"{app.title} - API reference",
-                redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
-                redoc_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
-                with_google_fonts=False,
-            )
-        )

@@ -1,16 +1,16 @@
 """The run list's query: the API's tenant-scoped, newest-first keyset listing plus a text
 search over the instruction, start URL and answer (the API's `GET /v1/tasks` has no text
-filter). Cursors are the API's own (app/db/cursor.py)."""
+filter). Paging is the API's own (app/db/repo_tasks.py `newest_first`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.cursor import decode_cursor, encode_cursor
 from app.db.models import Task
+from app.db.repo_tasks import newest_first
 
 PAGE_SIZE = 25
 MAX_QUERY_CHARS = 200
@@ -53,14 +53,4 @@ async def list_runs(
         stmt = stmt.where(Task.domain == flt.domain.strip().rstrip(".").lower())
     if flt.text.strip():
         stmt = stmt.where(_matches(flt.text.strip()))
-    if flt.cursor:
-        at, after_id = decode_cursor(flt.cursor)
-        stmt = stmt.where(
-            or_(Task.created_at < at, and_(Task.created_at == at, Task.id < after_id))
-        )
-    stmt = stmt.order_by(Task.created_at.desc(), Task.id.desc()).limit(limit + 1)
-    rows = list((await s.execute(stmt)).scalars())
-    if len(rows) <= limit:
-        return rows, None
-    page = rows[:limit]
-    return page, encode_cursor(page[-1].created_at, page[-1].id)
+    return await newest_first(s, stmt, flt.cursor or None, limit)

@@ -166,6 +166,7 @@
     },
     "step.started": (d) => {
       const previous = state.usage.steps;
+      if (previous && previous !== d.step) window.webagentResult.files(api); // a new download?
       stepBox(d.step);
       state.usage.steps = Math.max(state.usage.steps, d.step || 0);
       if (previous && previous !== d.step) screenshot(previous);
@@ -368,6 +369,8 @@
       $("final-data").textContent = JSON.stringify(data, null, 2);
     }
     $("final-error").textContent = d.error ? d.error + (d.error_detail ? ": " + d.error_detail : "") : "";
+    window.webagentResult.grounding(d.grounding ?? (d.result && d.result.grounding));
+    window.webagentResult.files(api);
     for (const [number, box] of state.steps) if (box.shotState !== "shown") screenshot(number);
     for (const [id, entry] of state.approvals) if (!entry.item.classList.contains("resolved")) resolveApproval(id, "run ended", null);
     stop();
