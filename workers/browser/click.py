@@ -77,6 +77,7 @@ class Target:
     count: int = 1
     hold_ms: float = 0.0  # press-and-hold: keep the button down this long
     modifiers: tuple[Modifier, ...] = ()  # keys held during the click (shift-click, ...)
+    seen: Mapping[str, Any] | None = None  # click.js "aim" taken just before the first tier
 
     @property
     def modifier_bits(self) -> int:
@@ -108,8 +109,12 @@ async def _viewport_rect(el: ElementHandle) -> tuple[float, float, float, float]
     return box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]
 
 
-async def _probe(el: ElementHandle) -> dict[str, Any]:
-    p: dict[str, Any] = await el.evaluate(js("click.js"), ["probe"])
+async def _probe(el: ElementHandle) -> Mapping[str, Any]:
+    return _checked(await el.evaluate(js("click.js"), ["probe"]))
+
+
+def _checked(p: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A click.js probe, or TierFailed when the element cannot be clicked."""
     if not p["found"]:
         raise TierFailed(ToolError.stale_ref, "the element is no longer in the page", final=True)
     if p["disabled"]:
@@ -133,29 +138,43 @@ async def _top_check(target: Target, x: float, y: float) -> None:
         local = await el.evaluate(js("click.js"), ["probe"])
         vx0, vy0, _, _ = await _viewport_rect(el)
         lx, ly = x - (vx0 - local["local"][0]), y - (vy0 - local["local"][1])
-        top = await el.evaluate(js("click.js"), ["top", lx, ly])
-        if top["verdict"] == "covered":
-            raise TierFailed(
-                ToolError.element_covered,
-                f"the element is covered by {top['cover']}",
-                f"close or dismiss {top['cover']} first (its close button, or press_key Escape)",
-                "scroll the element into a free area and retry",
-                final=True,
-            )
-        if top["verdict"] == "ambiguous":
-            raise TierFailed(
-                ToolError.selector_ambiguous,
-                f"its centre reaches only {top['cover'] or 'its container'}, not the element",
-                "click one of the controls inside it, or click_at the exact point",
-                final=True,
-            )
+        _on_top(await el.evaluate(js("click.js"), ["top", lx, ly]))
         parent = frame.parent_frame
         if parent is None:
             return
         el, frame = await frame.frame_element(), parent
 
 
-async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
+def _on_top(top: Mapping[str, Any]) -> None:
+    """TierFailed unless click.js "top" found the element on top at the point."""
+    if top["verdict"] == "covered":
+        raise TierFailed(
+            ToolError.element_covered,
+            f"the element is covered by {top['cover']}",
+            f"close or dismiss {top['cover']} first (its close button, or press_key Escape)",
+            "scroll the element into a free area and retry",
+            final=True,
+        )
+    if top["verdict"] == "ambiguous":
+        raise TierFailed(
+            ToolError.selector_ambiguous,
+            f"its centre reaches only {top['cover'] or 'its container'}, not the element",
+            "click one of the controls inside it, or click_at the exact point",
+            final=True,
+        )
+
+
+async def _aim(t: Target) -> tuple[tuple[float, float, float, float], tuple[float, float]]:
+    """The element's viewport rect and the point to press, after the top-most check.
+    Fast lane: an "aim" probe of a main-frame element that was ready at its centre (frame-
+    local = viewport coordinates), one round trip instead of six; else probe, scroll it into
+    view if needed, and check the point up the <iframe> chain."""
+    top = t.seen.get("top") if t.seen is not None and t.point is None else None
+    if t.seen is not None and top is not None:
+        _checked(t.seen)
+        _on_top(top)
+        x0, y0, x1, y1 = (float(v) for v in t.seen["local"])
+        return (x0, y0, x1, y1), ((x0 + x1) / 2, (y0 + y1) / 2)
     p = await _probe(t.el)
     if (not p["inViewport"] or not p["hit"]) and t.point is None:
         await t.el.evaluate(js("click.js"), ["scroll", "center"])
@@ -163,8 +182,14 @@ async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
     rect = await _viewport_rect(t.el)
     centre = t.point or ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
     await _top_check(t, *centre)
+    return rect, centre
+
+
+async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
+    rect, centre = await _aim(t)
     cdp = await hand.cdp(page)
-    hand.cursor = await pointer(page) or hand.cursor
+    if hand.policy.humanize.enabled:  # the cursor path starts where the pointer really is
+        hand.cursor = await pointer(page) or hand.cursor
     press = await hand.approach(cdp, centre, rect, t.modifier_bits)
 
     async def act() -> None:
@@ -276,16 +301,15 @@ class Hand:
         x, y = point
         for n in range(1, count + 1):
             base = {"x": x, "y": y, "button": button, "clickCount": n, "modifiers": mods}
-            await cdp.send(
-                "Input.dispatchMouseEvent", {**base, "type": "mousePressed", "buttons": 1}
-            )
-            if hold_ms > 0:
-                await asyncio.sleep(hold_ms / 1000)
-            elif self.policy.humanize.enabled:
-                await asyncio.sleep(humanize.hold_ms(self.rng) / 1000)
-            await cdp.send(
-                "Input.dispatchMouseEvent", {**base, "type": "mouseReleased", "buttons": 0}
-            )
+            down = {**base, "type": "mousePressed", "buttons": 1}
+            up = {**base, "type": "mouseReleased", "buttons": 0}
+            if hold_ms <= 0 and not self.policy.humanize.enabled:
+                # no pause between them: both go out at once, in order (one round trip)
+                await asyncio.gather(*(cdp.send("Input.dispatchMouseEvent", e) for e in (down, up)))
+                continue
+            await cdp.send("Input.dispatchMouseEvent", down)
+            await asyncio.sleep((hold_ms or humanize.hold_ms(self.rng)) / 1000)
+            await cdp.send("Input.dispatchMouseEvent", up)
 
     async def click_at(
         self, page: Page, box: Rect, label: str, what: str, run: Runner, args: Mapping[str, Any]
@@ -299,7 +323,8 @@ class Hand:
                 f"{what}: nothing clickable in that {'point' if box.area <= 0 else 'box'}.",
                 "observe again and use a ref, or another vision box",
             )
-        t = Target.of(el, found.frame, args, point=(found.x, found.y))
+        own = await el.owner_frame() or found.frame  # the snapper may descend into a frame
+        t = Target.of(el, own, args, point=(found.x, found.y))
         where = f"{what} at ({found.x:.0f}, {found.y:.0f}) via snap phase {found.phase}"
         return await self.click(page, t, where, run)
 
@@ -329,7 +354,10 @@ class Hand:
     async def click(self, page: Page, t: Target, what: str, run: Runner) -> ToolResult:
         """Algorithm 5 over the domain's tier order, each attempt verified by `run`."""
         domain = domain_of(page.url)
-        ident: dict[str, Any] = await t.el.evaluate(js("click.js"), ["probe"])
+        # the fast lane (see _aim): a main-frame element clicked at its centre is probed and
+        # checked top-most in this one call; `t.frame` is the element's own frame
+        aim = t.point is None and t.frame.parent_frame is None
+        ident: dict[str, Any] = await t.el.evaluate(js("click.js"), ["aim" if aim else "probe"])
         key, active = str(ident["key"]), bool(ident["active"])
         if t.point is not None:  # a canvas is one element with many targets on it
             key += f"@{t.point[0]:.0f},{t.point[1]:.0f}"
@@ -347,8 +375,9 @@ class Hand:
         refused: TierFailed | None = None
         for name in order:
             tried.append(name)
-            try:
-                act = await self.tiers[name](self, page, t)
+            try:  # the aim holds for the first attempt only: a tier's click may change things
+                act = await self.tiers[name](self, page, replace(t, seen=ident) if aim else t)
+                aim = False
                 asked = self.navigations
                 last = await run(t.frame, t.el, act, self.policy.tier_wait_s)
                 if self.navigations > asked and not last.effect:

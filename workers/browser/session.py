@@ -94,6 +94,7 @@ class PageSession:
         self.rerouted: list[str] = []  # stale refs re-resolved during the current tool
         self.stale_told: int | None = None  # stale snapshot version already explained
         self._listened: set[int] = set()
+        self._watches: dict[int, settle.NetworkWatch] = {}
         self.goal = goal  # the task instruction: what mode "pipeline" summarises the page for
         self.settings = settings
         self.max_tokens = max_tokens if max_tokens is not None else settings.snapshot_max_tokens
@@ -119,6 +120,8 @@ class PageSession:
         if id(page) in self._listened:
             return
         self._listened.add(id(page))
+        # requests of the page, counted from each action's start (kept for the page's life)
+        self._watches[id(page)] = settle.NetworkWatch(page).start()
         page.on("framenavigated", self._on_navigated)
         page.on("dialog", self._on_dialog)
         page.on("popup", self._on_popup)
@@ -376,6 +379,14 @@ class PageSession:
             }
             self._vision.schedule(self.page, (float(vp["width"]), float(vp["height"])))
 
+    def _watch(self) -> settle.NetworkWatch:
+        watch = self._watches.get(id(self.page))
+        if watch is None or watch.page is not self.page:  # an id reused by a new page
+            self._listened.discard(id(self.page))
+            self._listen(self.page)
+            watch = self._watches[id(self.page)]
+        return watch
+
     def _events(self) -> verify.PageEvents:
         """What the page did during the current action (listeners, not the DOM)."""
         downloads = self.downloads_started - self._downloads_before
@@ -391,20 +402,24 @@ class PageSession:
         wait_s: float,
         mutating: bool = True,
     ) -> verify.Outcome:
-        """Arm, act, settle (verify.py, seed 004 F.2.2): what the action changed."""
-        probe = await verify.arm(self.page, frame or self.page.main_frame, el)
+        """Arm, act, settle (verify.py, seed 004 F.2.2): what the action changed.
+        `frame`, when given, is the element's own frame (a ref's or the snapper's)."""
+        watch = self._watch().mark()
+        probe = await verify.arm(
+            self.page,
+            frame or self.page.main_frame,
+            el,
+            exact=frame is not None,
+            counted=lambda: watch.started,
+        )
         self._navigated = False
         self._dialogs.clear()
         self._downloads_before = self.downloads_started
         started = time.monotonic()
-        watch = settle.NetworkWatch(self.page).start()
-        try:
-            await act()
-            # settle on evidence (settle.py), then read the effect; a late one is still
-            # waited for up to wait_s from the action, as the fixed 0.3 s pause did before
-            await settle.until_settled(self.page, watch, frame)
-        finally:
-            watch.stop()
+        await act()
+        # settle on evidence (settle.py), then read the effect; a late one is still
+        # waited for up to wait_s from the action, as the fixed 0.3 s pause did before
+        await settle.until_settled(self.page, watch, frame)
         left = max(0.0, wait_s - (time.monotonic() - started))
         out = await verify.settle(probe, min_wait_s=0.0, max_wait_s=left, events=self._events)
         popup = await self._adopt_popup()

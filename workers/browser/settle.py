@@ -50,7 +50,10 @@ class Settled:
 
 
 class NetworkWatch:
-    """Requests the page started since `start()` that have not finished or failed yet."""
+    """Requests the page started since `start()` (or the last `mark()`) that have not
+    finished or failed yet. A session keeps one watch per page for its whole life and marks
+    it before each action: adding and removing the listeners per action cost a protocol
+    round trip each (Playwright subscribes to request events on demand)."""
 
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -63,6 +66,13 @@ class NetworkWatch:
         self.page.on("request", self._on_request)
         self.page.on("requestfinished", self._on_done)
         self.page.on("requestfailed", self._on_done)
+        return self
+
+    def mark(self) -> NetworkWatch:
+        """Count from now on: requests still in flight from before are not waited for."""
+        self.pending.clear()
+        self.started = 0
+        self._idle.set()
         return self
 
     def stop(self) -> None:

@@ -29,6 +29,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -199,15 +200,25 @@ class Probe:
     shot: bytes | None = None
     requests: list[str] = field(default_factory=list)
     top: Probe | None = None  # the main frame's session when the target is in an iframe
+    # requests counted by the caller's own listener (a session's settle.NetworkWatch, marked
+    # at arm time): no listener of our own, whose (un)subscription costs two round trips
+    counted: Callable[[], int] | None = None
+
+    @property
+    def sent(self) -> int:
+        """Requests the page sent since the session was armed."""
+        return self.counted() if self.counted is not None else len(self.requests)
 
     def _on_request(self, request: Request) -> None:
         self.requests.append(request.url)
 
     def listen(self) -> None:
-        self.page.on("request", self._on_request)
+        if self.counted is None:
+            self.page.on("request", self._on_request)
 
     def stop(self) -> None:
-        self.page.remove_listener("request", self._on_request)
+        if self.counted is None:
+            self.page.remove_listener("request", self._on_request)
 
 
 async def _frame_of(frame: Frame, el: ElementHandle | None) -> Frame:
@@ -219,18 +230,26 @@ async def _frame_of(frame: Frame, el: ElementHandle | None) -> Frame:
         return frame
 
 
-async def arm(page: Page, frame: Frame, el: ElementHandle | None) -> Probe:
-    """Start watching the element's document; a DOM-silent target also gets a screenshot."""
-    own = await _frame_of(frame, el)
-    probe = Probe(page, own, el, page.url)
+async def arm(
+    page: Page,
+    frame: Frame,
+    el: ElementHandle | None,
+    *,
+    exact: bool = False,
+    counted: Callable[[], int] | None = None,
+) -> Probe:
+    """Start watching the element's document; a DOM-silent target also gets a screenshot.
+    `exact`: `frame` is the element's own frame (a ref's), no need to ask; `counted`: the
+    caller's count of requests sent since now (Probe.counted)."""
+    own = frame if exact or el is None else await _frame_of(frame, el)
+    probe = Probe(page, own, el, page.url, counted=counted)
     probe.listen()
     try:
         if own != page.main_frame:  # an iframe's click often shows in the parent page
             probe.top = Probe(page, page.main_frame, None, page.url)
-            await page.main_frame.evaluate(js("verify_tracker.js"))
-            await _verify_js(probe.top, "arm")
-        await own.evaluate(js("verify_tracker.js"))  # no-op where the init script ran
-        before = await _verify_js(probe, "arm")
+            await _verify_js(probe.top, "arm", script=_arm_js())
+        # the tracker is installed in the same call where its init script has not run
+        before = await _verify_js(probe, "arm", script=_arm_js())
     except Error:
         return probe
     if before:
@@ -244,6 +263,13 @@ async def arm(page: Page, frame: Frame, el: ElementHandle | None) -> Probe:
     return probe
 
 
+@lru_cache(maxsize=1)
+def _arm_js() -> str:
+    """verify.js behind verify_tracker.js (a no-op where the init script already ran):
+    arming costs one round trip, not two."""
+    return f"(a, b) => {{\n{js('verify_tracker.js')}\nreturn ({js('verify.js')})(a, b);\n}}"
+
+
 async def _shot(page: Page, clip: FloatRect) -> bytes | None:
     try:
         return await page.screenshot(clip=clip, type="png", animations="disabled")
@@ -251,14 +277,14 @@ async def _shot(page: Page, clip: FloatRect) -> bytes | None:
         return None
 
 
-async def _verify_js(probe: Probe, op: str, end: bool = False) -> Any:
+async def _verify_js(probe: Probe, op: str, end: bool | str = False, script: str = "") -> Any:
     """verify.js in the element's own document (handles stay in their own context)."""
     if probe.element is not None:
-        return await probe.element.evaluate(js("verify.js"), [op, end])
-    return await probe.frame.evaluate(js("verify.js"), [op, None, end])
+        return await probe.element.evaluate(script or js("verify.js"), [op, end])
+    return await probe.frame.evaluate(script or js("verify.js"), [op, None, end])
 
 
-async def _collect(probe: Probe, end: bool) -> Mapping[str, Any] | None:
+async def _collect(probe: Probe, end: bool | str) -> Mapping[str, Any] | None:
     try:
         result: Mapping[str, Any] | None = await _verify_js(probe, "collect", end)
         top = await _verify_js(probe.top, "collect", end) if probe.top is not None else None
@@ -290,9 +316,11 @@ async def settle(
     started = time.monotonic()
     await asyncio.sleep(min(min_wait_s, max_wait_s))
     diff: float | None = None
+    # one frame: a look that already shows a DOM effect ends the session itself (is final)
+    early: bool | str = "effect" if probe.top is None else False
     while True:
-        summary = await _collect(probe, end=False)
-        current = outcome(summary, events(), requests=len(probe.requests))
+        summary = await _collect(probe, end=early)
+        current = outcome(summary, events(), requests=probe.sent)
         if not current.effect and probe.shot is not None and probe.clip is not None:
             after = await _shot(probe.page, probe.clip)  # a DOM-silent widget: look at it
             diff = pixel_difference(probe.shot, after) if after is not None else None
@@ -301,11 +329,12 @@ async def settle(
             break
         await asyncio.sleep(POLL_S)
     probe.stop()
-    final = await _collect(probe, end=True) if summary is not None else None
+    ended = summary is not None and bool(summary.get("ended"))
+    final = await _collect(probe, end=True) if summary is not None and not ended else None
     seen = events()
     seen = replace(seen, navigated=seen.navigated or probe.page.url != probe.url)
     return outcome(
-        final if final is not None else summary, seen, pixel_diff=diff, requests=len(probe.requests)
+        final if final is not None else summary, seen, pixel_diff=diff, requests=probe.sent
     )
 
 

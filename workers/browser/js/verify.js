@@ -6,7 +6,8 @@
 // hidden (its menu closed, or the view around it changed) or detached; all three are effects even when the DOM mutations that
 // carried them belong to an element that had changed in timer bursts before (ambient);
 // op "mouse": the last pointer position seen in this frame.
-// Called as ElementHandle.evaluate(el, [op, end]) or Frame.evaluate([op, null, end]).
+// Called as ElementHandle.evaluate(el, [op, end]) or Frame.evaluate([op, null, end]); `end`
+// true ends the session after collecting, "effect" only when the DOM shows an effect.
 (a, b) => {
   const [op, el, end] = b === undefined ? a : [b[0], a, b[1]];
   const doc = el ? el.ownerDocument : document;
@@ -142,6 +143,13 @@
   out.children = tgt ? Array.from(tgt.querySelectorAll('a[href], button, [role=button], [role=link], [role=option], [role=menuitem], input, [onclick], [tabindex]'))
     .map((c) => (c.innerText || c.getAttribute('aria-label') || c.getAttribute('title') || c.value || '').replace(/\s+/g, ' ').trim())
     .filter((t) => t).slice(0, 4) : [];
-  if (end) V.session = null;
+  // end "effect": end the session only when the DOM already shows an effect (the caller
+  // reads it as the final account and skips one more round trip)
+  const shows = out.causal + out.late > 0 || out.url || out.focusMoved || out.scrolled || out.modal !== 0
+    || out.stateChanged || out.valueChanged || out.detached || out.hidden || !!out.field;
+  if (end === true || (end === 'effect' && shows)) {
+    V.session = null;
+    out.ended = true;
+  }
   return out;
 }

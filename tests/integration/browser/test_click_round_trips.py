@@ -1,0 +1,96 @@
+"""Per-step overhead (issue 13): a verified click costs few protocol round trips.
+
+Counted at the Playwright connection: every call the client sends to the driver (an evaluate,
+a CDP command, a subscription change). A plain click on a main-frame button used to cost about
+20 (probe twice, bounding boxes, owner frame, top-most check, pointer read, tracker install,
+listeners added and removed per action, two effect reads); the fast lane keeps what each one
+checked: the element is still probed and checked top-most at its centre at click time, so a
+cover that appeared after the snapshot is still refused."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from playwright._impl import connection
+from playwright.async_api import Page, Route
+
+from app.settings import Settings
+from workers.agent.protocols import Action
+from workers.browser.session import PageSession
+
+pytestmark = pytest.mark.browser
+
+ORIGIN = "http://round-trips.test"
+PAGE = """<!doctype html><html><body>
+<button id="sync" onclick="document.getElementById('out').textContent = 'sync ' + Date.now()">
+Sync</button>
+<button id="load" onclick="fetch('/api').then(r => r.text()).then(t => {
+  document.getElementById('out').textContent = t; })">Load</button>
+<p id="out">empty</p></body></html>"""
+MAX_CALLS = 10  # resolve, aim, move, arm, press, release, settle, effect read (+2 spare)
+
+
+@pytest.fixture
+async def plain(page: Page, settings: Settings) -> AsyncIterator[PageSession]:
+    async def handle(route: Route) -> None:
+        if route.request.url.endswith("/api"):
+            await route.fulfill(body="from the server", content_type="text/plain")
+        else:
+            await route.fulfill(body=PAGE, content_type="text/html")
+
+    await page.route(f"{ORIGIN}/**", handle)
+    s = await PageSession.open(page, settings.model_copy(update={"humanize": False}))
+    assert (await s.goto(f"{ORIGIN}/")).success
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    sent: list[str] = []
+    original = connection.Connection.send_message_to_server
+
+    def counting(self: Any, obj: Any, method: str, params: Any, options: Any) -> Any:
+        if method != "__waitInfo__":
+            sent.append(f"{obj._type}.{method}")
+        return original(self, obj, method, params, options)
+
+    monkeypatch.setattr(connection.Connection, "send_message_to_server", counting)
+    yield sent
+
+
+async def _ref(s: PageSession, name: str) -> str:
+    await s.observe()
+    assert s.last is not None
+    return next(n.ref for n in s.last.nodes if n.name == name)
+
+
+@pytest.mark.parametrize("name", ["Sync", "Load"])
+async def test_a_verified_click_costs_few_round_trips(
+    plain: PageSession, calls: list[str], name: str
+) -> None:
+    warm = await plain.execute(Action("click", {"ref": await _ref(plain, "Sync")}))
+    assert warm.success  # the CDP session for the mouse is made once per page
+    ref = await _ref(plain, name)
+    calls.clear()
+    result = await plain.execute(Action("click", {"ref": ref}))
+    per_click = [c for c in calls if c != "Route.fulfill"]  # the test's own server
+    assert result.success, result.reason
+    assert await plain.page.text_content("#out") != "empty"
+    assert len(per_click) <= MAX_CALLS, per_click
+
+
+async def test_a_cover_that_appeared_after_the_snapshot_is_still_refused(
+    plain: PageSession,
+) -> None:
+    ref = await _ref(plain, "Sync")
+    await plain.page.evaluate(
+        """() => { const d = document.createElement('div'); d.id = 'veil';
+        d.style.cssText = 'position:fixed;inset:0;background:rgba(0,0,0,.4)';
+        document.body.appendChild(d); }"""
+    )
+    result = await plain.execute(Action("click", {"ref": ref}))
+    assert result.error == "element_covered" and "div#veil" in result.reason, result.reason
+    assert await plain.page.text_content("#out") == "empty"
