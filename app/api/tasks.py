@@ -32,6 +32,7 @@ from app.api.inputs import (
 )
 from app.api.schemas import StepList, TaskCreate, TaskOut, TaskPage, task_out
 from app.api.steps import build_steps
+from app.api.unavailable import DependencyUnavailable
 from app.contracts import ErrorCode, Event, EventType, TaskStatus, Usage
 from app.db import repositories
 from app.db.errors import IdempotencyConflict, InvalidCursor
@@ -193,9 +194,8 @@ async def submit_task(
             await dispatcher.enqueue(task.id, timeout_s=task.timeout_s)
         except DispatchError as exc:
             await _fail_unqueued(session, task.id, str(exc))
-            raise HTTPException(
-                status.HTTP_503_SERVICE_UNAVAILABLE,
-                detail=f"queue unavailable; task {task.id} was marked failed",
+            raise DependencyUnavailable(
+                "queue", f"queue unavailable; task {task.id} was marked failed, submit again"
             ) from exc
         metrics.task_submitted()
     response.headers["Location"] = f"/v1/tasks/{task.id}"

@@ -19,6 +19,30 @@ log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5
 
 
+class DependencyUnavailable(Exception):
+    """A dependency other than the database is down (`what`: "queue", "redis", ...)."""
+
+    def __init__(self, what: str, detail: str) -> None:
+        super().__init__(detail)
+        self.what = what
+        self.detail = detail
+
+
+def unavailable_response(what: str, detail: str) -> JSONResponse:
+    """The one 503 body: what is down, in words, and when to retry."""
+    return JSONResponse(
+        {"detail": detail, "unavailable": what},
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER_S)},
+    )
+
+
+async def dependency_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, DependencyUnavailable)
+    log.warning("%s unavailable on %s %s: %s", exc.what, request.method, request.url.path, exc)
+    return unavailable_response(exc.what, exc.detail)
+
+
 def _is_outage(exc: Exception) -> bool:
     if isinstance(exc, OSError | PoolTimeoutError | OperationalError | InterfaceError):
         return True
@@ -29,14 +53,11 @@ async def database_unavailable(request: Request, exc: Exception) -> JSONResponse
     if not _is_outage(exc):
         raise exc  # any other database error is a real 500
     log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
-    return JSONResponse(
-        {"detail": "database unavailable, retry later", "unavailable": "database"},
-        status_code=503,
-        headers={"Retry-After": str(RETRY_AFTER_S)},
-    )
+    return unavailable_response("database", "database unavailable, retry later")
 
 
 def install(app: FastAPI) -> None:
     """Register the handlers (OSError covers asyncpg's refused or reset connections)."""
     for exc_type in (OSError, PoolTimeoutError, DBAPIError):
         app.add_exception_handler(exc_type, database_unavailable)
+    app.add_exception_handler(DependencyUnavailable, dependency_unavailable)

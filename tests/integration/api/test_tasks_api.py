@@ -242,6 +242,8 @@ async def test_enqueue_failure_is_503_and_the_task_is_failed_not_left_queued(db_
     async with running(app) as client:
         resp = await client.post("/v1/tasks", json=BODY)
         assert resp.status_code == 503
+        assert resp.json()["unavailable"] == "queue"  # one 503 shape, as for the database
+        assert int(resp.headers["Retry-After"]) > 0
         items = (await client.get("/v1/tasks")).json()["items"]
         assert [(t["status"], t["error"]) for t in items] == [("failed", "internal")]
         assert "connection refused" in items[0]["error_detail"]
