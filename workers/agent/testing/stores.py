@@ -1,0 +1,90 @@
+"""Doubles of the run's outputs and gates: the event sink, the MemoryStore, the ApprovalGate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
+from workers.agent.protocols import ApprovalDecision, ApprovalRequest
+
+
+@dataclass
+class RecordingSink:
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    screenshots: dict[int, bytes] = field(default_factory=dict)
+    cancel_after_checks: int | None = None
+    checks: int = 0
+
+    async def emit(self, type: str, data: Mapping[str, Any]) -> None:
+        self.events.append((str(type), dict(data)))
+
+    async def save_screenshot(self, step: int, jpeg: bytes) -> None:
+        self.screenshots[step] = jpeg
+
+    async def cancel_requested(self) -> bool:
+        self.checks += 1
+        return self.cancel_after_checks is not None and self.checks > self.cancel_after_checks
+
+    def of_type(self, type: str) -> list[dict[str, Any]]:
+        return [data for t, data in self.events if t == type]
+
+
+@dataclass
+class InMemoryMemoryStore:
+    """MemoryStore kept in dicts; `domain_dead_ends` outlives a task like the real tables."""
+
+    snapshots: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[StepOutcome] = field(default_factory=list)
+    facts: list[tuple[str, Fact]] = field(default_factory=list)
+    episodic: list[EpisodicNote] = field(default_factory=list)
+    domain_dead_ends: dict[str, list[DeadEnd]] = field(default_factory=dict)
+    learnings: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    async def save_ledger(self, snapshot: Mapping[str, Any]) -> None:
+        self.snapshots.append(dict(snapshot))
+
+    async def append_step(self, outcome: StepOutcome) -> None:
+        self.steps.append(outcome)
+
+    async def append_fact(self, fact: Fact, domain: str) -> None:
+        self.facts.append((domain, fact))
+
+    async def append_episodic(self, note: EpisodicNote) -> None:
+        self.episodic.append(note)
+
+    async def record_dead_end(self, domain: str, dead_end: DeadEnd) -> None:
+        self.domain_dead_ends.setdefault(domain.lower(), []).append(dead_end)
+
+    async def load_domain_dead_ends(self, domain: str) -> Sequence[DeadEnd]:
+        return list(self.domain_dead_ends.get(domain.lower(), ()))
+
+    async def load_domain_learnings(self, domain: str) -> Mapping[str, Any]:
+        return dict(self.learnings.get(domain.lower(), {}))
+
+    async def record_learning(self, domain: str, key: str, value: Any) -> None:
+        self.learnings.setdefault(domain.lower(), {})[key] = value
+
+    @property
+    def latest(self) -> dict[str, Any]:
+        """The last saved snapshot."""
+        return self.snapshots[-1] if self.snapshots else {}
+
+
+@dataclass
+class ScriptedGate:
+    """ApprovalGate double: answers each request with the next scripted status
+    (approved | denied | expired; expired once the script is used up). `on_request` runs
+    first, e.g. to play the person who clears a challenge."""
+
+    answers: list[str] = field(default_factory=lambda: ["approved"])
+    requests: list[ApprovalRequest] = field(default_factory=list)
+    on_request: Callable[[ApprovalRequest], None] | None = None
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.requests.append(request)
+        if self.on_request is not None:
+            self.on_request(request)
+        status = self.answers.pop(0) if self.answers else "expired"
+        return ApprovalDecision(f"approval-{len(self.requests)}", status, "test")
