@@ -3,30 +3,30 @@
 Every stream of one API process reads the database through one `ReplayGate`: at most
 `limit` reads run at a time and the others wait for a slot, never for a pooled connection
 (whose checkout times out and ends the stream with a 500/503). Streams that ask for the
-same page of the same task while a read for it is still waiting for a slot share that read,
-so 2,000 streams opening on one task cost a few reads, not 2,000.
+same read (a task's visibility at open, a page of its events) while one is still waiting
+for a slot share it, so 2,000 streams opening on one task cost a few reads, not 4,000.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable
+from typing import Any, TypeVar
 
 from app.contracts import Event, EventType, TaskStatus
 from app.db import repositories
 from app.events import EventBus, SessionFactory, event_from_row
 
+T = TypeVar("T")
 Page = tuple[list[Event], bool]  # events after a seq, and whether the task was terminal
 
 
 class _Read:
-    """One pending or running page read; joinable until it takes its slot."""
+    """One pending or running read; joinable until it takes its slot."""
 
     def __init__(self) -> None:
         self.started = False
-        self.task: asyncio.Task[Page] | None = None
+        self.task: asyncio.Task[Any] | None = None
 
 
 class ReplayGate:
@@ -35,43 +35,49 @@ class ReplayGate:
     def __init__(self, session_factory: SessionFactory, limit: int) -> None:
         self.session_factory = session_factory
         self._slots = asyncio.Semaphore(limit)
-        self._pending: dict[tuple[str, int, int], _Read] = {}
-        self.reads = 0  # page reads that ran (shared ones count once)
-
-    @contextlib.asynccontextmanager
-    async def session(self) -> AsyncIterator[Any]:
-        """A session inside a slot: its connection returns to the pool on exit."""
-        async with self._slots, self.session_factory() as session:
-            yield session
+        self._pending: dict[Hashable, _Read] = {}
+        self.reads = 0  # reads that ran (shared ones count once)
 
     async def page(self, task_id: str, after_seq: int, limit: int) -> Page:
-        """Persisted events after `after_seq`, and whether the task was terminal.
+        """Persisted events after `after_seq`, and whether the task was terminal."""
+        return await self._shared(
+            ("page", task_id, after_seq, limit),
+            lambda: _fetch_after(self.session_factory, task_id, after_seq, limit),
+        )
 
-        Joins a read of the same page only while that read has not started: it then sees
-        everything committed before this call, as a read of its own would.
-        """
-        key = (task_id, after_seq, limit)
-        read = self._pending.get(key)
-        if read is None or read.started:
-            read = _Read()
-            self._pending[key] = read
-            read.task = asyncio.ensure_future(self._run(key, read))
-            read.task.add_done_callback(_retrieve)
-        assert read.task is not None
-        return await asyncio.shield(read.task)  # a disconnecting stream leaves it to the others
+    async def visible(self, task_id: str, tenant: str) -> bool:
+        """Whether the tenant may see the task (checked when a stream opens)."""
+        return await self._shared(("task", task_id, tenant), lambda: _exists(self, task_id, tenant))
 
-    async def _run(self, key: tuple[str, int, int], read: _Read) -> Page:
+    async def _shared(self, key: Hashable, read: Callable[[], Awaitable[T]]) -> T:
+        """Run `read` in a slot, or join the same read while it still waits for one: it then
+        sees everything committed before this call, as a read of its own would."""
+        pending = self._pending.get(key)
+        if pending is None or pending.started:
+            pending = _Read()
+            self._pending[key] = pending
+            pending.task = asyncio.ensure_future(self._run(key, pending, read))
+            pending.task.add_done_callback(_retrieve)
+        assert pending.task is not None
+        return await asyncio.shield(pending.task)  # a disconnecting stream leaves it to others
+
+    async def _run(self, key: Hashable, pending: _Read, read: Callable[[], Awaitable[T]]) -> T:
         try:
             async with self._slots:
-                read.started = True
+                pending.started = True
                 self.reads += 1
-                return await _fetch_after(self.session_factory, *key)
+                return await read()
         finally:
-            if self._pending.get(key) is read:
+            if self._pending.get(key) is pending:
                 del self._pending[key]
 
 
-def _retrieve(task: asyncio.Task[Page]) -> None:
+async def _exists(gate: ReplayGate, task_id: str, tenant: str) -> bool:
+    async with gate.session_factory() as session:
+        return await repositories.get_task(session, task_id=task_id, tenant_id=tenant) is not None
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
     """Mark a failed shared read's error as seen (its readers may all have left)."""
     if not task.cancelled():
         task.exception()

@@ -9,13 +9,12 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, status
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app import metrics
 from app.api.deps import BusDep, SettingsDep, TenantDep
 from app.api.inputs import INT32_MAX, TaskIdPath, parse_event_id
-from app.api.tasks import load_task
 from app.contracts import Event
 from app.event_stream import ReplayGate, stream_events
 from app.events import EventBus
@@ -90,8 +89,8 @@ async def task_events(
 ) -> EventSourceResponse:
     """Each message: `event:` type, `id:` seq, `data:` {id, task_id, seq, ts, type, data}."""
     start = _resume_point(last_event_id, after)
-    async with gate.session() as session:
-        await load_task(session, task_id, tenant)
+    if not await gate.visible(task_id, tenant):
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"task {task_id} not found")
     return EventSourceResponse(
         _sse(task_id, start, gate, bus, settings.sse_db_poll_s),
         ping=settings.sse_ping_s,
