@@ -6,57 +6,45 @@ dead ends are in repo_memory (they outlive the task). Functions flush but never 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import EpisodicNote, LedgerStep, new_id
-from app.db.types import utcnow
+from app.db.inserts import add_row
+from app.db.models import EpisodicNote, LedgerStep
+
+Trajectory = TypeVar("Trajectory", LedgerStep, EpisodicNote)  # rows read back the same way
 
 
 async def add_ledger_step(
     s: AsyncSession, *, task_id: str, tenant_id: str, step: int, data: dict[str, Any]
 ) -> LedgerStep:
-    row = LedgerStep(
-        id=new_id(), task_id=task_id, tenant_id=tenant_id, step=step, data=data, created_at=utcnow()
-    )
-    s.add(row)
-    await s.flush()
-    return row
+    return await add_row(s, LedgerStep, task_id=task_id, tenant_id=tenant_id, step=step, data=data)
 
 
 async def list_ledger_steps(s: AsyncSession, *, task_id: str) -> list[LedgerStep]:
     """The run's steps in the order they were recorded."""
-    stmt = (
-        select(LedgerStep)
-        .where(LedgerStep.task_id == task_id)
-        .order_by(LedgerStep.created_at, LedgerStep.step, LedgerStep.id)
-    )
-    return list((await s.execute(stmt)).scalars())
+    return await _in_order(s, LedgerStep, task_id)
 
 
 async def add_episodic_note(
     s: AsyncSession, *, task_id: str, tenant_id: str, text: str, step: int | None, kind: str
 ) -> EpisodicNote:
-    row = EpisodicNote(
-        id=new_id(),
-        task_id=task_id,
-        tenant_id=tenant_id,
-        step=step,
-        kind=kind,
-        text=text,
-        created_at=utcnow(),
+    return await add_row(
+        s, EpisodicNote, task_id=task_id, tenant_id=tenant_id, step=step, kind=kind, text=text
     )
-    s.add(row)
-    await s.flush()
-    return row
 
 
 async def list_episodic_notes(s: AsyncSession, *, task_id: str) -> list[EpisodicNote]:
+    """The run's notes in the order they were recorded."""
+    return await _in_order(s, EpisodicNote, task_id)
+
+
+async def _in_order(s: AsyncSession, model: type[Trajectory], task_id: str) -> list[Trajectory]:
     stmt = (
-        select(EpisodicNote)
-        .where(EpisodicNote.task_id == task_id)
-        .order_by(EpisodicNote.created_at, EpisodicNote.step, EpisodicNote.id)
+        select(model)
+        .where(model.task_id == task_id)
+        .order_by(model.created_at, model.step, model.id)
     )
     return list((await s.execute(stmt)).scalars())

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.dialect import dialect_insert
+from app.db.inserts import add_row
 from app.db.models import DeadEnd, DomainLearning, Fact, new_id
 from app.db.types import utcnow
 
@@ -33,8 +34,9 @@ async def add_fact(
     source_step: int | None = None,
     key: str | None = None,
 ) -> Fact:
-    fact = Fact(
-        id=new_id(),
+    return await add_row(
+        s,
+        Fact,
         task_id=task_id,
         tenant_id=tenant_id,
         domain=_norm(domain),
@@ -43,11 +45,7 @@ async def add_fact(
         text=text,
         confidence=float(confidence),
         source_step=source_step,
-        created_at=utcnow(),
     )
-    s.add(fact)
-    await s.flush()
-    return fact
 
 
 async def add_dead_end(
@@ -62,8 +60,9 @@ async def add_dead_end(
     signature: str | None = None,
     step: int | None = None,
 ) -> DeadEnd:
-    dead_end = DeadEnd(
-        id=new_id(),
+    return await add_row(
+        s,
+        DeadEnd,
         task_id=task_id,
         tenant_id=tenant_id,
         domain=_norm(domain),
@@ -72,11 +71,7 @@ async def add_dead_end(
         description=description,
         signature=signature,
         step=step,
-        created_at=utcnow(),
     )
-    s.add(dead_end)
-    await s.flush()
-    return dead_end
 
 
 async def _list_records(
