@@ -36,6 +36,7 @@ from app.db.migrate import upgrade  # noqa: E402
 from app.events import RedisEventBus  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from bench.support import free_port, machine, pct, scratch_postgres  # noqa: E402
+from tests.integration.workers.conftest import new_task  # noqa: E402
 from workers.sink import DbEventSink  # noqa: E402
 
 
@@ -57,21 +58,12 @@ def gauge(base: str) -> float:
 async def live_task(db: str) -> str:
     engine = create_engine(db)
     sessions = session_factory(engine)
+    task_id = await new_task(sessions, instruction="sse storm", start_url=None, timeout_s=3600)
     async with sessions() as s:
-        task, _ = await repositories.create_task(
-            s,
-            tenant_id="default",
-            instruction="sse storm",
-            start_url=None,
-            max_steps=1,
-            timeout_s=3600,
-            allowed_domains=(),
-            metadata={},
-        )
-        await repositories.mark_running(s, task_id=task.id, worker_id="bench")
+        await repositories.mark_running(s, task_id=task_id, worker_id="bench")
         await s.commit()
     await engine.dispose()
-    return str(task.id)
+    return task_id
 
 
 async def reader(
@@ -108,10 +100,11 @@ async def storm(args: argparse.Namespace, base: str, db: str, api_pid: int) -> d
             asyncio.create_task(reader(client, task_id, args.events, lat, ready))
             for _ in range(args.streams)
         ]
-        deadline = time.monotonic() + 300
-        while await asyncio.to_thread(gauge, base) < args.streams:
-            assert time.monotonic() < deadline, f"only {opened} streams opened"
+        t0 = time.monotonic()
+        while (live := await asyncio.to_thread(gauge, base)) < args.streams:
+            assert time.monotonic() < t0 + 300, f"{opened} answered, {live:.0f} streaming"
             await asyncio.sleep(1)
+        open_s = time.monotonic() - t0
         rss_after = psutil.Process(api_pid).memory_info().rss
         engine = create_engine(db)
         bus = RedisEventBus(args.redis)
@@ -130,6 +123,7 @@ async def storm(args: argparse.Namespace, base: str, db: str, api_pid: int) -> d
         "events": args.events,
         "api_rss_mb": [round(rss_before / 2**20, 1), round(rss_after / 2**20, 1)],
         "kb_per_stream": round((rss_after - rss_before) / 1024 / args.streams, 1),
+        "all_open_s": round(open_s, 1),
         "latency_ms": {"n": len(lat), "p50": round(pct(lat, 50)), "p99": round(pct(lat, 99))},
     }
 
