@@ -104,6 +104,20 @@ class LLM(Protocol):
         ...
 
 
+async def forward_chat(
+    llm: LLM,
+    role: str,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: str | None = None,
+    response_format: Mapping[str, Any] | None = None,
+) -> LLMReply:
+    """A wrapper's call passed on to the LLM it wraps; `response_format` only when set, so a
+    wrapped LLM without that argument still takes every other call."""
+    extra = {"response_format": response_format} if response_format else {}
+    return await llm.chat(role, messages, tools=tools, tool_choice=tool_choice, **extra)
+
+
 @runtime_checkable
 class MemoryStore(Protocol):
     """Where a run's Ledger is persisted (seed 000 §5.2) and cross-run memory is read.

@@ -72,3 +72,18 @@ def test_reasoning_is_read_from_the_message_or_its_extra_fields() -> None:
     extra = SimpleNamespace(reasoning_content=None, model_extra={"reasoning": "since"})
     assert _reasoning(extra) == "since"
     assert _reasoning(SimpleNamespace(model_extra=None)) is None
+
+
+async def test_response_format_is_passed_on_only_when_set() -> None:
+    answer = LLMReply("ok", (), 1, 1, "m", 0.0, "stop")
+
+    class NoResponseFormat:  # an LLM whose chat has no response_format argument
+        async def chat(self, role, messages, tools=None, tool_choice=None) -> LLMReply:
+            return answer
+
+    plain = MeteredLLM(NoResponseFormat(), RecordingSink())  # type: ignore[arg-type]
+    assert await plain.chat("worker", [{"role": "user", "content": "go"}]) is answer
+    inner = FakeLLM([answer])
+    schema = {"type": "json_object"}
+    await MeteredLLM(inner, RecordingSink()).chat("worker", [], response_format=schema)
+    assert inner.calls[0][2] == schema
