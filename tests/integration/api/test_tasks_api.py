@@ -29,7 +29,7 @@ async def test_submit_returns_202_location_and_enqueues(
     assert task["max_steps"] == 25 and task["timeout_s"] == 300.0  # settings defaults
     assert task["metadata"] == {"ticket": "A-1"}
     assert task["domain"] == "93.184.215.14"
-    assert task["result"] == {"answer": None, "success": False, "data": None}
+    assert task["result"] == {"answer": None, "success": False, "data": None, "grounding": None}
     assert task["usage"] == {"steps": 0, "llm_calls": 0, "input_tokens": 0, "output_tokens": 0}
     assert dispatcher.enqueued == [(task["id"], 300.0)]
     assert metrics.sample_value("webagent_tasks_submitted_total") == before + 1

@@ -28,10 +28,12 @@ async def _submit(viewer: ApiViewer) -> str:
     return str(response.json()["id"])
 
 
-async def _download(viewer: ApiViewer, task_id: str, number: int, name: str) -> None:
+async def _download(
+    viewer: ApiViewer, task_id: str, number: int, name: str | None, kind: str = "download"
+) -> None:
     async with viewer.app.state.session_factory() as s:
         await save_artifact(
-            s, task_id=task_id, tenant_id="default", kind="download", step=number,
+            s, task_id=task_id, tenant_id="default", kind=kind, step=number,
             content_type="text/csv", data=CSV, name=name,
         )  # fmt: skip
         await s.commit()
@@ -83,7 +85,7 @@ async def test_downloads_appear_live_with_links_and_an_unverified_answer_is_flag
     assert offline_page.blocked == []
 
 
-async def test_a_verified_answer_names_its_computed_values_and_its_correction(
+async def test_a_verified_answer_names_its_computed_values_and_approval_shots_are_files(
     api_viewer: ApiViewer, offline_page: OfflinePage
 ) -> None:
     page = offline_page.page
@@ -94,10 +96,12 @@ async def test_a_verified_answer_names_its_computed_values_and_its_correction(
         {"verdict": "verified", "checked": 2, "unseen": [], "derived": ["$22.85"],
          "corrected": True, "answer_before_check": "Order Q-4812"},
     )  # fmt: skip
+    await _download(api_viewer, task_id, 1, None, kind="approval")
+    await _download(api_viewer, task_id, 1, None, kind="screenshot")  # in the timeline only
     await page.goto(f"{api_viewer.base_url}/runs/{task_id}")
     verdict = page.locator("#final-grounding")
     await expect(verdict).to_contain_text("Checked: the answer's 2 checkable value(s)")
     await expect(verdict).to_contain_text("Computed from page values: “$22.85”.")
     await expect(verdict).to_contain_text("it first said: Order Q-4812")
-    await expect(page.locator("#files")).to_be_hidden()  # no files: no empty section
+    await expect(page.locator("#file-list a")).to_have_text(["approval screenshot 1"])
     assert offline_page.blocked == []

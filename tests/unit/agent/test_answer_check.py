@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import pytest
+
 from workers.agent import answer_check
 from workers.agent.claims import SeenText, claims_of
-from workers.agent.grounding import SeeingBrowser, SeeingFetcher
+from workers.agent.grounding import READING, SeeingBrowser, SeeingFetcher
 from workers.agent.loop import run_worker_only
 from workers.agent.protocols import Action, AgentOutcome, AgentTask, FetchedPage, ToolResult
 from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, reply
@@ -172,3 +174,16 @@ async def test_the_search_route_pages_are_noted() -> None:
     store = SeenText()
     await SeeingFetcher(Pages(), store).fetch(SHOP)
     assert not store.check(claims_of("T-100")).unseen
+
+
+@pytest.mark.parametrize(
+    ("tool", "noted"),
+    [(name, True) for name in sorted(READING)]
+    + [(name, False) for name in ("type", "fill_form", "record_fact", "evaluate_script")],
+)
+async def test_which_tool_results_are_evidence(tool: str, noted: bool) -> None:
+    browser = FakeBrowser({SHOP: []})
+    browser.fail[tool] = ToolResult(True, "result KX-5", data={"text": "file says KX-6"})
+    store = SeenText()
+    await SeeingBrowser(browser, store).execute(Action(tool, {}))
+    assert (not store.check(claims_of("KX-5 KX-6")).unseen) is noted
