@@ -46,7 +46,9 @@ def test_run_against_server_prints_answer_and_usage_as_json(
     assert done.returncode == 0, done.stdout + done.stderr
     task = json.loads(done.stdout)
     assert task["status"] == "succeeded"
+    grounding = task["result"].pop("grounding")
     assert task["result"] == {"answer": expected_answer(), "success": True, "data": None}
+    assert grounding["verdict"] == "verified"  # the price was on the page the run saw
     # one Worker call per step, plus the Planner's verification of the Worker's `done`
     assert task["usage"]["steps"] >= 2
     assert task["usage"]["llm_calls"] == task["usage"]["steps"] + 1

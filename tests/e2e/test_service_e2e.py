@@ -80,7 +80,9 @@ def test_shop_task_succeeds_with_history_steps_and_screenshot(
         task_id = submit(client, SHOP, e2e_site.url("/"))
         task = wait_terminal(client, task_id)
         assert task["status"] == "succeeded", task
+        grounding = task["result"].pop("grounding")
         assert task["result"] == {"answer": expected_answer(), "success": True, "data": None}
+        assert grounding["verdict"] == "verified"  # the price was on the page the run saw
         assert task["usage"]["steps"] >= 3 and task["usage"]["llm_calls"] >= 3
         assert task["usage"]["input_tokens"] > 0 and task["domain"] == "127.0.0.1"
 
