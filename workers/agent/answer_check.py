@@ -94,19 +94,14 @@ def nearby(claims: list[Claim], seen: SeenText) -> str:
 
 def _check_call(instruction: str, answer: str, unseen: list[Claim], seen: SeenText) -> RoleCall:
     listed = "\n".join(f"- {c.text}" for c in unseen)
-    messages = [
-        {"role": "system", "content": prompts.load("answer_check_system.md").strip()},
-        {
-            "role": "user",
-            "content": prompts.render(
-                "answer_check_request.md",
-                instruction=instruction,
-                answer=answer,
-                unseen=listed,
-                nearby=nearby(unseen, seen),
-            ),
-        },
-    ]
+    messages = prompts.exchange(
+        "answer_check_system.md",
+        "answer_check_request.md",
+        instruction=instruction,
+        answer=answer,
+        unseen=listed,
+        nearby=nearby(unseen, seen),
+    )
     return RoleCall(CHECK_ROLE, messages)
 
 

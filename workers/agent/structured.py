@@ -71,19 +71,14 @@ def check(text: str | None, schema: Mapping[str, Any]) -> Checked:
 def _repair_call(
     instruction: str, schema: Mapping[str, Any], answer: str, why: Checked
 ) -> RoleCall:
-    messages = [
-        {"role": "system", "content": prompts.load("output_repair_system.md").strip()},
-        {
-            "role": "user",
-            "content": prompts.render(
-                "output_repair_request.md",
-                instruction=instruction,
-                schema=json.dumps(schema, ensure_ascii=False),
-                answer=answer,
-                errors="\n".join(f"- {e}" for e in why.errors),
-            ),
-        },
-    ]
+    messages = prompts.exchange(
+        "output_repair_system.md",
+        "output_repair_request.md",
+        instruction=instruction,
+        schema=json.dumps(schema, ensure_ascii=False),
+        answer=answer,
+        errors="\n".join(f"- {e}" for e in why.errors),
+    )
     fmt = {"type": "json_object"} if schema.get("type") == "object" else None
     return RoleCall(REPAIR_ROLE, messages, response_format=fmt)
 

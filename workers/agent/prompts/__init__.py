@@ -16,3 +16,11 @@ def load(name: str) -> str:
 def render(name: str, **values: object) -> str:
     """Fill a template; values are inserted verbatim (page text is never re-interpreted)."""
     return Template(load(name)).substitute({k: str(v) for k, v in values.items()}).strip()
+
+
+def exchange(system: str, request: str, **values: object) -> list[dict[str, str]]:
+    """A system template and a user template filled with `values`: a one-shot call's messages."""
+    return [
+        {"role": "system", "content": load(system).strip()},
+        {"role": "user", "content": render(request, **values)},
+    ]
