@@ -5,7 +5,8 @@ checkable claims of the answer and of `result.data` (workers/agent/claims.py) ar
 in the text the run saw (workers/agent/grounding.py gathers it). Claims seen nowhere go
 back to the model once, like the output_schema repair round: "your answer states X, which
 no page you saw shows; check it or correct it". Its reply replaces the answer (for a task
-with an output_schema only when it is still valid JSON for the schema) and is checked again.
+with an output_schema only when it is still valid JSON for the schema) and is checked again;
+a failed feedback call (model error, budget spent) leaves the answer as it was, unverified.
 
 The outcome carries `grounding`: `verdict` is `verified` (every claim seen, or a number
 derived from seen numbers), `unverified` (claims still unseen after the round; they are
@@ -17,6 +18,7 @@ never reported as verified: the API, the viewer and `webagent run` show what was
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -24,9 +26,12 @@ from typing import Any
 
 from workers.agent import prompts, structured
 from workers.agent.claims import Claim, SeenText, Verdict, claims_of, strings_in
+from workers.agent.errors import AgentError, TaskCancelled
 from workers.agent.history import untrusted_block
 from workers.agent.protocols import LLM, AgentOutcome
 from workers.agent.roles.base import RoleCall
+
+log = logging.getLogger(__name__)
 
 CHECK_ROLE = "worker"
 MARK = "Not found on any page the run saw:"
@@ -135,7 +140,13 @@ async def settle(
     if not first.unseen:
         return replace(outcome, grounding=report(first))
     answer = outcome.answer or ""
-    reply = await _check_call(instruction, answer, first.unseen, seen).send(llm)
+    try:
+        reply = await _check_call(instruction, answer, first.unseen, seen).send(llm)
+    except TaskCancelled:
+        raise
+    except AgentError as exc:  # the model failed or the budget ran out: still unverified
+        log.warning("answer check: no feedback round (%s)", exc)
+        return replace(outcome, grounding=report(first))
     revised = _revised(outcome, reply.content, schema)
     if revised is None:
         return replace(outcome, grounding=report(first))

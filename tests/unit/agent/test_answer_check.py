@@ -9,6 +9,7 @@ import pytest
 
 from workers.agent import answer_check
 from workers.agent.claims import SeenText, claims_of
+from workers.agent.errors import LLMUnavailable, TaskCancelled
 from workers.agent.grounding import READING, SeeingBrowser, SeeingFetcher
 from workers.agent.loop import run_worker_only
 from workers.agent.protocols import Action, AgentOutcome, AgentTask, FetchedPage, ToolResult
@@ -187,3 +188,14 @@ async def test_which_tool_results_are_evidence(tool: str, noted: bool) -> None:
     store = SeenText()
     await SeeingBrowser(browser, store).execute(Action(tool, {}))
     assert (not store.check(claims_of("KX-5 KX-6")).unseen) is noted
+
+
+async def test_a_failed_feedback_call_keeps_the_answer_unverified() -> None:
+    llm = FakeLLM([LLMUnavailable("model down")])
+    settled = await answer_check.settle(outcome("The order is Q-9917."), seen(), llm, "find it")
+    assert (settled.success, settled.answer) == (True, "The order is Q-9917.")
+    assert settled.grounding is not None and settled.grounding["unseen"] == ["Q-9917"]
+    with pytest.raises(TaskCancelled):
+        await answer_check.settle(
+            outcome("Q-9917"), seen(), FakeLLM([TaskCancelled("stop")]), "find it"
+        )
