@@ -8,6 +8,7 @@ so each test also shows the viewer (and /docs) needs no CDN.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -124,6 +125,26 @@ def account_site() -> Iterator[tuple[AccountSite, str]]:
     site = AccountSite()
     with serve(site.app()) as origin:
         yield site, origin
+
+
+RUN_URL = re.compile(r"/runs/(?!new$)[A-Za-z0-9_-]+$")
+
+
+async def submitted(page: Page) -> str:
+    """Submit the filled new-run form; the id of the task whose run page opens."""
+    await page.click("#submit")
+    await page.wait_for_url(RUN_URL)
+    return page.url.rsplit("/", 1)[1]
+
+
+async def expect_live_steps(page: Page, timeout_ms: int) -> None:
+    """Steps, actions and reasoning on the run page while the final answer is held back."""
+    actions = page.locator("#steps .action")
+    await expect(actions.nth(2)).to_be_visible(timeout=timeout_ms)
+    await expect(page.locator("#status")).to_have_text("running")
+    await expect(page.locator("#final")).to_be_hidden()
+    await expect(page.locator("#steps .thought").first).to_contain_text(THOUGHT)
+    await expect(actions.filter(has_text="click(").first).to_be_visible()
 
 
 def routing_policy(request: dict[str, Any]) -> Reply:

@@ -25,10 +25,11 @@ from tests.integration.ui.conftest import (
     LIVE_PRICE,
     LIVE_SHOP,
     ROOT,
-    THOUGHT,
     AccountSite,
     OfflinePage,
     Viewer,
+    expect_live_steps,
+    submitted,
     wait_status,
 )
 from tests.support.sites import TestSite
@@ -36,7 +37,6 @@ from tests.support.sites import TestSite
 pytestmark = pytest.mark.browser
 
 AGENT_WAIT_MS = 30_000  # a real Chromium worker on a loaded 2-core machine
-RUN_URL = re.compile(r"/runs/(?!new$)[A-Za-z0-9_-]+$")
 
 
 async def _focused(page: Page) -> str:
@@ -78,17 +78,10 @@ async def _watch_live(
     await page.click("#submit")  # the API's 422 appears next to the field it names
     await expect(page.locator("#err-max_steps")).to_contain_text("less than or equal")
     await page.fill("#max_steps", "10")
-    await page.click("#submit")
-    await page.wait_for_url(RUN_URL)
-    task_id = page.url.rsplit("/", 1)[1]
+    task_id = await submitted(page)
 
     # live: steps, actions and reasoning arrive while the model's final answer is held back
-    actions = page.locator("#steps .action")
-    await expect(actions.nth(2)).to_be_visible(timeout=AGENT_WAIT_MS)
-    await expect(page.locator("#status")).to_have_text("running")
-    await expect(page.locator("#final")).to_be_hidden()
-    await expect(page.locator("#steps .thought").first).to_contain_text(THOUGHT)
-    await expect(actions.filter(has_text="click(").first).to_be_visible()
+    await expect_live_steps(page, AGENT_WAIT_MS)
     await expect(page.locator("#calls tr").first).to_be_visible()
     LIVE_GATE.open()
 
