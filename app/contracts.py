@@ -158,7 +158,10 @@ class Grounding(BaseModel):
     """The answer checked against the text the run saw: observations, read_text chunks,
     search hits, downloaded files, fetched pages and the task's own instruction."""
 
-    verdict: GroundingVerdict
+    verdict: GroundingVerdict = Field(
+        description="verified, unverified (see unseen) or no_claims; an unverified answer "
+        "leaves the task succeeded but is never shown as verified"
+    )
     checked: int = Field(description="checkable claims: quoted strings, codes, URLs, ...")
     unseen: list[str] = Field(
         default_factory=list, description="claims no page the run saw shows, as written"
