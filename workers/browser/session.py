@@ -271,13 +271,18 @@ class PageSession:
         settled = (
             await self._vision.settle(self.page.url) if mode == "vision" and self._vision else None
         )
-        fp = await self._fingerprint()
-        unchanged = self._unchanged(fp)
-        cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
-        if cached is not None:
-            stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
-            return replace(cached, stats=stats)
-        snap = self.last if unchanged and self.last is not None else await self.snapshot()
+        if self._snap_fp is None or self._refs is None or self._navigated:
+            # a new snapshot whatever the fingerprint says: both calls go out at once (the
+            # fingerprint is still taken first in the page), one round trip less
+            fp, snap = await asyncio.gather(self._fingerprint(), self.snapshot())
+        else:
+            fp = await self._fingerprint()
+            unchanged = self._unchanged(fp)
+            cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
+            if cached is not None:
+                stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
+                return replace(cached, stats=stats)
+            snap = self.last if unchanged and self.last is not None else await self.snapshot()
         self._snap_fp = fp
         text, extra = await views.render(
             self.page,

@@ -7,7 +7,11 @@ per-step overhead. Now the wait ends as soon as the page shows it is done:
   (event streams, web sockets and media are long-lived by design and not waited for);
 - a quiet DOM window: no mutation for `quiet_s` in the main document and the action's frame
   (js/settle.js; ambient mutations of clocks and tickers, as js/verify_tracker.js classifies
-  them, do not count);
+  them, do not count). The window starts when the page last moved since the action was
+  armed (its input event or a later mutation, as the tracker saw them), not when the check
+  arrives; it is `sync_quiet_s` when the input's own handler changed the DOM synchronously
+  (what is left to come then is its microtasks and the next frame; a request it started is
+  waited for as network);
 
 both within a cap, so a page that never rests costs at most `cap_s`. A navigation the action
 started is followed to `domcontentloaded` (within the cap) and the new document is watched.
@@ -18,6 +22,7 @@ waits for late evidence when none has shown yet, so ghost detection is unchanged
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -26,6 +31,7 @@ from playwright.async_api import Error, Frame, Page, Request
 from workers.browser.frames import js
 
 QUIET_S = 0.05  # no DOM mutation for this long = the page has reacted
+SYNC_QUIET_S = 0.02  # ... when the input's own handler changed the DOM (a frame and a bit)
 CAP_S = 1.0  # the longest a page that never rests can hold an action
 ROUNDS = 3  # quiet → wait for the network → quiet again (responses re-render)
 GRACE_S = 0.25  # beyond the cap, for the evaluate round trip itself
@@ -36,6 +42,7 @@ LONG_LIVED = frozenset({"eventsource", "websocket", "media"})
 class SettleConfig:
     quiet_s: float = QUIET_S
     cap_s: float = CAP_S
+    sync_quiet_s: float = SYNC_QUIET_S
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,7 @@ class Settled:
     idle: bool
     mutations: int
     requests: int
+    window_s: float = 0.0  # the quiet window the last look used (quiet_s or sync_quiet_s)
 
 
 class NetworkWatch:
@@ -109,21 +117,21 @@ class NetworkWatch:
             self._idle.set()
 
 
-async def _quiet(frame: Frame, quiet_s: float, cap_s: float) -> tuple[bool, int]:
-    """(quiet reached, mutations counted) for one document; a navigation is followed."""
-    arg = {"quietMs": quiet_s * 1000, "capMs": cap_s * 1000}
+async def _quiet(frame: Frame, config: SettleConfig, cap_s: float) -> tuple[bool, int, float]:
+    """(quiet reached, mutations counted, the window used) for one document; a navigation
+    is followed."""
+    quiet = {"quietMs": config.quiet_s * 1000, "syncQuietMs": config.sync_quiet_s * 1000}
+    arg = {**quiet, "capMs": cap_s * 1000}
     try:
         async with asyncio.timeout(cap_s + GRACE_S):  # a page blocked in a dialog or a hang
             out = await frame.evaluate(js("settle.js"), arg)
     except TimeoutError:
-        return False, 0
+        return False, 0, config.quiet_s
     except Error:  # the document went away: a navigation started; wait for the new one
-        try:
+        with contextlib.suppress(Error):
             await frame.wait_for_load_state("domcontentloaded", timeout=cap_s * 1000)
-        except Error:
-            return False, 1
-        return False, 1
-    return bool(out["quiet"]), int(out["mutations"])
+        return False, 1, config.quiet_s
+    return bool(out["quiet"]), int(out["mutations"]), float(out["windowMs"]) / 1000
 
 
 async def until_settled(
@@ -138,14 +146,15 @@ async def until_settled(
     frames = [page.main_frame]
     if frame is not None and frame != page.main_frame:
         frames.append(frame)
-    quiet, mutations = False, 0
+    quiet, mutations, window = False, 0, config.quiet_s
     for _ in range(ROUNDS):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
-        looks = await asyncio.gather(*(_quiet(f, config.quiet_s, remaining) for f in frames))
-        quiet = all(q for q, _ in looks)
-        mutations += sum(n for _, n in looks)
+        looks = await asyncio.gather(*(_quiet(f, config, remaining) for f in frames))
+        quiet = all(q for q, _, _ in looks)
+        mutations += sum(n for _, n, _ in looks)
+        window = max(w for _, _, w in looks)
         if quiet and watch.idle:
             break
         # responses still to come (or a new document): wait for them, then look again
@@ -157,4 +166,5 @@ async def until_settled(
         idle=watch.idle,
         mutations=mutations,
         requests=watch.started,
+        window_s=window,
     )

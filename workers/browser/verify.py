@@ -316,10 +316,8 @@ async def settle(
     started = time.monotonic()
     await asyncio.sleep(min(min_wait_s, max_wait_s))
     diff: float | None = None
-    # one frame: a look that already shows a DOM effect ends the session itself (is final)
-    early: bool | str = "effect" if probe.top is None else False
     while True:
-        summary = await _collect(probe, end=early)
+        summary = await _collect(probe, end=_early_end(probe, events))
         current = outcome(summary, events(), requests=probe.sent)
         if not current.effect and probe.shot is not None and probe.clip is not None:
             after = await _shot(probe.page, probe.clip)  # a DOM-silent widget: look at it
@@ -336,6 +334,16 @@ async def settle(
     return outcome(
         final if final is not None else summary, seen, pixel_diff=diff, requests=probe.sent
     )
+
+
+def _early_end(probe: Probe, events: Callable[[], PageEvents]) -> bool | str:
+    """How the next look may end the session itself, making it the final account (one round
+    trip less): at once when what the session saw (a request, a navigation, a dialog, a tab,
+    a download) is already an effect; else when the DOM shows one. Never with an iframe
+    target: its frame and the main page are read separately."""
+    if probe.top is not None:
+        return False
+    return True if outcome({}, events(), requests=probe.sent).effect else "effect"
 
 
 async def pointer(page: Page) -> tuple[float, float] | None:

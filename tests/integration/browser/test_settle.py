@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from playwright.async_api import Page, Route
 
-from workers.browser import settle
+from workers.browser import settle, verify
 from workers.browser.frames import js
 
 pytestmark = pytest.mark.browser
@@ -19,6 +19,8 @@ PAGE = """<!doctype html><html><body>
 <button id="load" onclick="fetch('/api').then(r => r.text()).then(t => {
   document.getElementById('out').textContent = t; })">Load</button>
 <button id="sync" onclick="document.getElementById('out').textContent = 'sync'">Sync</button>
+<button id="later" onclick="setTimeout(() => {
+  document.getElementById('out').textContent = 'later'; }, 10)">Later</button>
 <a id="next" href="/next">Next</a>
 <p id="out">empty</p><span id="clock">0</span>
 <script>
@@ -99,3 +101,26 @@ async def test_a_navigation_is_followed_to_the_new_document(page: Page) -> None:
     assert page.url == f"{ORIGIN}/next"
     assert await page.text_content("h1") == "Second page"
     assert out.idle
+
+
+async def _armed_click(page: Page, selector: str) -> settle.Settled:
+    """As PageSession does it: the effect session armed on the target, then the click."""
+    el = await page.query_selector(selector)
+    assert el is not None
+    await verify.arm(page, page.main_frame, el, exact=True)
+    return await _click(page, selector)
+
+
+async def test_a_handler_that_changed_the_page_at_once_gets_the_short_window(page: Page) -> None:
+    await _serve(page)
+    await page.goto(f"{ORIGIN}/")
+    out = await _armed_click(page, "#sync")
+    assert out.quiet and out.window_s == settle.SYNC_QUIET_S, out
+    assert await page.text_content("#out") == "sync"
+
+
+async def test_a_handler_that_changes_the_page_later_keeps_the_full_window(page: Page) -> None:
+    await _serve(page)
+    await page.goto(f"{ORIGIN}/")
+    out = await _armed_click(page, "#later")
+    assert out.quiet and out.window_s == settle.QUIET_S, out  # nothing changed during the input

@@ -1,12 +1,23 @@
 // Settle on evidence (issue 13, per-step overhead): resolve once the document has had no
-// mutation for `quietMs`, or after `capMs` at most. Mutations of elements the effect tracker
+// mutation for `quietMs` (`syncQuietMs` when the action's handler changed the page
+// synchronously), or after `capMs` at most. Mutations of elements the effect tracker
 // (verify_tracker.js) classifies as ambient (clocks, tickers: two or more bursts without
 // input) and of our own overlays/attributes do not break the quiet window, so a page with a
 // ticking clock settles as fast as a static one.
-async ({ quietMs, capMs }) => {
+async ({ quietMs, syncQuietMs, capMs }) => {
   const V = window.__webagentVerify;
   const start = performance.now();
+  // the window starts when the page last moved since the action was armed (its input event,
+  // or a later mutation), not when this call arrives: the round trip here is not waited twice
+  const s = V && V.session;
   let last = start;
+  if (s) {
+    V.flush();
+    last = Math.max(s.t0, V.inputAt > s.t0 ? V.inputAt : 0, V.changedAt > s.t0 ? V.changedAt : 0);
+    // the handler changed the page while its input event ran: a short window catches what
+    // its microtasks and the next frame add (a fetch it started is the network's to wait for)
+    if (s.records.some((r) => r.causal && !r.ambientBefore)) quietMs = Math.min(quietMs, syncQuietMs);
+  }
   let counted = 0;
   const ours = (r, el) => (r.type === 'attributes' && /^data-(agent|webagent)/.test(r.attributeName || ''))
     || (el.closest && el.closest('[data-webagent-overlay]'));
@@ -26,11 +37,11 @@ async ({ quietMs, capMs }) => {
       const quiet = now - last >= quietMs;
       if (quiet || now - start >= capMs) {
         obs.disconnect();
-        resolve({ quiet, waitedMs: Math.round(now - start), mutations: counted });
+        resolve({ quiet, waitedMs: Math.round(now - start), mutations: counted, windowMs: quietMs });
         return;
       }
       setTimeout(tick, Math.max(4, Math.min(quietMs - (now - last), capMs - (now - start))));
     };
-    setTimeout(tick, quietMs);
+    setTimeout(tick, Math.max(0, quietMs - (start - last)));
   });
 }

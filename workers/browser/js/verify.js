@@ -100,7 +100,7 @@
     V.flush();
     const focus = deepFocus();
     const values = fields().filter((f) => f !== el).map((f) => [f, f.value]);
-    V.session = { records: [], target: el, focus, scroll: scrollPos(el), modals: modals(), url: win.location.href,
+    V.session = { t0: performance.now(), records: [], target: el, focus, scroll: scrollPos(el), modals: modals(), url: win.location.href,
       state: stateOf(el), values, shown: shown(el), popup: inPopup(el) };
     const tag = el ? el.localName : '';
     return { xpath: el ? xpath(el) : '', state: V.session.state, silent: ['canvas', 'video', 'embed', 'object'].includes(tag) };

@@ -5,7 +5,9 @@
 // (timers, clocks, tickers). An element whose non-input mutations come in two or more
 // separate bursts is "ambient"; its mutations never count as the effect of an action.
 // Our own overlays (data-webagent-*) and attributes (data-agent-id) are ignored. The last
-// pointer position is kept (V.mouse) so a cursor path starts where the pointer really is.
+// pointer position is kept (V.mouse) so a cursor path starts where the pointer really is;
+// the times of the last input event and of the last non-ambient mutation (V.inputAt,
+// V.changedAt) let settle.js start its quiet window when the page last moved.
 (() => {
   if (window.__webagentVerify) return;
   const EVENTS = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick', 'auxclick',
@@ -41,6 +43,7 @@
       const el = elOf(r.target);
       if (!el || own(r, el)) continue;
       const ambientBefore = (V.bursts.get(el) || { n: 0 }).n >= 2;
+      if (!ambientBefore) V.changedAt = now;  // settle.js: the quiet window starts here
       if (!causal) burst(el, now);
       const s = V.session;
       if (s && s.records.length < MAX_RECORDS) {
@@ -54,6 +57,7 @@
   const enter = () => {
     onRecords(obs.takeRecords());  // what happened before this input is not its effect
     V.causal += 1;
+    V.inputAt = performance.now();
     setTimeout(() => { onRecords(obs.takeRecords()); V.causal -= 1; }, 0);
   };
   for (const t of EVENTS) window.addEventListener(t, enter, true);
