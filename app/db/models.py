@@ -185,18 +185,31 @@ class Ledger(Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
 
-class Fact(Base):
+class DomainMemory:
+    """The leading columns of memory that outlives its task (facts, dead ends)."""
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id, sort_order=-1)
+    task_id: Mapped[str | None] = mapped_column(
+        ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True, index=True, sort_order=-1
+    )
+    tenant_id: Mapped[str] = mapped_column(String(64), sort_order=-1)
+    domain: Mapped[str | None] = mapped_column(String(255), nullable=True, sort_order=-1)
+
+
+class TaskTrajectory:
+    """The leading columns of a run's append-only Ledger rows (steps, episodic notes)."""
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id, sort_order=-1)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), sort_order=-1)
+    tenant_id: Mapped[str] = mapped_column(String(64), sort_order=-1)
+
+
+class Fact(DomainMemory, Base):
     """A fact the agent recorded; outlives its task so later runs on a domain reuse it."""
 
     __tablename__ = "facts"
     __table_args__ = (Index("ix_facts_tenant_id_domain", "tenant_id", "domain"),)
 
-    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
-    task_id: Mapped[str | None] = mapped_column(
-        ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True, index=True
-    )
-    tenant_id: Mapped[str] = mapped_column(String(64))
-    domain: Mapped[str | None] = mapped_column(String(255), nullable=True)
     key: Mapped[str | None] = mapped_column(String(255), nullable=True)  # the Ledger's fact key
     category: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(Text)  # the fact's value
@@ -205,7 +218,7 @@ class Fact(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class DeadEnd(Base):
+class DeadEnd(DomainMemory, Base):
     """A URL that led nowhere, with its cause tag; steers later runs away from it.
 
     `cause` is the seed 000 §5.2 cause tag (network, bot_block, ...); `description` the
@@ -216,12 +229,6 @@ class DeadEnd(Base):
     __tablename__ = "dead_ends"
     __table_args__ = (Index("ix_dead_ends_tenant_id_domain", "tenant_id", "domain"),)
 
-    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
-    task_id: Mapped[str | None] = mapped_column(
-        ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True, index=True
-    )
-    tenant_id: Mapped[str] = mapped_column(String(64))
-    domain: Mapped[str | None] = mapped_column(String(255), nullable=True)
     url: Mapped[str] = mapped_column(Text)
     cause: Mapped[str] = mapped_column(Text)
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -230,29 +237,23 @@ class DeadEnd(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class LedgerStep(Base):
+class LedgerStep(TaskTrajectory, Base):
     """One StepOutcome of a run, append-only (seed 000 §5.2 steps.jsonl): the trajectory."""
 
     __tablename__ = "ledger_steps"
     __table_args__ = (Index("ix_ledger_steps_task_id_step", "task_id", "step"),)
 
-    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
-    tenant_id: Mapped[str] = mapped_column(String(64))
     step: Mapped[int] = mapped_column(Integer)
     data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class EpisodicNote(Base):
+class EpisodicNote(TaskTrajectory, Base):
     """A free-form Ledger note (subgoal summary, archival marker), append-only."""
 
     __tablename__ = "episodic_notes"
     __table_args__ = (Index("ix_episodic_notes_task_id_created_at", "task_id", "created_at"),)
 
-    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
-    tenant_id: Mapped[str] = mapped_column(String(64))
     step: Mapped[int | None] = mapped_column(Integer, nullable=True)
     kind: Mapped[str] = mapped_column(String(32), default="note")  # note|summary|archive|...
     text: Mapped[str] = mapped_column(Text)
