@@ -180,7 +180,8 @@ SUGGEST_WAIT_MS = 1000  # a suggestion list's debounce (jQuery UI: 300 ms) plus 
 async def _suggestions(s: PageSession, el: ElementHandle, result: ToolResult) -> ToolResult:
     """A field that suggests gets its list a moment after the keys: wait for it, so the
     next snapshot shows the suggestions and the result says they are there."""
-    added = int(await el.evaluate(js("verify_suggest.js"), SUGGEST_WAIT_MS))
+    sent = s._watch().started  # requests the typing sent (the watch is marked per action)
+    added = int(await el.evaluate(js("verify_suggest.js"), {"ms": SUGGEST_WAIT_MS, "sent": sent}))
     if added <= 0:
         return result
     s.invalidate()

@@ -1,11 +1,12 @@
 // Installed with add_init_script before any page script runs (every frame):
 // remembers closed shadow roots and elements that get pointer listeners, so the
-// snapshot walker can see what page JS hides from it (issue: Perception; seed 001 A.1.3).
+// snapshot walker can see what page JS hides from it (issue: Perception; seed 001 A.1.3),
+// and elements that listen to typing themselves (`typed`, js/verify_suggest.js).
 // `checked`/`cands`: possible declarative closed-root hosts, see snapshot.js hostCandidate.
 (() => {
   const KEY = '__webagent';
   if (window[KEY]) return;
-  const g = { closed: new WeakMap(), listeners: new WeakSet(), frameIds: new WeakMap(), snap: null, checked: new WeakSet(), cands: [] };
+  const g = { closed: new WeakMap(), listeners: new WeakSet(), typed: new WeakSet(), frameIds: new WeakMap(), snap: null, checked: new WeakSet(), cands: [] };
   Object.defineProperty(window, KEY, { value: g, configurable: false, enumerable: false, writable: false });
   const attach = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function (init) {
@@ -14,9 +15,12 @@
     return root;
   };
   const POINTER = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'dblclick', 'touchstart']);
+  // a field that reacts to each keystroke itself (evidence for verify_suggest.js)
+  const TYPING = new Set(['input', 'keyup', 'keydown', 'keypress', 'beforeinput']);
   const add = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, listener, options) {
     if (POINTER.has(type) && this instanceof Element) g.listeners.add(this);
+    if (TYPING.has(type) && this instanceof Element) g.typed.add(this);
     return add.call(this, type, listener, options);
   };
 })();

@@ -2,12 +2,16 @@
 // autocomplete=off as widget libraries set it): wait up to `ms` for visible elements to be
 // added to the page (a suggestion list arriving after its debounce), so the next snapshot
 // has it. Resolves with the number of visible elements added, 0 if none came, -1 when the
-// field does not suggest. Called as ElementHandle.evaluate(el, ms).
-(el, ms) => {
-  const suggests = el.getAttribute('role') === 'combobox' || el.hasAttribute('aria-autocomplete')
-    || el.hasAttribute('list') || (el.getAttribute('autocomplete') || '').toLowerCase() === 'off'
-    || el.getAttribute('aria-haspopup') === 'listbox';
-  if (!suggests) return -1;
+// field does not suggest. autocomplete=off alone is only a hint (login and plain forms set
+// it too): it counts when the field listens to typing itself (init.js `typed`) or the typing
+// sent a request (`sent`). Called as ElementHandle.evaluate(el, { ms, sent }).
+(el, { ms, sent }) => {
+  const aria = el.getAttribute('role') === 'combobox' || el.hasAttribute('aria-autocomplete')
+    || el.hasAttribute('list') || el.getAttribute('aria-haspopup') === 'listbox';
+  const g = window.__webagent;
+  const reacts = sent > 0 || !g || !g.typed || g.typed.has(el);
+  const off = (el.getAttribute('autocomplete') || '').toLowerCase() === 'off';
+  if (!aria && !(off && reacts)) return -1;
   const shown = (n) => n.nodeType === 1 && n.getClientRects().length > 0
     && getComputedStyle(n).visibility !== 'hidden';
   // a list shown by a style/class change (not a clock ticking elsewhere)
