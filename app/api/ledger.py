@@ -10,7 +10,7 @@ another tenant's task is a 404.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
@@ -66,43 +66,28 @@ class LedgerOut(BaseModel):
     episodic: list[EpisodicNoteOut]
 
 
+RENAMED = {"recorded_at": "created_at", "value": "text"}  # response field -> row column
+
+Out = TypeVar("Out", bound=BaseModel)
+
+
+def _out(model: type[Out], row: Any) -> Out:
+    """A row as its response model: each field read from the column of the same name."""
+    return model(**{name: getattr(row, RENAMED.get(name, name)) for name in model.model_fields})
+
+
 async def _rows(session: Any, task_id: str, tenant: str) -> dict[str, list[Any]]:
     facts = await repositories.list_facts(session, tenant_id=tenant, task_id=task_id, limit=5000)
     dead_ends = await repositories.list_dead_ends(
         session, tenant_id=tenant, task_id=task_id, limit=5000
     )
+    steps = await repositories.list_ledger_steps(session, task_id=task_id)
+    notes = await repositories.list_episodic_notes(session, task_id=task_id)
     return {
-        "steps": [
-            LedgerStepOut(step=r.step, data=r.data, recorded_at=r.created_at)
-            for r in await repositories.list_ledger_steps(session, task_id=task_id)
-        ],
-        "facts": [
-            LedgerFactOut(
-                key=r.key,
-                value=r.text,
-                category=r.category,
-                confidence=r.confidence,
-                source_step=r.source_step,
-                domain=r.domain,
-                recorded_at=r.created_at,
-            )
-            for r in facts
-        ],
-        "dead_ends": [
-            LedgerDeadEndOut(
-                description=r.description,
-                url=r.url,
-                cause=r.cause,
-                step=r.step,
-                domain=r.domain,
-                recorded_at=r.created_at,
-            )
-            for r in dead_ends
-        ],
-        "episodic": [
-            EpisodicNoteOut(step=r.step, kind=r.kind, text=r.text, recorded_at=r.created_at)
-            for r in await repositories.list_episodic_notes(session, task_id=task_id)
-        ],
+        "steps": [_out(LedgerStepOut, r) for r in steps],
+        "facts": [_out(LedgerFactOut, r) for r in facts],
+        "dead_ends": [_out(LedgerDeadEndOut, r) for r in dead_ends],
+        "episodic": [_out(EpisodicNoteOut, r) for r in notes],
     }
 
 
