@@ -28,6 +28,7 @@ ApiKey = Annotated[
     str | None, typer.Option(help="Bearer API key (default WEBAGENT_CLIENT_API_KEY)")
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="print the API's JSON")]
+TaskId = Annotated[str, typer.Argument(help="task id")]
 
 
 @contextmanager
@@ -84,7 +85,7 @@ def list_tasks(
 
 @tasks.command("show")
 def show_task(
-    task_id: Annotated[str, typer.Argument(help="task id")],
+    task_id: TaskId,
     server: Server = None,
     api_key: ApiKey = None,
     as_json: AsJson = False,
@@ -117,7 +118,7 @@ def show_task(
 
 @tasks.command("cancel")
 def cancel_task(
-    task_id: Annotated[str, typer.Argument(help="task id")],
+    task_id: TaskId,
     server: Server = None,
     api_key: ApiKey = None,
     as_json: AsJson = False,
