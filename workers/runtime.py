@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
 import threading
-import uuid
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -26,6 +23,9 @@ from app.settings import Settings
 from workers.agent.protocols import LLM
 from workers.browser import tokens
 from workers.browser.pool import BrowserPool
+from workers.worker_id import make_worker_id
+
+__all__ = ["LLMFactory", "WorkerRuntime", "current", "default_llm", "install", "make_worker_id"]
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +39,6 @@ def default_llm(settings: Settings) -> LLM:
     from workers.llm_client import OpenAILLM
 
     return OpenAILLM(settings)
-
-
-def make_worker_id(label: str = "") -> str:
-    """host:pid[:label]:random, unique across restarts (the DB records who ran what)."""
-    suffix = f":{label}" if label else ""
-    return f"{socket.gethostname()}:{os.getpid()}{suffix}:{uuid.uuid4().hex[:6]}"
 
 
 class WorkerRuntime:

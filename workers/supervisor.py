@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import multiprocessing
 import signal
@@ -20,7 +21,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 from prometheus_client import start_http_server
@@ -34,8 +35,10 @@ from app.events import RedisEventBus
 from app.logging_config import configure as configure_logging
 from app.reaper import fail_worker_tasks, run_reaper
 from app.settings import Settings
-from workers import runtime
-from workers.runtime import WorkerRuntime, make_worker_id
+from workers.worker_id import make_worker_id
+
+if TYPE_CHECKING:
+    from workers.runtime import WorkerRuntime
 
 log = logging.getLogger(__name__)
 
@@ -53,14 +56,30 @@ def worker_process_main(index: int, settings: Settings, worker_id: str | None = 
     """One worker process: metrics endpoint, warm runtime, rq work loop on QUEUE_NAME."""
     configure_logging(settings)  # JSON lines with task id and step (app/logging_config.py)
     start_http_server(settings.worker_metrics_port + index, addr=settings.host)
-    bus = RedisEventBus(settings.redis_url, settings.event_stream_maxlen)
-    rt = WorkerRuntime(settings, bus, worker_id=worker_id or make_worker_id(f"w{index}"))
-    rt.start()
+    rt = _warm_runtime(settings, worker_id or make_worker_id(f"w{index}"))
     _work(rt, settings)
+
+
+def _warm_runtime(settings: Settings, worker_id: str) -> WorkerRuntime:
+    """A started runtime; the job code (the agent stack) is imported while Chromium launches,
+    not when the first job arrives."""
+    from workers.runtime import WorkerRuntime
+
+    preload = threading.Thread(
+        target=importlib.import_module, args=("workers.jobs",), name="preload-jobs", daemon=True
+    )
+    preload.start()
+    bus = RedisEventBus(settings.redis_url, settings.event_stream_maxlen)
+    rt = WorkerRuntime(settings, bus, worker_id=worker_id)
+    rt.start()
+    preload.join()
+    return rt
 
 
 def _work(rt: WorkerRuntime, settings: Settings) -> None:
     """The rq work loop on a started runtime, until rq's warm shutdown (SIGTERM)."""
+    from workers import runtime
+
     runtime.install(rt)
     connection = redis.Redis.from_url(settings.redis_url)
     try:
@@ -83,9 +102,7 @@ def standby_main(settings: Settings, conn: Connection) -> None:
     """
     configure_logging(settings)
     _name_process(STANDBY_NAME)  # `ps` tells the idle standby from the workers
-    bus = RedisEventBus(settings.redis_url, settings.event_stream_maxlen)
-    rt = WorkerRuntime(settings, bus, worker_id=make_worker_id("standby"))
-    rt.start()
+    rt = _warm_runtime(settings, make_worker_id("standby"))
     try:
         index, worker_id = conn.recv()
     except (EOFError, OSError):  # the supervisor went away or stopped the standby

@@ -1,7 +1,8 @@
 """Service commands: `webagent migrate | serve | worker | run`.
 
-Heavy modules (runtime, browser, supervisor) are imported inside the commands so that
-`webagent --help` and unrelated commands start fast.
+Heavy modules (runtime, browser, supervisor, and alembic, uvicorn, httpx, the API client)
+are imported inside the commands that use them, so `webagent --help` and `webagent worker`
+(whose supervisor process needs none of them before it spawns the workers) start fast.
 """
 
 from __future__ import annotations
@@ -13,22 +14,23 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import typer
-import uvicorn
 
-from app.db.migrate import upgrade
 from app.logging_config import configure as configure_logging
 from app.settings import Settings, get_settings
-from workers.client import ApiError, TaskClient
+
+if TYPE_CHECKING:
+    from workers.client import TaskClient
 
 SERVER_START_TIMEOUT_S = 120.0
 
 
 def migrate() -> None:
     """Create or upgrade the database schema (SQLite file by default)."""
+    from app.db.migrate import upgrade
+
     settings = get_settings()
     upgrade(settings.effective_database_url)
     typer.echo(f"database at head: {_redacted(settings.effective_database_url)}")
@@ -39,6 +41,9 @@ def serve(
     port: Annotated[int | None, typer.Option(help="port (default WEBAGENT_PORT)")] = None,
 ) -> None:
     """Run the HTTP API; without WEBAGENT_REDIS_URL it also runs the workers in-process."""
+    import uvicorn
+
+    from app.db.migrate import upgrade
     from workers.embedded import build_app
 
     settings = get_settings()
@@ -132,6 +137,7 @@ def _submit_and_follow(
     base_url: str, body: dict[str, Any], *, api_key: str | None, quiet: bool
 ) -> dict[str, Any]:
     """POST the task, follow its events (live display unless quiet), return the final task."""
+    from workers.client import ApiError, TaskClient
     from workers.progress import ProgressView
 
     with TaskClient(base_url, api_key=api_key) as client:
@@ -156,6 +162,10 @@ def _submit_and_follow(
 @contextmanager
 def cancel_on_interrupt(client: TaskClient, task_id: str) -> Iterator[None]:
     """Ctrl-C while following a task asks the server to cancel it, then exits 130."""
+    import httpx
+
+    from workers.client import ApiError
+
     try:
         yield
     except KeyboardInterrupt:
@@ -170,6 +180,9 @@ def cancel_on_interrupt(client: TaskClient, task_id: str) -> Iterator[None]:
 @contextmanager
 def local_server(settings: Settings) -> Iterator[str]:
     """An embedded server on an ephemeral 127.0.0.1 port in a thread; yields its base URL."""
+    import uvicorn
+
+    from app.db.migrate import upgrade
     from workers.embedded import build_app
 
     settings = settings.model_copy(update={"redis_url": ""})  # this process runs the task
