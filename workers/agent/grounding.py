@@ -34,6 +34,7 @@ from workers.agent.protocols import (
     Observation,
     ToolResult,
 )
+from workers.agent.proxy import BrowserProxy
 
 NAVIGATIONS = frozenset({"navigate", "fetch"})
 HISTORY = frozenset({"go_back", "go_forward"})  # may land on about:blank: reaches nothing
@@ -110,29 +111,17 @@ def _texts(value: Any) -> list[str]:
     return []
 
 
-class SeeingBrowser:
+class SeeingBrowser(BrowserProxy):
     """Browser protocol over another Browser, noting what the run saw in `seen`."""
 
     def __init__(self, inner: Browser, seen: SeenText) -> None:
-        self.inner, self.seen = inner, seen
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    @property
-    def url(self) -> str:
-        return self.inner.url
+        super().__init__(inner)
+        self.seen = seen
 
     async def observe(self, mode: str = "compact") -> Observation:
         observation = await self.inner.observe(mode)
         self.seen.add(f"{observation.url}\n{observation.title}\n{observation.text}")
         return observation
-
-    async def screenshot(self) -> bytes:
-        return await self.inner.screenshot()
-
-    async def goto(self, url: str) -> ToolResult:
-        return await self.inner.goto(url)
 
     async def execute(self, action: Action) -> ToolResult:
         result = await self.inner.execute(action)

@@ -36,10 +36,10 @@ from workers.agent.protocols import (
     Challenge,
     ChallengeSolver,
     MemoryStore,
-    Observation,
     TargetInspector,
     ToolResult,
 )
+from workers.agent.proxy import BrowserProxy
 from workers.agent.toolerrors import ToolError
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ class Supervision:
     solver: ChallengeSolver | None = field(default=None, compare=False)
 
 
-class SupervisedBrowser:
+class SupervisedBrowser(BrowserProxy):
     """Browser protocol over another Browser; every other attribute is the inner one's."""
 
     def __init__(
@@ -67,24 +67,11 @@ class SupervisedBrowser:
         supervision: Supervision,
         memory: MemoryStore | None = None,
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.gate = gate
         self.supervision = supervision
         self.memory = memory  # a refused challenge becomes a per-domain bot_block dead end
         self.refused: dict[str, ApprovalDecision] = {}  # signature -> the denial / expiry
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    @property
-    def url(self) -> str:
-        return self.inner.url
-
-    async def observe(self, mode: str = "compact") -> Observation:
-        return await self.inner.observe(mode)
-
-    async def screenshot(self) -> bytes:
-        return await self.inner.screenshot()
 
     async def goto(self, url: str) -> ToolResult:
         return await self._past_challenges(await self.inner.goto(url))
