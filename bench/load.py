@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -89,11 +89,19 @@ def worker_env(
     }
 
 
-def spawn_worker(env: dict[str, str], concurrency: int, log: IO[bytes]) -> subprocess.Popen[bytes]:
-    """`webagent worker --concurrency N` in its own session, output to `log`."""
+def spawn_worker(
+    env: dict[str, str],
+    concurrency: int,
+    log: IO[bytes],
+    python: Sequence[str] = (),
+    cwd: Any = None,
+) -> subprocess.Popen[bytes]:
+    """`webagent worker --concurrency N` in its own session, output to `log` (`python`: an
+    interpreter command line to run the script with)."""
     return subprocess.Popen(
-        [WEBAGENT, "worker", "--concurrency", str(concurrency), "--grace", "30"],
+        [*python, WEBAGENT, "worker", "--concurrency", str(concurrency), "--grace", "30"],
         env=env,
+        cwd=cwd,
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,

@@ -11,19 +11,25 @@ One task is queued before the worker is spawned; each run spawns `webagent worke
                                   before its first task ends (workers.supervisor +
                                   workers.jobs); total and self time by top-level package
 
-Run: .venv/bin/python bench/worker_start.py [--runs 3]
+With --baseline DIR (an older tree: `git archive REV app workers | tar -x -C DIR`), runs
+alternate between that tree and this one under the same load: the baseline runs with
+`python -S` and PYTHONPATH=DIR:site-packages, so the editable install does not shadow it.
+
+Run: .venv/bin/python bench/worker_start.py [--runs 3] [--baseline DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import re
 import statistics
 import subprocess
 import sys
+import sysconfig
 import time
 from collections import Counter
 from datetime import UTC, datetime
@@ -48,15 +54,31 @@ PROCESS_IMPORTS = {
 _ROW = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 
 
-def import_profile(modules: list[str], top: int = 8) -> dict[str, Any]:
+@dataclasses.dataclass(frozen=True)
+class Tree:
+    """Which code a run imports: this checkout, or a baseline directory."""
+
+    name: str
+    python: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: Path = ROOT
+
+    @classmethod
+    def baseline(cls, directory: Path) -> Tree:
+        path = f"{directory}{os.pathsep}{sysconfig.get_paths()['purelib']}"
+        return cls("baseline", (sys.executable, "-S"), (("PYTHONPATH", path),), directory)
+
+
+def import_profile(modules: list[str], tree: Tree, top: int = 8) -> dict[str, Any]:
     """Total import time of `modules` in a fresh interpreter, and self time by package."""
     code = "import " + ", ".join(modules)
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code],
+        [*(tree.python or (sys.executable,)), "-X", "importtime", "-c", code],
         capture_output=True,
         text=True,
         check=True,
-        cwd=ROOT,
+        cwd=tree.cwd,
+        env={**os.environ, **dict(tree.env)},
     ).stderr
     total_us = 0
     by_package: Counter[str] = Counter()
@@ -104,12 +126,14 @@ async def _finished(db: str, task_id: str, timeout: float) -> Any:
         await engine.dispose()
 
 
-def cold_start(env: dict[str, str], db: str, redis_url: str, url: str, log: Path) -> dict[str, Any]:
+def cold_start(
+    tree: Tree, env: dict[str, str], db: str, redis_url: str, url: str, log: Path
+) -> dict[str, Any]:
     """One run: queue a task, spawn the worker, time its first task, stop the worker."""
     task_id = asyncio.run(_queue_one(db, redis_url, url))
     with open(log, "ab") as out:
         spawned = time.time()
-        proc = spawn_worker(env, 1, out)
+        proc = spawn_worker({**env, **dict(tree.env)}, 1, out, tree.python, tree.cwd)
         try:
             task = asyncio.run(_finished(db, task_id, 300))
         finally:
@@ -128,36 +152,45 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
     parser.add_argument("--chromium", default=os.environ.get("WEBAGENT_CHROMIUM_PATH", ""))
+    parser.add_argument("--baseline", type=Path, help="an older app/ + workers/ tree")
     args = parser.parse_args()
+    trees = [Tree("current")] + ([Tree.baseline(args.baseline)] if args.baseline else [])
     load_before = round(os.getloadavg()[0], 1)
-    imports = {name: import_profile(mods) for name, mods in PROCESS_IMPORTS.items()}
+    imports = {
+        f"{tree.name} {process}": import_profile(mods, tree)
+        for tree in trees
+        for process, mods in PROCESS_IMPORTS.items()
+    }
     r = redis.Redis.from_url(args.redis)
     r.flushdb()
-
+    runs: dict[str, list[dict[str, Any]]] = {tree.name: [] for tree in trees}
     with deployment(args.latency) as (db, llm_url, site, data):
         chromium = args.chromium or "/usr/bin/chromium"
         env = worker_env(db, args.redis, llm_url, chromium, free_port(), data)
         try:
-            runs = [
-                cold_start(env, db, args.redis, site.url("/"), Path(data) / "worker.log")
-                for _ in range(args.runs)
-            ]
+            for _ in range(args.runs):
+                for tree in trees:
+                    log = Path(data) / "worker.log"
+                    runs[tree.name].append(
+                        cold_start(tree, env, db, args.redis, site.url("/"), log)
+                    )
         finally:
             r.flushdb()
-    print(
-        json.dumps(
-            {
-                "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-                "machine": machine(),
-                "load": [load_before, round(os.getloadavg()[0], 1)],
-                "runs": runs,
-                "first_task_started_s_median": statistics.median(r["started_s"] for r in runs),
-                "first_task_finished_s_median": statistics.median(r["finished_s"] for r in runs),
-                "imports": imports,
-            },
-            indent=2,
-        )
-    )
+    out = {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "load": [load_before, round(os.getloadavg()[0], 1)],
+        "runs": runs,
+        "median_s": {
+            name: {
+                "started": statistics.median(r["started_s"] for r in rs),
+                "finished": statistics.median(r["finished_s"] for r in rs),
+            }
+            for name, rs in runs.items()
+        },
+        "imports": imports,
+    }
+    print(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":
