@@ -124,6 +124,25 @@ class Task(Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
 
+class DomainMemory:
+    """The leading columns of memory that outlives its task (facts, dead ends)."""
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id, sort_order=-1)
+    task_id: Mapped[str | None] = mapped_column(
+        ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True, index=True, sort_order=-1
+    )
+    tenant_id: Mapped[str] = mapped_column(String(64), sort_order=-1)
+    domain: Mapped[str | None] = mapped_column(String(255), nullable=True, sort_order=-1)
+
+
+class TaskOwned:
+    """The leading columns of a row that belongs to one task of one tenant and goes with it."""
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id, sort_order=-1)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), sort_order=-1)
+    tenant_id: Mapped[str] = mapped_column(String(64), sort_order=-1)
+
+
 class TaskEvent(Base):
     """A durable step event; (task_id, seq) is unique and `seq` is the SSE id."""
 
@@ -154,7 +173,7 @@ class TaskAttachment(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class Artifact(Base):
+class Artifact(TaskOwned, Base):
     """Binary evidence of a step (screenshots) and files the page produced (downloads, kind
     "download": `step` numbers them 1, 2, ... in the task, `name` is the file name); one per
     (task, kind, step)."""
@@ -162,9 +181,6 @@ class Artifact(Base):
     __tablename__ = "artifacts"
     __table_args__ = (UniqueConstraint("task_id", "kind", "step"),)
 
-    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
-    tenant_id: Mapped[str] = mapped_column(String(64))
     kind: Mapped[str] = mapped_column(String(32))
     step: Mapped[int] = mapped_column(Integer)
     content_type: Mapped[str] = mapped_column(String(128))
@@ -183,25 +199,6 @@ class Ledger(Base):
     tenant_id: Mapped[str] = mapped_column(String(64))
     data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
-
-
-class DomainMemory:
-    """The leading columns of memory that outlives its task (facts, dead ends)."""
-
-    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id, sort_order=-1)
-    task_id: Mapped[str | None] = mapped_column(
-        ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True, index=True, sort_order=-1
-    )
-    tenant_id: Mapped[str] = mapped_column(String(64), sort_order=-1)
-    domain: Mapped[str | None] = mapped_column(String(255), nullable=True, sort_order=-1)
-
-
-class TaskTrajectory:
-    """The leading columns of a run's append-only Ledger rows (steps, episodic notes)."""
-
-    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id, sort_order=-1)
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), sort_order=-1)
-    tenant_id: Mapped[str] = mapped_column(String(64), sort_order=-1)
 
 
 class Fact(DomainMemory, Base):
@@ -237,7 +234,7 @@ class DeadEnd(DomainMemory, Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class LedgerStep(TaskTrajectory, Base):
+class LedgerStep(TaskOwned, Base):
     """One StepOutcome of a run, append-only (seed 000 §5.2 steps.jsonl): the trajectory."""
 
     __tablename__ = "ledger_steps"
@@ -248,7 +245,7 @@ class LedgerStep(TaskTrajectory, Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class EpisodicNote(TaskTrajectory, Base):
+class EpisodicNote(TaskOwned, Base):
     """A free-form Ledger note (subgoal summary, archival marker), append-only."""
 
     __tablename__ = "episodic_notes"
@@ -293,7 +290,7 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
 
-class Approval(Base):
+class Approval(TaskOwned, Base):
     """A person's decision a paused task waits for (migration 0005, app/db/repo_approvals.py).
 
     `kind`: sensitive_action | challenge | login; `status`: pending -> approved | denied |
@@ -303,9 +300,6 @@ class Approval(Base):
     __tablename__ = "approvals"
     __table_args__ = (Index("ix_approvals_task_id_created_at", "task_id", "created_at"),)
 
-    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
-    tenant_id: Mapped[str] = mapped_column(String(64))
     kind: Mapped[str] = mapped_column(String(32))
     status: Mapped[str] = mapped_column(String(16), default="pending")
     reason: Mapped[str] = mapped_column(Text)
