@@ -139,7 +139,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=10)
     parser.add_argument("--gap", type=float, default=0.5, help="seconds between events")
     parser.add_argument("--open-timeout", type=float, default=900, help="seconds to open all")
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379/12")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")  # load.py has 12
     args = parser.parse_args()
     r = redis.Redis.from_url(args.redis)
     r.flushdb()
