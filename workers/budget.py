@@ -22,7 +22,7 @@ from typing import Any
 from app.contracts import ErrorCode, EventType, TaskSpec
 from app.settings import Role, Settings
 from workers.agent.errors import AgentError, ConfigurationError
-from workers.agent.protocols import LLM, EventSink, LLMReply, forward_chat
+from workers.agent.protocols import LLM, EventSink, LLMReply, response_format_arg
 from workers.metered_llm import llm_call_payload
 
 PER_TOKENS = 1_000_000
@@ -127,7 +127,8 @@ class BudgetedLLM:
         spent = self.budget.exceeded()
         if spent is not None:
             raise spent
-        reply = await forward_chat(self.llm, role, messages, tools, tool_choice, response_format)
+        extra = response_format_arg(response_format)
+        reply = await self.llm.chat(role, messages, tools=tools, tool_choice=tool_choice, **extra)
         self.budget.add(role, reply)
         spent = self.budget.exceeded()
         if spent is not None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.contracts import EventType
-from workers.agent.protocols import LLM, EventSink, LLMReply, forward_chat
+from workers.agent.protocols import LLM, EventSink, LLMReply, response_format_arg
 
 TEXT_CHARS = 2000  # assistant text / reasoning kept in an event
 
@@ -74,7 +74,8 @@ class MeteredLLM:
         tool_choice: str | None = None,
         response_format: Mapping[str, Any] | None = None,
     ) -> LLMReply:
-        reply = await forward_chat(self.llm, role, messages, tools, tool_choice, response_format)
+        extra = response_format_arg(response_format)
+        reply = await self.llm.chat(role, messages, tools=tools, tool_choice=tool_choice, **extra)
         self.usage.add(reply)
         await self.sink.emit(EventType.llm_call, llm_call_payload(role, reply, self.step))
         return reply

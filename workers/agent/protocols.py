@@ -104,18 +104,10 @@ class LLM(Protocol):
         ...
 
 
-async def forward_chat(
-    llm: LLM,
-    role: str,
-    messages: Sequence[Mapping[str, Any]],
-    tools: Sequence[Mapping[str, Any]] | None = None,
-    tool_choice: str | None = None,
-    response_format: Mapping[str, Any] | None = None,
-) -> LLMReply:
-    """A wrapper's call passed on to the LLM it wraps; `response_format` only when set, so a
-    wrapped LLM without that argument still takes every other call."""
-    extra = {"response_format": response_format} if response_format else {}
-    return await llm.chat(role, messages, tools=tools, tool_choice=tool_choice, **extra)
+def response_format_arg(response_format: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What a wrapper passes on of `response_format`: nothing when unset, so a wrapped LLM
+    without that argument still takes every other call."""
+    return {"response_format": response_format} if response_format else {}
 
 
 @runtime_checkable
