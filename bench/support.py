@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import platform
-import random
 import socket
 import statistics
 import threading
@@ -69,7 +68,7 @@ def scratch_postgres() -> Iterator[str]:
 def scratch_redis() -> Iterator[str]:
     import redis
 
-    url = REDIS_URL.rsplit("/", 1)[0] + f"/{random.randint(1, 15)}"
+    url = REDIS_URL  # the one DB WEBAGENT_TEST_REDIS_URL names: never a random one (shared Redis)
     client = redis.Redis.from_url(url)
     client.flushdb()
     try:
