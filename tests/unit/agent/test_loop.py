@@ -162,7 +162,9 @@ async def test_deadline_already_passed_times_out() -> None:
 
 
 async def test_deadline_interrupts_a_hanging_llm_call() -> None:
-    outcome = await run_agent(task(timeout=0.2), FakeBrowser(PAGES), FakeLLM([]), RecordingSink())
+    # 1 s: the start page and the first observation fit in it on a loaded machine (at 0.2 s a
+    # load average of 20 ran the deadline out before step 1); the model call never returns
+    outcome = await run_agent(task(timeout=1.0), FakeBrowser(PAGES), FakeLLM([]), RecordingSink())
     assert (outcome.status, outcome.error, outcome.steps) == ("timed_out", "timeout", 1)
 
 
