@@ -29,6 +29,7 @@ MAX_RUN = 400  # numbers of one page kept for the run-sum check
 MAX_RUNS = 400  # pages (runs) kept
 MAX_CLAIMS = 40
 COUNT_LIMIT = 20  # whole numbers up to this are counts, never flagged
+MIN_RESPELLED = 5  # letters and digits a code needs to be matched with other separators
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "’": "'", "‘": "'"})
 _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
@@ -44,6 +45,7 @@ _NUMBER = re.compile(
     r"(?P<code>\s?(?:USD|EUR|GBP|JPY|CHF)\b)?",
     re.I,
 )
+_JOINERS = re.compile(r"[-_/.]")
 _WORD = re.compile(r"[\w@.+/:-]+")
 _MONTHS = [
     *("january", "february", "march", "april", "may", "june"),
@@ -220,7 +222,8 @@ class SeenText:
         if claim.kind == "quote":
             words = claim.key.split()
             return claim.key in text or (bool(self.tokens) and all(w in self.tokens for w in words))
-        return _contains(text, claim.key) or claim.key in self.tokens
+        keys = _spellings(claim.key) if claim.kind == "code" else (claim.key,)
+        return any(_contains(text, key) or key in self.tokens for key in keys)
 
     def _date_seen(self, iso: str, text: str) -> bool:
         year, month, day = (int(x) for x in iso.split("-"))
@@ -236,6 +239,15 @@ class SeenText:
         if any((value - a) in seen or (a - value) in seen for a in seen):
             return True  # a + b, or a - b
         return any(_run_sums_to(run, value) for run in self.runs)
+
+
+def _spellings(code: str) -> tuple[str, ...]:
+    """A code as pages write it: XPS-13, XPS 13, XPS13 (separators between its parts);
+    a short one (A-1) only as written, "a 1" is in too much prose."""
+    parts = _JOINERS.split(code)
+    if len("".join(parts)) < MIN_RESPELLED:
+        return (code,)
+    return tuple(dict.fromkeys((code, " ".join(parts), "".join(parts))))
 
 
 def _run_sums_to(run: tuple[Decimal, ...], value: Decimal) -> bool:

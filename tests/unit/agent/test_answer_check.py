@@ -56,6 +56,13 @@ def test_values_on_the_page_are_seen_in_any_spelling() -> None:
     assert not verdict.unseen and len(verdict.seen) == 4
 
 
+def test_a_code_is_seen_with_other_separators() -> None:
+    store = seen("Dell XPS 13 and the SKU AB12CD")
+    assert not store.check(claims_of("the XPS-13 (sku ab-12-cd)")).unseen
+    assert store.check(claims_of("the XPS-15")).unseen
+    assert seen("Buy a 1 year plan").check(claims_of("plan A-1")).unseen  # short: as written
+
+
 def test_a_made_up_code_is_unseen_and_a_longer_code_is_not_a_match() -> None:
     verdict = seen().check(claims_of("Your order is Q-9917, and Q-48 too"))
     assert [c.text for c in verdict.unseen] == ["Q-9917", "Q-48"]
