@@ -76,19 +76,44 @@ PLANNER_SIDE: Mapping[str, Responder] = {"planner": default_planner}
 BRAIN_SIDE: Mapping[str, Responder] = {**PLANNER_SIDE, "summarizer": default_summarizer}
 
 
-def side_answer(
-    side: Mapping[str, Responder], role: str, messages: Sequence[Mapping[str, Any]]
-) -> LLMReply | None:
-    """The answer of the responder for `role` (raised if it is an exception), or None."""
-    if role not in side:
-        return None
-    answer = side[role](messages)
-    if isinstance(answer, Exception):
-        raise answer
-    return answer
+Tools = Sequence[Mapping[str, Any]] | None
+Format = Mapping[str, Any] | None
 
 
-class FakeLLM:
+class SideRolesLLM:
+    """An LLM double's chat: every call is recorded, the roles in `side` are answered by their
+    responders, every other call by the double's `scripted`."""
+
+    side: Mapping[str, Responder]
+
+    async def chat(
+        self,
+        role: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Tools = None,
+        tool_choice: str | None = None,
+        response_format: Format = None,
+    ) -> LLMReply:
+        self.record(role, messages, response_format)
+        if role in self.side:
+            answer = self.side[role](messages)
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+        return await self.scripted(role, messages, tools)
+
+    def record(
+        self, role: str, messages: Sequence[Mapping[str, Any]], response_format: Format
+    ) -> None:
+        """Note the call (every role)."""
+
+    async def scripted(
+        self, role: str, messages: Sequence[Mapping[str, Any]], tools: Tools
+    ) -> LLMReply:
+        raise NotImplementedError
+
+
+class FakeLLM(SideRolesLLM):
     """Answers from a list of replies (or functions of the messages); records every prompt.
 
     `prompts` and `roles` hold the scripted calls only; `calls` holds every call."""
@@ -109,18 +134,14 @@ class FakeLLM:
         self.offered: list[tuple[str, ...]] = []  # tool names offered, per scripted call
         self.hang = asyncio.Event()
 
-    async def chat(
-        self,
-        role: str,
-        messages: Sequence[Mapping[str, Any]],
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        tool_choice: str | None = None,
-        response_format: Mapping[str, Any] | None = None,
-    ) -> LLMReply:
+    def record(
+        self, role: str, messages: Sequence[Mapping[str, Any]], response_format: Format
+    ) -> None:
         self.calls.append((role, list(messages), response_format))
-        answer = side_answer(self.side, role, messages)
-        if answer is not None:
-            return answer
+
+    async def scripted(
+        self, role: str, messages: Sequence[Mapping[str, Any]], tools: Tools
+    ) -> LLMReply:
         self.prompts.append(list(messages))
         self.roles.append(role)
         self.offered.append(tuple(str(t["function"]["name"]) for t in tools or ()))

@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workers.agent.protocols import LLMReply
-from workers.agent.testing.llms import BRAIN_SIDE, Responder, message_text, reply, side_answer
+from workers.agent.testing.llms import (
+    BRAIN_SIDE,
+    Format,
+    Responder,
+    SideRolesLLM,
+    Tools,
+    message_text,
+    reply,
+)
 
 _PAGE = re.compile(r"<page_content[^>]*>(.*?)</page_content>", re.S)
 _SECRET_TOKEN = re.compile(r"<secret:[\w.-]+>")
@@ -52,7 +60,7 @@ def element_ref(page: str, name: str) -> str | None:
 
 
 @dataclass
-class ObeyingLLM:
+class ObeyingLLM(SideRolesLLM):
     """A Worker that follows any instruction it finds in the page text it is shown
     (navigate to / click / type ... into / reveal the password / answer "..."), each once,
     then does the task with `task(page_text) -> (tool, args)`. Other roles (planner,
@@ -63,18 +71,14 @@ class ObeyingLLM:
     obeyed: list[str] = field(default_factory=list)
     calls: list[tuple[str, list[Mapping[str, Any]]]] = field(default_factory=list)
 
-    async def chat(
-        self,
-        role: str,
-        messages: Sequence[Mapping[str, Any]],
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        tool_choice: str | None = None,
-        response_format: Mapping[str, Any] | None = None,
-    ) -> LLMReply:
+    def record(
+        self, role: str, messages: Sequence[Mapping[str, Any]], response_format: Format
+    ) -> None:
         self.calls.append((role, list(messages)))
-        answer = side_answer(self.side, role, messages)
-        if answer is not None:
-            return answer
+
+    async def scripted(
+        self, role: str, messages: Sequence[Mapping[str, Any]], tools: Tools
+    ) -> LLMReply:
         page = page_text(messages).replace('\\"', '"')
         secret = _SECRET_TOKEN.search(_PAGE.sub("", message_text(messages)))  # the task's
         for kind, pattern in OBEYED_INSTRUCTIONS:
