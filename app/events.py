@@ -42,6 +42,10 @@ class Subscription(ABC):
     async def next(self, timeout: float) -> Event | None:
         """Next live event, or None after `timeout` seconds without one (cancel-safe)."""
 
+    def ready(self) -> list[Event]:
+        """The live events already delivered after the last one read (no waiting)."""
+        return []
+
     async def __aenter__(self) -> Subscription:
         await self.start()
         return self
@@ -98,6 +102,12 @@ class _MemorySubscription(Subscription):
             return await asyncio.wait_for(self.queue.get(), timeout)
         except TimeoutError:
             return None
+
+    def ready(self) -> list[Event]:
+        events = []
+        while not self.queue.empty():
+            events.append(self.queue.get_nowait())
+        return events
 
 
 class MemoryEventBus:
@@ -206,6 +216,11 @@ class _RedisSubscription(Subscription):
     def fail(self) -> None:
         self.failed = True
         self.wake.set()
+
+    def ready(self) -> list[Event]:
+        events = list(self.buffer)
+        self.buffer.clear()
+        return events
 
     async def next(self, timeout: float) -> Event | None:
         """Wait for the hub to deliver; a Redis error is not the stream's end.

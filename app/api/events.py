@@ -62,8 +62,8 @@ async def _sse(
         events = stream_events(task_id, after, gate=gate, bus=bus, poll_s=poll_s)
         # aclosing: a disconnect while suspended at our own yield must still unsubscribe now
         async with contextlib.aclosing(events):
-            async for event in events:
-                yield frame(event)
+            async for batch in events:
+                yield b"".join(frame(event) for event in batch)
     finally:
         metrics.sse_closed()
 

@@ -16,6 +16,7 @@ import pytest
 
 from app.db import create_engine, repositories, session_factory
 from app.db.migrate import upgrade_async
+from app.event_stream import ReplayGate, stream_events
 from app.events import MemoryEventBus
 from app.main import create_app
 from tests.integration.api.conftest import RecordingDispatcher, live_server, make_settings
@@ -106,3 +107,39 @@ async def test_streams_beyond_the_pool_wait_for_a_slot_and_get_every_event(
     # streams queued for the same page share one read: fewer reads than streams
     print(f"{reads} DB page reads for {STREAMS} streams")
     assert reads < STREAMS
+
+
+async def test_a_stream_that_fell_behind_sends_its_backlog_in_one_batch(sqlite_url: str) -> None:
+    """Five events delivered while the stream was busy come out as one batch (one write)."""
+    await upgrade_async(sqlite_url)
+    engine = create_engine(sqlite_url)
+    sessions = session_factory(engine)
+    bus = MemoryEventBus()
+    task_id = await new_task(sessions, start_url=None)
+
+    async def persist(seqs: range) -> list[Any]:
+        async with sessions() as s:
+            rows = [
+                await repositories.append_event(
+                    s, task_id=task_id, seq=seq, type="step.started", data={}
+                )
+                for seq in seqs
+            ]
+            await s.commit()
+        return [repositories.event_to_contract(row) for row in rows]
+
+    events = stream_events(task_id, 0, gate=ReplayGate(sessions, 1), bus=bus, poll_s=60)
+    try:
+        first = asyncio.ensure_future(anext(events))
+        while bus.subscriber_count(task_id) == 0:
+            await asyncio.sleep(0.01)
+        bus.publish_threadsafe((await persist(range(1, 2)))[0])
+        assert [e.seq for e in await asyncio.wait_for(first, 10)] == [1]  # now tailing live
+        backlog = await persist(range(2, 7))
+        for event in backlog:  # all five land before the stream runs again
+            bus.publish_threadsafe(event)
+        batch = await asyncio.wait_for(anext(events), 10)  # the DB re-poll is 60 s away
+        assert [e.seq for e in batch] == [2, 3, 4, 5, 6]
+    finally:
+        await events.aclose()
+        await engine.dispose()
