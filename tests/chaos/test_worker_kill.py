@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import signal
 import subprocess
 import time
@@ -21,21 +20,13 @@ import psutil
 import pytest
 
 from app.db.migrate import upgrade
-from bench.support import serve
-from tests.e2e.conftest import _settings
+from tests.e2e.conftest import production
 from tests.integration.workers.test_jobs import read_home_policy
-from tests.integration.workers.test_supervisor import (
-    WEBAGENT,
-    free_port,
-    metrics_up,
-    wait_for,
-    worker_pids,
-)
 from tests.support.llm_server import Reply, ScriptedLLMServer, text_reply
 from tests.support.policies import latest_observation
 from tests.support.sites import TestSite
+from tests.support.worker_proc import wait_for
 from workers.client import parse_sse
-from workers.embedded import build_app
 from workers.supervisor import STANDBY_NAME
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.chaos]
@@ -90,85 +81,56 @@ def test_kill_9_mid_step_fails_the_task_and_the_pool_carries_on(
 ) -> None:
     llm_server.set_policy(policy)
     upgrade(postgres_url)
-    port = free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("WEBAGENT_")},
-        "WEBAGENT_DATABASE_URL": postgres_url,
-        "WEBAGENT_REDIS_URL": redis_url,
-        "WEBAGENT_LLM_BASE_URL": llm_server.base_url,
-        "WEBAGENT_LLM_MAX_RETRIES": "0",
-        "WEBAGENT_CHROMIUM_PATH": chromium_path,
-        "WEBAGENT_ALLOW_PRIVATE_NETWORKS": "true",
-        "WEBAGENT_WORKER_METRICS_PORT": str(port),
-        "WEBAGENT_DATA_DIR": str(tmp_path),
-    }
-    settings = _settings(
-        chromium_path, llm_server, tmp_path, database_url=postgres_url, redis_url=redis_url
-    )
-    log = (tmp_path / "worker.log").open("wb")
-    proc = subprocess.Popen(
-        [WEBAGENT, "worker", "--concurrency", "1", "--grace", "5"],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=tmp_path,
-        start_new_session=True,
-    )
-    try:
-        wait_for(lambda: metrics_up(port), 120, "worker metrics")
-        with serve(build_app(settings)) as base_url, httpx.Client(base_url=base_url) as client:
-            held = submit(client, HOLD, test_site.url("/"))
-            seen = len(llm_server.requests)
-            wait_for(
-                lambda: any(HOLD in str(r.get("messages")) for r in llm_server.requests[seen:]),
-                90,
-                "the held model call",
-            )
-            before = client.get(f"/v1/tasks/{held}").json()
-            assert before["status"] == "running"
-            wait_for(lambda: standby_pids(proc), 120, "the warm standby")
-            (standby,) = standby_pids(proc)
-            (pid,) = worker_pids(proc)
-            psutil.Process(pid).kill()  # SIGKILL mid model call
-            killed = time.monotonic()
-            nxt = submit(client, "report the shop on the start page", test_site.url("/"))
+    with (
+        production(chromium_path, llm_server, tmp_path, postgres_url, redis_url) as (url, worker),
+        httpx.Client(base_url=url) as client,
+    ):
+        proc = worker.proc
+        held = submit(client, HOLD, test_site.url("/"))
+        seen = len(llm_server.requests)
+        wait_for(
+            lambda: any(HOLD in str(r.get("messages")) for r in llm_server.requests[seen:]),
+            90,
+            "the held model call",
+        )
+        before = client.get(f"/v1/tasks/{held}").json()
+        assert before["status"] == "running"
+        wait_for(lambda: standby_pids(proc), 120, "the warm standby")
+        (standby,) = standby_pids(proc)
+        (pid,) = worker.pids()
+        psutil.Process(pid).kill()  # SIGKILL mid model call
+        killed = time.monotonic()
+        nxt = submit(client, "report the shop on the start page", test_site.url("/"))
 
-            wait_for(
-                lambda: client.get(f"/v1/tasks/{held}").json()["status"] == "failed", 90, "lost"
-            )
-            lost_after = time.monotonic() - killed
-            body = client.get(f"/v1/tasks/{held}").json()
-            assert body["error"] == "worker_lost", body
-            assert lost_after < 90
+        wait_for(lambda: client.get(f"/v1/tasks/{held}").json()["status"] == "failed", 90, "lost")
+        lost_after = time.monotonic() - killed
+        body = client.get(f"/v1/tasks/{held}").json()
+        assert body["error"] == "worker_lost", body
+        assert lost_after < 90
 
-            events = sse_events(client, held)
-            seqs = [e["seq"] for e in events]
-            assert seqs == list(range(1, len(seqs) + 1))  # no gap, no duplicate
-            assert events[-1]["type"] == "task.finished"
-            assert events[-1]["data"]["error"] == "worker_lost"
-            assert "observation" in [e["type"] for e in events]  # committed before the kill
+        events = sse_events(client, held)
+        seqs = [e["seq"] for e in events]
+        assert seqs == list(range(1, len(seqs) + 1))  # no gap, no duplicate
+        assert events[-1]["type"] == "task.finished"
+        assert events[-1]["data"]["error"] == "worker_lost"
+        assert "observation" in [e["type"] for e in events]  # committed before the kill
 
-            wait_for(lambda: len(worker_pids(proc) - {pid}) == 1, 60, "respawned worker")
-            assert worker_pids(proc) == {standby}  # the standby took the slot
-            wait_for(
-                lambda: client.get(f"/v1/tasks/{nxt}").json()["status"] != "queued",
-                60,
-                "the next task to start",
-            )
-            started_after = time.monotonic() - killed
-            assert started_after < 30, f"next task started {started_after:.1f}s after the kill"
-            wait_for(
-                lambda: client.get(f"/v1/tasks/{nxt}").json()["status"] == "succeeded",
-                90,
-                "the next task to succeed",
-            )
-            held_calls = [r for r in llm_server.requests if HOLD in str(r.get("messages"))]
-            assert len([r for r in held_calls if latest_observation(r)]) == 1  # never re-run
-            print(f"worker_lost after {lost_after:.1f}s, next task started {started_after:.1f}s")
+        wait_for(lambda: len(worker.pids() - {pid}) == 1, 60, "respawned worker")
+        assert worker.pids() == {standby}  # the standby took the slot
+        wait_for(
+            lambda: client.get(f"/v1/tasks/{nxt}").json()["status"] != "queued",
+            60,
+            "the next task to start",
+        )
+        started_after = time.monotonic() - killed
+        assert started_after < 30, f"next task started {started_after:.1f}s after the kill"
+        wait_for(
+            lambda: client.get(f"/v1/tasks/{nxt}").json()["status"] == "succeeded",
+            90,
+            "the next task to succeed",
+        )
+        held_calls = [r for r in llm_server.requests if HOLD in str(r.get("messages"))]
+        assert len([r for r in held_calls if latest_observation(r)]) == 1  # never re-run
+        print(f"worker_lost after {lost_after:.1f}s, next task started {started_after:.1f}s")
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-        log.close()

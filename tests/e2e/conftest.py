@@ -9,11 +9,7 @@ site; the LLM routes each request to a policy by the task's instruction text.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,14 +24,13 @@ from pydantic import SecretStr
 from app.db import create_engine, repositories, session_factory
 from app.db.migrate import upgrade
 from app.settings import Settings
-from bench.support import free_port, serve
+from bench.support import serve
 from tests.support.llm_server import Reply, ScriptedLLMServer, error_reply, tool_reply
 from tests.support.policies import cheapest_product_policy, find_ref, latest_observation
 from tests.support.sites import TestSite
+from tests.support.worker_proc import Worker, worker_env, worker_process
 from workers.embedded import build_app
 
-ROOT = Path(__file__).resolve().parents[2]
-WEBAGENT = str(Path(sys.executable).with_name("webagent"))
 TERMINAL = ("succeeded", "failed", "cancelled", "timed_out")
 TASK_BLOCK = re.compile(r"<task>\s*(?P<text>.*?)\s*</task>", re.DOTALL)
 
@@ -44,6 +39,8 @@ SHOP = "find the cheapest product and give its name and price"
 SLOW_SHOP = "slowly find the cheapest product and give its name and price"
 ENDLESS = "keep reading the next page forever"
 STEP_DELAY_S = 0.4
+# settings of the shared `service` deployments beyond _settings' (approvals are quick to see)
+SHARED: dict[str, Any] = {"approval_poll_s": 0.1}
 
 
 def task_text(request: dict[str, Any]) -> str:
@@ -140,88 +137,69 @@ class Service:
         return asyncio.run(read())
 
 
-def _wait_http(url: str, timeout: float, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"worker exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
-        try:
-            if httpx.get(url, timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"worker metrics at {url} never answered:\n{log.read_text()[-4000:]}")
+@contextmanager
+def embedded(
+    chromium: str, llm: ScriptedLLMServer, data_dir: Path, **kw: Any
+) -> Iterator[tuple[str, Settings]]:
+    """The embedded deployment (SQLite + in-process workers); yields (base URL, settings)."""
+    settings = _settings(chromium, llm, data_dir, **kw)
+    upgrade(settings.effective_database_url)
+    with serve(build_app(settings)) as base_url:
+        yield base_url, settings
 
 
 @contextmanager
-def worker_process(env: dict[str, str], log: Path) -> Iterator[str]:
-    """A real `webagent worker --concurrency 1` until exit; yields its /metrics URL.
+def production(
+    chromium: str,
+    llm: ScriptedLLMServer,
+    data_dir: Path,
+    database_url: str,
+    redis_url: str,
+    **kw: Any,
+) -> Iterator[tuple[str, Worker]]:
+    """The API here plus a real `webagent worker` subprocess, both on `database_url` and
+    `redis_url`; yields (API base URL, the worker). `kw`: more Settings for both."""
+    settings = _settings(
+        chromium, llm, data_dir, database_url=database_url, redis_url=redis_url, **kw
+    )
+    env = worker_env(
+        database_url=database_url,
+        redis_url=redis_url,
+        llm_base_url=llm.base_url,
+        chromium_path=chromium,
+        data_dir=data_dir,
+        browser_pool_size=settings.browser_pool_size,
+        heartbeat_interval_s=settings.heartbeat_interval_s,
+        **kw,
+    )
+    with (
+        worker_process(env, data_dir / "worker.log") as worker,
+        serve(build_app(settings)) as base_url,
+    ):
+        yield base_url, worker
 
-    It lives only as long as the production service that uses it, so it never takes jobs
-    that later tests in the same session enqueue on the shared Redis database.
-    """
-    port = free_port()
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("WEBAGENT_")}
-    full = {**clean, **env, "WEBAGENT_WORKER_METRICS_PORT": str(port)}
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [WEBAGENT, "worker", "--concurrency", "1", "--grace", "5"],
-            env=full,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own group: teardown can stop the spawned children
-        )
-    try:
-        url = f"http://127.0.0.1:{port}/metrics"
-        _wait_http(url, 60.0, proc, log)
-        yield url
-    finally:
-        proc.terminate()  # SIGTERM: the supervisor stops its worker warmly
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(5)
 
-
-@pytest.fixture(scope="module", params=["embedded", "production"])
+@pytest.fixture(scope="package", params=["embedded", "production"])
 def service(
     request: pytest.FixtureRequest,
     chromium_path: str,
     e2e_llm: ScriptedLLMServer,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Service]:
-    """One deployment per test module (production: API here + a worker subprocess)."""
+    """One deployment for every e2e test that runs against it (production: API here + a
+    worker subprocess), set up once per package: tests route by instruction (ROUTES), so
+    they stay independent on the shared one. The worker lives only while tests/e2e runs,
+    so it never takes jobs that later tests enqueue on the shared Redis database."""
     data_dir = tmp_path_factory.mktemp(f"data-{request.param}")
     if request.param == "embedded":
-        settings = _settings(chromium_path, e2e_llm, data_dir)
-        upgrade(settings.effective_database_url)
-        with serve(build_app(settings)) as base_url:
+        with embedded(chromium_path, e2e_llm, data_dir, **SHARED) as (base_url, settings):
             yield Service("embedded", base_url, settings.effective_database_url)
         return
     pg: str = request.getfixturevalue("postgres_url")
     redis_url: str = request.getfixturevalue("redis_url")
     upgrade(pg)
-    settings = _settings(chromium_path, e2e_llm, data_dir, database_url=pg, redis_url=redis_url)
-    env = {
-        "WEBAGENT_DATABASE_URL": pg,
-        "WEBAGENT_REDIS_URL": redis_url,
-        "WEBAGENT_LLM_BASE_URL": e2e_llm.base_url,
-        "WEBAGENT_LLM_API_KEY": "e2e-key",
-        "WEBAGENT_LLM_MAX_RETRIES": "0",
-        "WEBAGENT_CHROMIUM_PATH": chromium_path,
-        "WEBAGENT_ALLOW_PRIVATE_NETWORKS": "true",
-        "WEBAGENT_BROWSER_POOL_SIZE": "1",
-        "WEBAGENT_HEARTBEAT_INTERVAL_S": "1",
-        "WEBAGENT_DATA_DIR": str(data_dir),
-    }
-    with (
-        worker_process(env, data_dir / "worker.log") as metrics_url,
-        serve(build_app(settings)) as base_url,
-    ):
-        yield Service("production", base_url, pg, worker_metrics_url=metrics_url)
+    with production(chromium_path, e2e_llm, data_dir, pg, redis_url, **SHARED) as (url, worker):
+        yield Service("production", url, pg, worker_metrics_url=worker.metrics_url)
 
 
 def submit(client: httpx.Client, instruction: str, start_url: str, **extra: Any) -> str:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, SHOP, WEBAGENT, Service
+from tests.e2e.conftest import SHOP, Service
 from tests.support.llm_server import ScriptedLLMServer
 from tests.support.sites import TestSite, cheapest
+from tests.support.worker_proc import ROOT, WEBAGENT
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
