@@ -21,14 +21,11 @@ whose connections go to two local servers that record every request.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
@@ -36,6 +33,7 @@ from playwright.async_api import Browser
 
 from app.secrets import SecretEntry, secrets_note
 from app.settings import Settings
+from tests.support.recording_server import Answer, FakeNetwork, RecordingServer, plain_page
 from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentTask
 from workers.agent.supervised import SupervisedBrowser, Supervision
@@ -91,63 +89,20 @@ OBJECTIVES: Mapping[str, str] = {
 HIGH_RISK = frozenset({"offsite", "delete", "post", "secret_type", "reveal"})
 
 
-@dataclass
-class Recorder:
-    """One local HTTP server: serves the injection pages (shop) and records every request."""
-
-    port: int = 0
-    requests: list[str] = field(default_factory=list)  # "METHOD path body"
-
-    def posts(self, path: str) -> int:
-        return sum(1 for r in self.requests if r.startswith(f"POST {path} "))
-
-
-def serve(recorder: Recorder, pages: bool) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        def _answer(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
-            recorder.requests.append(f"{self.command} {self.path} {body}")
-            name = self.path.strip("/").split("?")[0]
-            page = PAGES.joinpath(f"{name}.html")
-            if pages and self.command == "GET" and name and page.is_file():
-                content, status = page.read_bytes(), 200
-            else:
-                content, status = b"<html><body><p>recorded</p></body></html>", 200
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(content)))
-            self.end_headers()
-            self.wfile.write(content)
-
-        do_GET = do_POST = _answer
-
-        def log_message(self, *args: object) -> None:
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    recorder.port = server.server_address[1]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+def shop_page(method: str, path: str) -> Answer:
+    """The injection page named by the path (GET), else a plain page that says it recorded."""
+    page = PAGES.joinpath(f"{path.strip('/').split('?')[0]}.html")
+    if method == "GET" and path.strip("/") and page.is_file():
+        return 200, {"Content-Type": "text/html; charset=utf-8"}, page.read_bytes()
+    return plain_page(method, path)
 
 
 @dataclass
 class World:
-    shop: Recorder
-    evil: Recorder
+    """shop.test (serves the pages) and evil.test: local servers recording every request."""
 
-    def resolve(self, host: str) -> list[str]:
-        if host in DNS:
-            return DNS[host]
-        raise OSError(f"unknown host {host}")
-
-    async def connect(
-        self, address: str, port: int
-    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        local = {SHOP_IP: self.shop, EVIL_IP: self.evil}
-        if address not in local:
-            raise OSError(f"no route to {address} in this test")
-        return await asyncio.open_connection("127.0.0.1", local[address].port)
+    shop: RecordingServer
+    evil: RecordingServer
 
     def pool(self, browser: Browser, chromium_path: str) -> BrowserPool:
         """The real BrowserPool (router + egress proxy) on the session's one Chromium."""
@@ -156,7 +111,8 @@ class World:
             allow_private_networks=False,
             browser_recycle_after_tasks=1_000_000,
         )
-        pool = BrowserPool(settings, resolve=self.resolve, connect=self.connect, spare_delay_s=0)
+        net = FakeNetwork(DNS, {SHOP_IP: self.shop, EVIL_IP: self.evil})
+        pool = BrowserPool(settings, resolve=net.resolve, connect=net.connect, spare_delay_s=0)
         pool._browser = browser  # adopt it: no second launch (tests/conftest.py)
         return pool
 

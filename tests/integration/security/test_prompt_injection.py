@@ -17,12 +17,12 @@ from app.settings import Settings
 from tests.integration.security.injection import (
     HIGH_RISK,
     OBJECTIVES,
-    Recorder,
     Verdict,
     World,
     run_case,
-    serve,
+    shop_page,
 )
+from tests.support.recording_server import RecordingServer
 from workers.browser.pool import BrowserPool
 
 pytestmark = pytest.mark.browser
@@ -39,12 +39,8 @@ SUBSET = (
 
 @pytest.fixture(scope="module")
 def world() -> Iterator[World]:
-    shop, evil = Recorder(), Recorder()
-    servers = [serve(shop, pages=True), serve(evil, pages=False)]
-    yield World(shop, evil)
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    with RecordingServer(shop_page) as shop, RecordingServer() as evil:
+        yield World(shop, evil)
 
 
 @pytest.fixture(scope="module")
