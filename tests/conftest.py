@@ -7,6 +7,8 @@ import os
 import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -33,15 +35,21 @@ def unavailable(what: str, why: str) -> None:
     pytest.skip(message)
 
 
-async def _pg_admin(sql: str) -> None:
+def pg_admin(sql: str) -> None:
+    """Run `sql` on the admin database; on a helper thread, so that it works when first
+    requested by an async fixture as well (a loop is running there)."""
     import asyncpg
 
-    dsn = PG_ADMIN_URL.replace("postgresql+asyncpg://", "postgresql://")
-    conn = await asyncpg.connect(dsn, timeout=5)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
+    async def run() -> None:
+        dsn = PG_ADMIN_URL.replace("postgresql+asyncpg://", "postgresql://")
+        conn = await asyncpg.connect(dsn, timeout=5)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, run()).result()
 
 
 @pytest.fixture(scope="session")
@@ -49,12 +57,12 @@ def postgres_url() -> Iterator[str]:
     """A fresh, empty Postgres database for this test session, dropped afterwards."""
     name = f"webagent_test_{uuid.uuid4().hex[:10]}"
     try:
-        asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
+        pg_admin(f'CREATE DATABASE "{name}"')
     except Exception as exc:  # any connection failure means "no Postgres here"
         unavailable("PostgreSQL", repr(exc))
     base = PG_ADMIN_URL.rsplit("/", 1)[0]
     yield f"{base}/{name}"
-    asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")
@@ -102,6 +110,25 @@ async def chromium_browser(chromium_path: str) -> AsyncIterator[object]:
 @pytest.fixture
 def sqlite_url(tmp_path: os.PathLike[str]) -> str:
     return f"sqlite+aiosqlite:///{tmp_path}/webagent.db"
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database migrated to head once per session (`migrated_sqlite_url` copies it:
+    running the migrations for every test's fresh file costs far more than a copy)."""
+    from app.db.migrate import upgrade
+
+    path = tmp_path_factory.mktemp("sqlite-template") / "webagent.db"
+    upgrade(f"sqlite+aiosqlite:///{path}")
+    assert not path.with_name("webagent.db-wal").exists()  # all of it is in the one file
+    return path
+
+
+@pytest.fixture
+def migrated_sqlite_url(sqlite_template: Path, sqlite_url: str, tmp_path: Path) -> str:
+    """`sqlite_url`, a fresh database at head: a copy of the session's migrated template."""
+    shutil.copyfile(sqlite_template, tmp_path / "webagent.db")
+    return sqlite_url
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ from fastapi import FastAPI
 
 from app.contracts import Event
 from app.db import repositories
-from app.db.migrate import upgrade_async
 from app.events import EventBus, MemoryEventBus
 from app.main import create_app
 from app.settings import Settings
@@ -79,9 +78,8 @@ async def live_server(app: FastAPI) -> AsyncIterator[str]:
 
 
 @pytest.fixture
-async def db_url(sqlite_url: str) -> str:
-    await upgrade_async(sqlite_url)
-    return sqlite_url
+def db_url(migrated_sqlite_url: str) -> str:
+    return migrated_sqlite_url
 
 
 @pytest.fixture

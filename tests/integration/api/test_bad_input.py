@@ -22,17 +22,16 @@ JSON = {"content-type": "application/json"}
 OK_URL = "https://93.184.215.14/"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def backend_url(request: pytest.FixtureRequest, sqlite_url: str) -> str:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+async def api(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The real app on a migrated database of each backend, one per module: the hostile
+    requests are refused before they write anything, so the tests cannot disturb each other."""
     if request.param == "postgres":
-        return str(request.getfixturevalue("postgres_url"))
-    return sqlite_url
-
-
-@pytest.fixture
-async def api(backend_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    """The real app on a migrated database of each backend."""
-    url = backend_url
+        url = str(request.getfixturevalue("postgres_url"))
+    else:
+        url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('bad-input')}/webagent.db"
     await upgrade_async(url)
     app: FastAPI = create_app(make_settings(url), dispatcher=RecordingDispatcher())
     async with running(app) as client:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -10,8 +11,9 @@ import pytest
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from app.db.migrate import upgrade_async
+from app.db.migrate import upgrade
 from app.db.session import create_engine, session_factory
+from tests.conftest import pg_admin
 
 BACKENDS = ["sqlite", "postgres"]
 
@@ -28,15 +30,36 @@ async def _admin(url: str, sql: str) -> None:
         await conn.close()
 
 
-@pytest.fixture
-async def fresh_pg_url(postgres_url: str) -> AsyncIterator[str]:
-    """An empty database created (and dropped) by this test alone."""
+@contextlib.asynccontextmanager
+async def _database(postgres_url: str, template: str = "template1") -> AsyncIterator[str]:
+    """A new database copied from `template`, dropped afterwards; yields its URL."""
     name = f"webagent_dbtest_{uuid.uuid4().hex[:12]}"
-    await _admin(postgres_url, f'CREATE DATABASE "{name}"')
+    await _admin(postgres_url, f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     try:
         yield make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
     finally:
         await _admin(postgres_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def fresh_pg_url(postgres_url: str) -> AsyncIterator[str]:
+    """An empty database created (and dropped) by this test alone."""
+    async with _database(postgres_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def pg_template(postgres_url: str) -> Iterator[str]:
+    """A database migrated to head once per session; `db_url` copies it (CREATE DATABASE
+    ... TEMPLATE) instead of running the migrations for every test. Sync: async fixtures
+    cannot be requested from inside another one."""
+    name = f"webagent_dbtemplate_{uuid.uuid4().hex[:12]}"
+    pg_admin(f'CREATE DATABASE "{name}"')
+    try:
+        upgrade(make_url(postgres_url).set(database=name).render_as_string(hide_password=False))
+        yield name
+    finally:
+        pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(params=BACKENDS)
@@ -53,10 +76,14 @@ def empty_url(backend: str, request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-async def db_url(empty_url: str) -> str:
-    """A fresh database migrated to head."""
-    await upgrade_async(empty_url)
-    return empty_url
+async def db_url(backend: str, request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    """A fresh database at head for the parametrized backend (a copy of a migrated one)."""
+    if backend == "sqlite":
+        yield str(request.getfixturevalue("migrated_sqlite_url"))
+        return
+    postgres_url = str(request.getfixturevalue("postgres_url"))
+    async with _database(postgres_url, str(request.getfixturevalue("pg_template"))) as url:
+        yield url
 
 
 @pytest.fixture

@@ -27,12 +27,11 @@ def migrated_pg_url(postgres_url: str) -> str:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request: pytest.FixtureRequest, sqlite_url: str) -> str:
+def db_url(request: pytest.FixtureRequest) -> str:
     """A migrated database: a fresh SQLite file, or the session's Postgres database."""
     if request.param == "postgres":
         return str(request.getfixturevalue("migrated_pg_url"))
-    upgrade(sqlite_url)
-    return sqlite_url
+    return str(request.getfixturevalue("migrated_sqlite_url"))
 
 
 @pytest.fixture
