@@ -14,6 +14,11 @@ settle logic meets a real request) and in the same Chromium, interleaved episode
             screenshot taken meanwhile), a role-locator click, and a wait until the new item
             shows. Overhead = step time minus the latency.
 
+Also printed: Playwright protocol calls per step (every message the client sends to the
+driver, counted per thread: the worker runtime's loop vs the bare loop; whole episodes, opening
+navigation included, divided by their steps). Under CPU contention each such round trip costs
+far more than its idle time, so this count is the load-independent part of the overhead.
+
 Run: .venv/bin/python bench/overhead.py [--episodes 6] [--steps 8] [--latency 0.3] [--humanize]
 """
 
@@ -28,7 +33,9 @@ import re
 import statistics
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -37,6 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from playwright._impl import connection  # noqa: E402
 from playwright.async_api import Browser, async_playwright  # noqa: E402
 
 from app.db import repositories  # noqa: E402
@@ -94,6 +102,19 @@ class _Site(BaseHTTPRequestHandler):
 
 
 COUNT = re.compile(r"Items: (\d+)")
+CALLS: Counter[int] = Counter()  # protocol messages sent, per thread
+
+
+def count_calls() -> None:
+    """Count every message the Playwright client sends, by the thread that sends it."""
+    send = connection.Connection.send_message_to_server
+
+    def counted(self: Any, obj: Any, method: str, params: Any, options: Any) -> Any:
+        if method != "__waitInfo__":
+            CALLS[threading.get_ident()] += 1
+        return send(self, obj, method, params, options)
+
+    connection.Connection.send_message_to_server = counted  # type: ignore[method-assign,assignment]
 
 
 def policy(steps: int, latency: float) -> Any:
@@ -189,9 +210,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.to_thread(rt.start)
         ours: list[float] = []
         bare: list[float] = []
+        count_calls()
+        worker = await asyncio.to_thread(rt.run, _thread_id, 30)
         try:
             async with async_playwright() as pw:
                 browser = await pw.chromium.launch(executable_path=args.chromium)
+                CALLS.clear()  # from here on: the episodes only
                 for _ in range(args.episodes):
                     url = f"{site.origin}/"
                     ours += await asyncio.to_thread(
@@ -202,6 +226,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             await asyncio.to_thread(rt.stop)
     ratio = statistics.median(ours) / statistics.median(bare)
+    steps = args.episodes * args.steps
+    bare_calls = sum(n for t, n in CALLS.items() if t != worker)
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
@@ -211,7 +237,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "webagent_ms": {"n": len(ours), "p50": statistics.median(ours), "p95": pct(ours, 95)},
         "bare_ms": {"n": len(bare), "p50": statistics.median(bare), "p95": pct(bare, 95)},
         "ratio_p50": round(ratio, 2),
+        "calls_per_step": {"webagent": CALLS[worker] / steps, "bare": bare_calls / steps},
     }
+
+
+async def _thread_id() -> int:
+    return threading.get_ident()
 
 
 def main() -> None:
