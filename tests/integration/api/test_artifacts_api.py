@@ -7,22 +7,14 @@ import httpx
 from fastapi import FastAPI
 
 from app.db import repositories
+from tests.support.task_rows import add_task
 
 PDF = b"%PDF-1.4 invoice \x00\xff"
 
 
 async def _task(app: FastAPI, tenant: str) -> str:
     async with app.state.session_factory() as s:
-        task, _ = await repositories.create_task(
-            s,
-            tenant_id=tenant,
-            instruction="get the invoice",
-            start_url=None,
-            max_steps=5,
-            timeout_s=60,
-            allowed_domains=[],
-            metadata={},
-        )
+        task = await add_task(s, tenant_id=tenant, instruction="get the invoice")
         await repositories.save_artifact(
             s,
             task_id=task.id,

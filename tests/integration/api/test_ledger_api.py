@@ -9,6 +9,7 @@ from app.contracts import DEFAULT_TENANT
 from app.db import repositories
 from app.main import create_app
 from tests.integration.api.conftest import RecordingDispatcher, make_settings, running
+from tests.support.task_rows import add_task
 from workers.agent.ledger import Ledger, StepOutcome
 from workers.memory_store import DbMemoryStore
 
@@ -17,17 +18,7 @@ URL = "https://shop.test/cart"
 
 async def _task(app: FastAPI, tenant_id: str = DEFAULT_TENANT) -> str:
     async with app.state.session_factory() as s:
-        task, _ = await repositories.create_task(
-            s,
-            tenant_id=tenant_id,
-            instruction="buy",
-            start_url=URL,
-            max_steps=5,
-            timeout_s=60,
-            allowed_domains=[],
-            metadata={},
-        )
-        await s.commit()
+        task = await add_task(s, tenant_id=tenant_id, instruction="buy", start_url=URL)
     return str(task.id)
 
 

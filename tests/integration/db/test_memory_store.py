@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.contracts import DEFAULT_TENANT
 from app.db import repositories as repo
+from tests.support.task_rows import add_task
 from workers.agent.ledger import Ledger, StepOutcome, step_from_dict
 from workers.agent.protocols import MemoryStore
 from workers.memory_store import DbMemoryStore
@@ -20,17 +21,9 @@ SHOP = "https://Shop.test/list"
 
 async def _store(sessions: Sessions, tenant_id: str = DEFAULT_TENANT) -> DbMemoryStore:
     async with sessions() as s:
-        task, _ = await repo.create_task(
-            s,
-            tenant_id=tenant_id,
-            instruction="buy a kettle",
-            start_url=SHOP,
-            max_steps=20,
-            timeout_s=60.0,
-            allowed_domains=[],
-            metadata={},
+        task = await add_task(
+            s, tenant_id=tenant_id, instruction="buy a kettle", start_url=SHOP, max_steps=20
         )
-        await s.commit()
     return DbMemoryStore(sessions, task_id=task.id, tenant_id=tenant_id)
 
 

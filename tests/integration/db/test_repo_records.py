@@ -13,23 +13,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.contracts import DEFAULT_TENANT, EventType
 from app.db import repositories as repo
 from app.db.models import Base, Fact, Task
+from tests.support.task_rows import add_task
 
 Sessions = async_sessionmaker[AsyncSession]
 
 
 async def _task(s: AsyncSession, tenant_id: str = DEFAULT_TENANT) -> Task:
-    task, _ = await repo.create_task(
-        s,
-        tenant_id=tenant_id,
-        instruction="x",
-        start_url=None,
-        max_steps=5,
-        timeout_s=10.0,
-        allowed_domains=[],
-        metadata={},
-    )
-    await s.commit()
-    return task
+    return await add_task(s, tenant_id=tenant_id, instruction="x", timeout_s=10.0)
 
 
 async def test_events_sequence_and_replay(s: AsyncSession) -> None:

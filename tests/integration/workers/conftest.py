@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db import create_engine, repositories, session_factory
+from app.db import create_engine, session_factory
 from app.db.migrate import upgrade
 from tests.integration.workers.site import LocalSite, serve_site
+from tests.support.task_rows import add_task
 
 
 @pytest.fixture
@@ -51,15 +53,18 @@ async def new_task(
 ) -> str:
     """Insert a queued task and return its id."""
     async with sessions() as s:
-        task, _ = await repositories.create_task(
+        task = await add_task(
             s,
-            tenant_id="default",
             instruction=instruction,
             start_url=start_url,
             max_steps=max_steps,
             timeout_s=timeout_s,
-            allowed_domains=(),
-            metadata={},
         )
-        await s.commit()
         return task.id
+
+
+async def wait_until(predicate: Callable[[], object], timeout: float = 30) -> None:
+    """Poll `predicate` every 50 ms until it is truthy (TimeoutError after `timeout` s)."""
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.05)

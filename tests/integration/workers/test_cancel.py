@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.contracts import TaskStatus
 from app.db import create_engine, repositories, session_factory
 from app.events import MemoryEventBus
-from tests.integration.workers.conftest import new_task
+from tests.integration.workers.conftest import new_task, wait_until
 from tests.integration.workers.test_jobs import embedded, stored_events, wait_terminal  # noqa: F401
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.sites import TestSite
@@ -31,12 +31,6 @@ async def _request_cancel(sessions: Sessions, task_id: str) -> None:
         await s.commit()
 
 
-async def _wait_for(predicate: Any, timeout: float = 30) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.05)
-
-
 async def test_cancel_interrupts_the_model_call(
     embedded: tuple[EmbeddedWorkers, MemoryEventBus],  # noqa: F811
     sessions: Sessions,
@@ -47,7 +41,7 @@ async def test_cancel_interrupts_the_model_call(
     llm_server.set_policy(lambda request: dataclasses.replace(DONE, delay_s=15.0))
     task_id = await new_task(sessions, start_url=test_site.url("/"))
     workers.submit(task_id)
-    await _wait_for(lambda: len(llm_server.requests) >= 1)  # the model call is in flight
+    await wait_until(lambda: len(llm_server.requests) >= 1)  # the model call is in flight
     before = len(await stored_events(sessions, task_id))
     await _request_cancel(sessions, task_id)
     acknowledged = time.monotonic()

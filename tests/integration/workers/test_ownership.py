@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.contracts import TaskStatus
 from app.db import Task, repositories
 from app.events import MemoryEventBus
-from tests.integration.workers.conftest import new_task
+from tests.integration.workers.conftest import new_task, wait_until
 from tests.integration.workers.test_jobs import embedded, stored_events  # noqa: F401
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.sites import TestSite
@@ -31,12 +31,6 @@ def slow_done(request: dict[str, Any]) -> Reply:
     return dataclasses.replace(reply, delay_s=4.0)
 
 
-async def _wait_for(predicate: Any, timeout: float = 30) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.05)
-
-
 async def test_lost_ownership_stops_the_run(
     embedded: tuple[EmbeddedWorkers, MemoryEventBus],  # noqa: F811
     sessions: Sessions,
@@ -46,7 +40,7 @@ async def test_lost_ownership_stops_the_run(
     llm_server.set_policy(slow_done)
     task_id = await new_task(sessions, start_url=test_site.url("/"))
     run = asyncio.create_task(asyncio.to_thread(jobs.run_task, task_id))
-    await _wait_for(lambda: len(llm_server.requests) >= 1)
+    await wait_until(lambda: len(llm_server.requests) >= 1)
     async with sessions() as s:  # another worker took the task over (e.g. after a stall)
         await s.execute(update(Task).where(Task.id == task_id).values(worker_id="w-other"))
         await s.commit()
