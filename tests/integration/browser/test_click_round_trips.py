@@ -29,7 +29,9 @@ Sync</button>
 <button id="load" onclick="fetch('/api').then(r => r.text()).then(t => {
   document.getElementById('out').textContent = t; })">Load</button>
 <p id="out">empty</p></body></html>"""
-MAX_CALLS = 10  # resolve, aim, move, arm, press, release, settle, effect read (+2 spare)
+# resolve, aim, move, arm, press, release, settle, effect read; a response that lands after
+# the first quiet window takes one more settle look
+MAX_CALLS = {"Sync": 8, "Load": 9}
 
 
 @pytest.fixture
@@ -79,7 +81,7 @@ async def test_a_verified_click_costs_few_round_trips(
     per_click = [c for c in calls if c != "Route.fulfill"]  # the test's own server
     assert result.success, result.reason
     assert await plain.page.text_content("#out") != "empty"
-    assert len(per_click) <= MAX_CALLS, per_click
+    assert len(per_click) <= MAX_CALLS[name], per_click
 
 
 async def test_a_cover_that_appeared_after_the_snapshot_is_still_refused(
