@@ -18,6 +18,8 @@ from app.db import repositories
 from app.events import EventBus, SessionFactory, event_from_row
 
 T = TypeVar("T")
+IDLE_POLL_SHARE_S = 1.0  # an idle re-poll may use a read of the same page this recent
+RECENT_READS = 4096  # finished reads kept for idle re-polls (cleared when full)
 Page = tuple[list[Event], bool]  # events after a seq, and whether the task was terminal
 
 
@@ -26,6 +28,7 @@ class _Read:
 
     def __init__(self) -> None:
         self.started = False
+        self.done_at: float | None = None  # loop time the read finished
         self.task: asyncio.Task[Any] | None = None
 
 
@@ -36,24 +39,46 @@ class ReplayGate:
         self.session_factory = session_factory
         self._slots = asyncio.Semaphore(limit)
         self._pending: dict[Hashable, _Read] = {}
+        self._recent: dict[Hashable, _Read] = {}  # the last finished read of each key
         self.reads = 0  # reads that ran (shared ones count once)
 
-    async def page(self, task_id: str, after_seq: int, limit: int) -> Page:
-        """Persisted events after `after_seq`, and whether the task was terminal."""
+    async def page(
+        self, task_id: str, after_seq: int, limit: int, max_age: float | None = None
+    ) -> Page:
+        """Persisted events after `after_seq`, and whether the task was terminal.
+
+        With `max_age` (an idle re-poll, a safety net for lost publishes) any running read
+        of the page, or one finished that many seconds ago, will do: 2,000 idle streams on
+        a task then cost one read per `max_age`, not 400 a second.
+        """
         return await self._shared(
             ("page", task_id, after_seq, limit),
             lambda: _fetch_after(self.session_factory, task_id, after_seq, limit),
+            max_age,
         )
 
     async def visible(self, task_id: str, tenant: str) -> bool:
         """Whether the tenant may see the task (checked when a stream opens)."""
         return await self._shared(("task", task_id, tenant), lambda: _exists(self, task_id, tenant))
 
-    async def _shared(self, key: Hashable, read: Callable[[], Awaitable[T]]) -> T:
+    async def _shared(
+        self, key: Hashable, read: Callable[[], Awaitable[T]], max_age: float | None = None
+    ) -> T:
         """Run `read` in a slot, or join the same read while it still waits for one: it then
-        sees everything committed before this call, as a read of its own would."""
+        sees everything committed before this call, as a read of its own would. With
+        `max_age`, a running read or one finished within `max_age` seconds is shared too."""
+        if max_age is not None:
+            recent = self._recent.get(key)
+            now = asyncio.get_running_loop().time()
+            if (
+                recent is not None
+                and recent.done_at is not None
+                and recent.done_at >= now - max_age
+            ):
+                assert recent.task is not None
+                return await asyncio.shield(recent.task)
         pending = self._pending.get(key)
-        if pending is None or pending.started:
+        if pending is None or (pending.started and max_age is None):
             pending = _Read()
             self._pending[key] = pending
             pending.task = asyncio.ensure_future(self._run(key, pending, read))
@@ -66,7 +91,12 @@ class ReplayGate:
             async with self._slots:
                 pending.started = True
                 self.reads += 1
-                return await read()
+                result = await read()
+            pending.done_at = asyncio.get_running_loop().time()
+            if len(self._recent) >= RECENT_READS:
+                self._recent.clear()
+            self._recent[key] = pending
+            return result
         finally:
             if self._pending.get(key) is pending:
                 del self._pending[key]
@@ -110,11 +140,11 @@ class _Cursor:
 
 
 async def _drain(
-    gate: ReplayGate, task_id: str, cur: _Cursor, page_size: int
+    gate: ReplayGate, task_id: str, cur: _Cursor, page_size: int, max_age: float | None = None
 ) -> AsyncGenerator[Event, None]:
     """Yield every persisted event after cur.last; sets cur.terminal/cur.finished."""
     while True:
-        events, terminal = await gate.page(task_id, cur.last, page_size)
+        events, terminal = await gate.page(task_id, cur.last, page_size, max_age)
         for event in events:
             yield event
             cur.last = event.seq
@@ -169,8 +199,10 @@ async def _live_batch(
     for event in live:
         if cur.finished or (event is not None and event.seq <= cur.last):
             continue
-        if event is None or event.seq > cur.last + 1:
-            batch.extend([old async for old in _drain(gate, task_id, cur, page_size)])
+        if event is None or event.seq > cur.last + 1:  # idle re-poll, or a gap to backfill
+            max_age = IDLE_POLL_SHARE_S if event is None else None
+            drained = _drain(gate, task_id, cur, page_size, max_age)
+            batch.extend([old async for old in drained])
             if event is None or event.seq <= cur.last or cur.finished:
                 continue
         batch.append(event)

@@ -143,3 +143,25 @@ async def test_a_stream_that_fell_behind_sends_its_backlog_in_one_batch(sqlite_u
     finally:
         await events.aclose()
         await engine.dispose()
+
+
+async def test_idle_re_polls_share_a_recent_read_backfills_do_not(sqlite_url: str) -> None:
+    """2,000 idle streams re-polled the DB 400 times a second; now an idle re-poll uses a
+    read of the same page finished within max_age, while a gap backfill reads afresh."""
+    await upgrade_async(sqlite_url)
+    engine = create_engine(sqlite_url)
+    sessions = session_factory(engine)
+    gate = ReplayGate(sessions, 1)
+    try:
+        task_id = await new_task(sessions, start_url=None)
+        assert await gate.page(task_id, 0, 500) == ([], False)
+        for _ in range(20):  # idle re-polls of 20 streams
+            assert await gate.page(task_id, 0, 500, max_age=60) == ([], False)
+        assert gate.reads == 1
+        async with sessions() as s:
+            await repositories.append_event(s, task_id=task_id, seq=1, type="x", data={})
+            await s.commit()
+        events, _ = await gate.page(task_id, 0, 500)  # a backfill sees the new row
+        assert [e.seq for e in events] == [1] and gate.reads == 2
+    finally:
+        await engine.dispose()
