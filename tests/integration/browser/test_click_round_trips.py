@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 from playwright._impl import connection
-from playwright.async_api import Page, Route
+from playwright.async_api import Page
 
 from app.settings import Settings
+from tests.integration.browser.served import served
 from workers.agent.protocols import Action
 from workers.browser.session import PageSession
 
@@ -36,17 +37,9 @@ MAX_CALLS = {"Sync": 8, "Load": 9}
 
 @pytest.fixture
 async def plain(page: Page, settings: Settings) -> AsyncIterator[PageSession]:
-    async def handle(route: Route) -> None:
-        if route.request.url.endswith("/api"):
-            await route.fulfill(body="from the server", content_type="text/plain")
-        else:
-            await route.fulfill(body=PAGE, content_type="text/html")
-
-    await page.route(f"{ORIGIN}/**", handle)
-    s = await PageSession.open(page, settings.model_copy(update={"humanize": False}))
-    assert (await s.goto(f"{ORIGIN}/")).success
-    yield s
-    await s.close()
+    routes = {"/": (PAGE, "text/html"), "/api": ("from the server", "text/plain")}
+    async with served(page, settings, ORIGIN, routes) as s:
+        yield s
 
 
 @pytest.fixture

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import Page, Route
+from playwright.async_api import Page
 
 from app.settings import Settings
+from tests.integration.browser.served import served
 from workers.agent.protocols import Action
 from workers.browser.frames import js
 from workers.browser.session import PageSession
@@ -29,14 +30,8 @@ document.getElementById('keyed').addEventListener('input', () => {});
 
 @pytest.fixture
 async def plain(page: Page, settings: Settings) -> AsyncIterator[PageSession]:
-    async def handle(route: Route) -> None:
-        await route.fulfill(body=PAGE, content_type="text/html")
-
-    await page.route(f"{ORIGIN}/**", handle)
-    s = await PageSession.open(page, settings.model_copy(update={"humanize": False}))
-    assert (await s.goto(f"{ORIGIN}/")).success
-    yield s
-    await s.close()
+    async with served(page, settings, ORIGIN, {"/": (PAGE, "text/html")}) as s:
+        yield s
 
 
 async def _waits(s: PageSession, field: str, sent: int = 0) -> bool:
