@@ -245,7 +245,8 @@ class _RedisSubscription(Subscription):
                 return None
             self.wake.clear()
             try:
-                await asyncio.wait_for(self.wake.wait(), remaining)
+                async with asyncio.timeout(remaining):  # no task per call, unlike wait_for
+                    await self.wake.wait()
             except TimeoutError:
                 return None
         return self.buffer.popleft()

@@ -114,10 +114,13 @@ async def storm(args: argparse.Namespace, base: str, db: str, api_pid: int) -> d
     engine = create_engine(db)
     bus = RedisEventBus(args.redis)
     sink = DbEventSink(session_factory(engine), bus, task_id, "default")
+    api = psutil.Process(api_pid)
+    cpu0, wall0 = sum(api.cpu_times()[:2]), time.monotonic()
     for _ in range(args.events):
         await sink.emit("bench.tick", {"t": time.time()})
         await asyncio.sleep(args.gap)
     await asyncio.wait_for(asyncio.gather(*readers), 300)
+    cpu_s, wall_s = sum(api.cpu_times()[:2]) - cpu0, time.monotonic() - wall0
     await bus.aclose()
     await engine.dispose()
     return {
@@ -129,6 +132,11 @@ async def storm(args: argparse.Namespace, base: str, db: str, api_pid: int) -> d
         "api_rss_mb": [round(rss_before / 2**20, 1), round(rss_after / 2**20, 1)],
         "kb_per_stream": round((rss_after - rss_before) / 1024 / args.streams, 1),
         "all_open_s": round(open_s, 1),
+        # the API's CPU from the first emit to the last read: per event fanned out to every
+        # stream (independent of the machine's load), and the share of a core it got
+        "api_cpu_ms_per_event": round(cpu_s * 1000 / args.events, 1),
+        "api_cpu_us_per_stream_event": round(cpu_s * 1e6 / args.events / args.streams, 1),
+        "api_cpu_share_of_a_core": round(cpu_s / wall_s, 2),
         "latency_ms": {"n": len(lat), "p50": round(pct(lat, 50)), "p99": round(pct(lat, 99))},
     }
 
