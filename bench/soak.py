@@ -41,15 +41,18 @@ def footprint(supervisor: int) -> dict[str, float]:
 
 
 def serving_browsers(supervisor: int) -> set[tuple[int, float]]:
-    """(pid, start time) of each Chromium main process under a worker that is not the standby."""
+    """(pid, start time) of each Chromium main process under a worker that is not the standby
+    (a Chromium whose parent is not Chromium: a child between fork and exec looks like one)."""
     found: set[tuple[int, float]] = set()
     for worker in psutil.Process(supervisor).children():
         try:
             if worker.name() == STANDBY_NAME:
                 continue
             for proc in worker.children(recursive=True):
-                cmdline = proc.cmdline()
-                if "chrom" in proc.name() and not any(a.startswith("--type=") for a in cmdline):
+                parent = proc.parent()
+                if parent is None or "chrom" in parent.name() or "chrom" not in proc.name():
+                    continue
+                if not any(a.startswith("--type=") for a in proc.cmdline()):
                     found.add((proc.pid, proc.create_time()))
         except psutil.Error:
             continue
