@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -11,7 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.db import create_engine, session_factory
 from app.db.migrate import upgrade
 from tests.integration.workers.site import LocalSite, serve_site
+from tests.support.llm_server import ScriptedLLMServer
 from tests.support.task_rows import add_task
+from tests.support.worker_proc import worker_env
 
 
 @pytest.fixture
@@ -26,6 +29,24 @@ def local_site() -> Iterator[LocalSite]:
 def migrated_pg_url(postgres_url: str) -> str:
     upgrade(postgres_url)
     return postgres_url
+
+
+@pytest.fixture
+def supervisor_env(
+    chromium_path: str,
+    migrated_pg_url: str,
+    redis_url: str,
+    llm_server: ScriptedLLMServer,
+    tmp_path: Path,
+) -> dict[str, str]:
+    """The environment of a `webagent worker` on the test databases and model server."""
+    return worker_env(
+        database_url=migrated_pg_url,
+        redis_url=redis_url,
+        llm_base_url=llm_server.base_url,
+        chromium_path=chromium_path,
+        data_dir=tmp_path,
+    )
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -15,32 +15,25 @@ from app.dispatch import RqDispatcher
 from tests.integration.workers.conftest import new_task
 from tests.support.llm_server import ScriptedLLMServer, text_reply
 from tests.support.sites import TestSite
-from tests.support.worker_proc import wait_for, worker_env, worker_process
+from tests.support.worker_proc import wait_for, worker_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.chaos]
 
 
 async def test_sigterm_with_short_grace_interrupts_the_running_task(
-    chromium_path: str,
+    supervisor_env: dict[str, str],
     migrated_pg_url: str,
     redis_url: str,
     llm_server: ScriptedLLMServer,
     test_site: TestSite,
     tmp_path: Path,
 ) -> None:
-    env = worker_env(
-        database_url=migrated_pg_url,
-        redis_url=redis_url,
-        llm_base_url=llm_server.base_url,
-        chromium_path=chromium_path,
-        data_dir=tmp_path,
-    )
     # a model call far longer than the grace: the job cannot finish in time
     llm_server.set_policy(lambda req: dataclasses.replace(text_reply("..."), delay_s=60))
     engine = create_engine(migrated_pg_url)
     sessions = session_factory(engine)
     try:
-        with worker_process(env, tmp_path / "worker.log", grace=2) as worker:
+        with worker_process(supervisor_env, tmp_path / "worker.log", grace=2) as worker:
             task_id = await new_task(sessions, start_url=test_site.url("/"), timeout_s=120)
             dispatcher = RqDispatcher(redis_url)
             await dispatcher.enqueue(task_id, timeout_s=120)

@@ -18,30 +18,23 @@ from tests.integration.workers.conftest import new_task
 from tests.integration.workers.test_jobs import read_home_policy, wait_terminal
 from tests.support.llm_server import ScriptedLLMServer
 from tests.support.sites import TestSite
-from tests.support.worker_proc import metrics_up, wait_for, worker_env, worker_process
+from tests.support.worker_proc import metrics_up, wait_for, worker_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 
 async def test_worker_processes_run_restart_and_stop(
-    chromium_path: str,
+    supervisor_env: dict[str, str],
     migrated_pg_url: str,
     redis_url: str,
     llm_server: ScriptedLLMServer,
     test_site: TestSite,
     tmp_path: Path,
 ) -> None:
-    env = worker_env(
-        database_url=migrated_pg_url,
-        redis_url=redis_url,
-        llm_base_url=llm_server.base_url,
-        chromium_path=chromium_path,
-        data_dir=tmp_path,
-    )
     engine = create_engine(migrated_pg_url)
     sessions = session_factory(engine)
     try:
-        with worker_process(env, tmp_path / "worker.log", grace=20) as worker:
+        with worker_process(supervisor_env, tmp_path / "worker.log", grace=20) as worker:
             llm_server.set_policy(read_home_policy)
             task_id = await new_task(sessions, start_url=test_site.url("/"), max_steps=3)
             dispatcher = RqDispatcher(redis_url)
