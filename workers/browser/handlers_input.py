@@ -155,7 +155,7 @@ async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
         await el.evaluate(js("mask_secret.js"))  # dots in every screenshot from now on
     kind = str(await el.evaluate(_KIND_JS))
     native = field_values.native_form(kind, args.text) if not args.secret else None
-    if native is not None and native != args.text and args.clear:
+    if native is not None and args.clear:  # also its own form: keys would split it
         return await _fill_native(s, el, target.frame, args, native)
     result = await s._verified(
         f"type into {args.ref}",

@@ -19,7 +19,7 @@ from playwright.async_api import ElementHandle, Error, Frame
 
 from workers.agent.protocols import Action, ToolResult
 from workers.agent.toolerrors import ToolError as E
-from workers.browser import actions
+from workers.browser import actions, field_values
 from workers.browser.frames import js
 from workers.browser.workflows import TRUE_WORDS, _click
 
@@ -91,6 +91,8 @@ async def _refill(s: PageSession, field: w.FormField) -> str | None:
     before = await _state(el)
     if before["kind"] != "text" or not isinstance(field.value, str):
         return None
+    if str(await el.evaluate(_INPUT_TYPE_JS)) in field_values.DATE_KINDS:
+        return None  # keystrokes split across its segments; type filled its value form
     held = await actions.read_value(el)
     differs = held is not None and not actions.same_text(field.value, held)
     if not (before["invalid"] or differs):
@@ -104,6 +106,24 @@ async def _refill(s: PageSession, field: w.FormField) -> str | None:
     return f"{after['label']!r} re-filled by keystrokes: now {after['value']!r}" + (
         " (still invalid)" if after["invalid"] else ""
     )
+
+
+async def _mismatch(s: PageSession, field: w.FormField) -> str | None:
+    """A given text field that does not hold its value (up to the browser's own
+    normalisation, field_values.py) after both phases: what it holds instead."""
+    if not isinstance(field.value, str):
+        return None
+    el, _ = await s._element({"ref": field.ref})
+    if (await _state(el))["kind"] != "text":
+        return None
+    held = await actions.read_value(el)
+    kind = str(await el.evaluate(_INPUT_TYPE_JS))
+    if held is None or field_values.same_value(kind, field.value, held):
+        return None
+    return f"{field.ref} holds {held[:80]!r}, not {field.value[:80]!r}"
+
+
+_INPUT_TYPE_JS = "e => e.localName === 'input' ? (e.type || 'text').toLowerCase() : ''"
 
 
 def _problems(form: dict[str, Any]) -> list[str]:
@@ -134,6 +154,21 @@ async def fill_form(s: PageSession, args: w.FillFormArgs) -> ToolResult:
     failed = [f for f in filled if not f.ok]
     problems = _problems(form)
     s.invalidate()
+    if not failed and (wrong := [m for f in args.fields if (m := await _mismatch(s, f))]):
+        return ToolResult(
+            success=False,
+            error=E.value_mismatch,
+            reason=f"{len(wrong)} of {len(filled)} fields do not hold the value given: "
+            + "; ".join(wrong)
+            + f". Form now: {_review(form)}",
+            tried=tuple(tried),
+            alternatives=(
+                "check the field's expected format (its label, placeholder or type) and fill "
+                "it again",
+                "press_key the value key by key into the focused field",
+            ),
+            data=data,
+        )
     if failed:
         bad = failed[0]
         again = bad.result.alternatives if bad.result else ()
