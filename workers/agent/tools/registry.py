@@ -112,7 +112,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.type,
         a.TypeArgs,
-        "Type text into an input or textbox (clears it first); the field's value is read back.",
+        "Type text into an input or textbox (clears it first); the field's value is read back. "
+        "Date/time fields take common forms (05/20/2010, 9:37 PM, 21:37).",
         (*_REF_ERRORS, E.not_editable, E.value_mismatch),
     ),
     ToolSpec(
