@@ -97,7 +97,7 @@ def test_kill_9_mid_step_fails_the_task_and_the_pool_carries_on(
         assert before["status"] == "running"
         wait_for(lambda: standby_pids(proc), 120, "the warm standby")
         (standby,) = standby_pids(proc)
-        (pid,) = worker.pids()
+        pid = worker.sole_pid()
         psutil.Process(pid).kill()  # SIGKILL mid model call
         killed = time.monotonic()
         nxt = submit(client, "report the shop on the start page", test_site.url("/"))

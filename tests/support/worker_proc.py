@@ -83,6 +83,15 @@ class Worker:
         spawned = [k for k in kids if "spawn_main" in " ".join(k.cmdline())]
         return {k.pid for k in spawned if process_name(k) != STANDBY_NAME}
 
+    def sole_pid(self, timeout: float = 60) -> int:
+        """The one worker process, once a just-spawned standby has named itself (until then
+        it looks like a worker: same command line, default name)."""
+        deadline = time.monotonic() + timeout
+        while len(pids := self.pids()) != 1:
+            assert time.monotonic() < deadline, f"worker processes: {pids}"
+            time.sleep(0.1)
+        return pids.pop()
+
     def wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while not metrics_up(self.port):

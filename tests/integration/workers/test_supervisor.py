@@ -54,7 +54,7 @@ async def test_worker_processes_run_restart_and_stop(
             assert 'webagent_browsers{state="idle"} 1.0' in body
 
             # crash the worker process: the supervisor starts a new one
-            (pid,) = worker.pids()
+            pid = await asyncio.to_thread(worker.sole_pid)
             child = psutil.Process(pid)
             child.kill()
             child.wait(10)
