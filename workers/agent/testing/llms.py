@@ -7,6 +7,7 @@ import asyncio
 import itertools
 import json
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -80,7 +81,7 @@ Tools = Sequence[Mapping[str, Any]] | None
 Format = Mapping[str, Any] | None
 
 
-class SideRolesLLM:
+class SideRolesLLM(ABC):
     """An LLM double's chat: every call is recorded, the roles in `side` are answered by their
     responders, every other call by the double's `scripted`."""
 
@@ -105,12 +106,14 @@ class SideRolesLLM:
     def record(
         self, role: str, messages: Sequence[Mapping[str, Any]], response_format: Format
     ) -> None:
-        """Note the call (every role)."""
+        """Note the call (every role); a double that keeps no record leaves this as it is."""
+        return None
 
+    @abstractmethod
     async def scripted(
         self, role: str, messages: Sequence[Mapping[str, Any]], tools: Tools
     ) -> LLMReply:
-        raise NotImplementedError
+        """The double's own answer to a call no side role took."""
 
 
 class FakeLLM(SideRolesLLM):
