@@ -111,6 +111,22 @@ async def test_live_click_still_succeeds_among_ticks(plain: PageSession, probe_p
     assert result.tried == ("cdp",) and result.data["tier"] == "cdp"
 
 
+async def test_a_counter_each_click_updates_later_is_the_clicks_effect_every_time(
+    plain: PageSession, probe_port: int
+) -> None:
+    """A counter that one click's timer updates a moment later changes once per click: those
+    bursts follow input, so it must never be classed as an ambient ticker (that made the third
+    click look dead, and the cascade click again)."""
+    await open_page(plain, probe_port, "counter.html")
+    save = {"ref": ref(plain, named("Save draft"))}
+    for n in range(1, 5):
+        result = await plain.execute(Action("click", save))
+        assert result.success, (n, result.reason)
+        assert result.tried == ("cdp",), (n, result)
+        assert await js(plain, "[window.clicks, window.saves]") == [n, n]
+        await plain.observe()
+
+
 # ---------------------------------------------------------------- dead-click guard
 
 

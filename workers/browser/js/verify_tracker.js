@@ -3,7 +3,10 @@
 // that tells apart mutations caused by input (delivered while an input event's task and its
 // microtasks run: pointer/mouse/key/input/change/submit/focus events) from ambient ones
 // (timers, clocks, tickers). An element whose non-input mutations come in two or more
-// separate bursts is "ambient"; its mutations never count as the effect of an action.
+// separate bursts between two inputs, each at least SHADOW_MS after the last input, is
+// "ambient"; its mutations never count as the effect of an action. A burst in an input's
+// shadow is likely that input's late effect (a timer or fetch callback): a counter each click
+// updates a moment later changes once per click and must stay an effect every time.
 // Our own overlays (data-webagent-*) and attributes (data-agent-id) are ignored. The last
 // pointer position is kept (V.mouse) so a cursor path starts where the pointer really is;
 // the times of the last input event and of the last non-ambient mutation (V.inputAt,
@@ -14,8 +17,10 @@
     'contextmenu', 'keydown', 'keypress', 'keyup', 'beforeinput', 'input', 'change', 'submit',
     'focusin', 'focusout', 'reset', 'select', 'toggle'];
   const BURST_MS = 30;
+  const SHADOW_MS = 1000;
   const MAX_RECORDS = 3000;
-  const V = { causal: 0, bursts: new WeakMap(), session: null };
+  const V = { causal: 0, bursts: new WeakMap(), session: null, epoch: 0, inputAt: -1e9 };
+  V.isAmbient = (el) => !!(V.bursts.get(el) || {}).ambient;
   const elOf = (n) => (n && n.nodeType === 1 ? n : n && n.parentElement);
   const own = (r, el) => (r.type === 'attributes' && (r.attributeName === 'data-agent-id' || r.attributeName === 'data-webagent-overlay'))
     || (el.closest && el.closest('[data-webagent-overlay]'))
@@ -30,8 +35,12 @@
     return 'text';
   }
   function burst(el, now) {
-    const b = V.bursts.get(el) || { n: 0, last: -1e9 };
-    if (now - b.last > BURST_MS) b.n += 1;
+    const b = V.bursts.get(el) || { n: 0, last: -1e9, epoch: -1, ambient: false };
+    if (now - b.last > BURST_MS && now - V.inputAt >= SHADOW_MS) {
+      if (b.epoch !== V.epoch) { b.epoch = V.epoch; b.n = 0; }
+      b.n += 1;
+      if (b.n >= 2) b.ambient = true;
+    }
     b.last = now;
     V.bursts.set(el, b);
     return b;
@@ -42,7 +51,7 @@
     for (const r of records) {
       const el = elOf(r.target);
       if (!el || own(r, el)) continue;
-      const ambientBefore = (V.bursts.get(el) || { n: 0 }).n >= 2;
+      const ambientBefore = V.isAmbient(el);
       if (!ambientBefore) V.changedAt = now;  // settle.js: the quiet window starts here
       if (!causal) burst(el, now);
       const s = V.session;
@@ -57,12 +66,12 @@
   const enter = () => {
     onRecords(obs.takeRecords());  // what happened before this input is not its effect
     V.causal += 1;
+    V.epoch += 1;
     V.inputAt = performance.now();
     setTimeout(() => { onRecords(obs.takeRecords()); V.causal -= 1; }, 0);
   };
   for (const t of EVENTS) window.addEventListener(t, enter, true);
   window.addEventListener('mousemove', (e) => { V.mouse = [e.clientX, e.clientY]; }, true);
   V.flush = () => onRecords(obs.takeRecords());
-  V.isAmbient = (el) => (V.bursts.get(el) || { n: 0 }).n >= 2;
   Object.defineProperty(window, '__webagentVerify', { value: V, configurable: false, enumerable: false, writable: false });
 })();
