@@ -7,7 +7,7 @@ back while the fingerprint matches, so an unchanged page costs no snapshot and n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Generic, TypeVar
 
@@ -41,6 +41,7 @@ class Fingerprint:
     frame_hash: str  # iframe descendants (same-origin content, cross-origin src and size)
     mutations: int  # nodes added/removed in this document since the counter was installed
     interactive: int = 0
+    fresh: bool | None = field(default=None, compare=False)  # no snapshot walked it yet
 
     @property
     def key(self) -> str:
@@ -57,6 +58,7 @@ class Fingerprint:
             frame_hash=str(raw["frames"]),
             mutations=int(raw["mutations"]),
             interactive=int(raw.get("interactive", 0)),
+            fresh=bool(raw["fresh"]) if "fresh" in raw else None,
         )
 
 

@@ -1,44 +1,17 @@
 """Modal focus (seed 001 App. A.4 CheckModal): while a modal dialog is open, the model sees
 the dialog only, plus a one-line note that the page behind it is covered.
 
-`detect(page)` runs js/modal.js (read-only); `focus_text()` cuts a snapshot down to the
-dialog's lines, found through PageMem's dialog section or, failing that, the dialog's box.
+js/modal.js runs inside the main frame's snapshot walk (read-only), so every snapshot carries
+its `Snapshot.modal`; `focus_text()` cuts a snapshot down to the dialog's lines, found through
+PageMem's dialog section or, failing that, the dialog's box.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from playwright.async_api import Error, Page
-
 from workers.browser import pagemem
-from workers.browser.frames import js
-from workers.browser.snapshot import Node, Snapshot
+from workers.browser.snapshot import Modal, Node, Snapshot
 
-
-@dataclass(frozen=True)
-class Modal:
-    label: str
-    role: str
-    how: str  # "dialog:modal", "aria-modal" or "covering"
-    box: tuple[float, float, float, float]  # x, y, w, h in viewport CSS pixels
-
-    @classmethod
-    def from_js(cls, raw: dict[str, Any]) -> Modal:
-        x, y, w, h = (float(v) for v in raw["box"])
-        return cls(
-            str(raw.get("label") or ""), str(raw.get("role") or ""), str(raw["how"]), (x, y, w, h)
-        )
-
-
-async def detect(page: Page) -> Modal | None:
-    """The top-most open modal of the main document, or None (also when the page is busy)."""
-    try:
-        raw = await page.evaluate(js("modal.js"))
-    except Error:
-        return None
-    return Modal.from_js(raw) if raw else None
+__all__ = ["Modal", "dialog_nodes", "focus_text", "note"]
 
 
 def _inside(n: Node, box: tuple[float, float, float, float]) -> bool:

@@ -225,14 +225,19 @@ class PageSession:
             success=True, reason=f"Opened {self.page.url}", page_changed=before != url
         )
 
-    async def snapshot(self) -> Snapshot:
-        """New version, new refs; older refs become stale and cached observations go."""
+    async def snapshot(self, fresh: bool | None = None) -> Snapshot:
+        """New version, new refs; older refs become stale and cached observations go.
+        `fresh`: the fingerprint just read whether this document was walked before."""
         self.version += 1
         self._navigated = False
         self._cache.invalidate()
         self._snap_fp = None
         snap, refs = await capture(
-            self.page, version=self.version, max_tokens=self.max_tokens, hidden=self.hidden_regions
+            self.page,
+            version=self.version,
+            max_tokens=self.max_tokens,
+            hidden=self.hidden_regions,
+            fresh=fresh,
         )
         self.last, self._refs = snap, refs
         self._recent = {v: s for v, s in self._recent.items() if v > snap.version - RECENT_VERSIONS}
@@ -271,18 +276,17 @@ class PageSession:
         settled = (
             await self._vision.settle(self.page.url) if mode == "vision" and self._vision else None
         )
-        if self._snap_fp is None or self._refs is None or self._navigated:
-            # a new snapshot whatever the fingerprint says: both calls go out at once (the
-            # fingerprint is still taken first in the page), one round trip less
-            fp, snap = await asyncio.gather(self._fingerprint(), self.snapshot())
-        else:
-            fp = await self._fingerprint()
-            unchanged = self._unchanged(fp)
-            cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
-            if cached is not None:
-                stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
-                return replace(cached, stats=stats)
-            snap = self.last if unchanged and self.last is not None else await self.snapshot()
+        # the fingerprint also says whether the document is unwalked, so a new snapshot
+        # needs no check of its own before its first look (two round trips, two calls)
+        due = self._snap_fp is None or self._refs is None or self._navigated
+        fp = await self._fingerprint()
+        unchanged = not due and self._unchanged(fp)
+        cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
+        if cached is not None:
+            stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
+            return replace(cached, stats=stats)
+        fresh = fp.fresh if fp is not None else None
+        snap = self.last if unchanged and self.last is not None else await self.snapshot(fresh)
         self._snap_fp = fp
         text, extra = await views.render(
             self.page,

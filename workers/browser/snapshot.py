@@ -55,6 +55,25 @@ class Node:
 
 
 @dataclass(frozen=True)
+class Modal:
+    """The top-most open modal dialog of the main document (js/modal.js, seed 001 A.4)."""
+
+    label: str
+    role: str
+    how: str  # "dialog:modal", "aria-modal" or "covering"
+    box: tuple[float, float, float, float]  # x, y, w, h in viewport CSS pixels
+
+    @classmethod
+    def from_js(cls, raw: Mapping[str, Any] | None) -> Modal | None:
+        if not raw:
+            return None
+        x, y, w, h = (float(v) for v in raw["box"])
+        return cls(
+            str(raw.get("label") or ""), str(raw.get("role") or ""), str(raw["how"]), (x, y, w, h)
+        )
+
+
+@dataclass(frozen=True)
 class Viewport:
     width: float
     height: float
@@ -75,6 +94,7 @@ class Snapshot:
     text: str
     stats: Mapping[str, Any]
     viewport: Viewport = field(default_factory=lambda: Viewport(0, 0, 0, 0, 0, 0))
+    modal: Modal | None = None  # the open modal when the walk ran (main frame only)
 
     def node(self, ref: str) -> Node | None:
         """The node a ref names in this snapshot, or None."""
@@ -95,11 +115,14 @@ async def capture(
     version: int,
     max_tokens: int | None = DEFAULT_MAX_TOKENS,
     hidden: HiddenRegions = NO_REGIONS,
+    fresh: bool | None = None,
 ) -> tuple[Snapshot, RefTable]:
     """Snapshot plus the ref table that resolves its refs back to elements for actions;
-    `hidden` subtrees are left out (and painted black for screenshots), see regions.py."""
+    `hidden` subtrees are left out (and painted black for screenshots), see regions.py.
+    `fresh`: whether the document is unwalked, when the caller's fingerprint just read it
+    (js/fingerprint.js), saving first_look's own check."""
     t0 = time.perf_counter()
-    waited = await first_look(page)
+    waited = await first_look(page, fresh=fresh)
     raw = await frames.collect(page, version, hidden.selectors)
     nodes, targets = _number(raw.nodes, version)
     vp = raw.main["viewport"]
@@ -116,20 +139,30 @@ async def capture(
     stats = _stats(raw, nodes, text, full, time.perf_counter() - t0)
     stats["first_look_ms"] = round(waited * 1000, 1)
     snap = Snapshot(
-        version, str(raw.main["url"]), str(raw.main["title"]), nodes, text, stats, viewport
+        version,
+        str(raw.main["url"]),
+        str(raw.main["title"]),
+        nodes,
+        text,
+        stats,
+        viewport,
+        Modal.from_js(raw.main.get("modal")),
     )
     return snap, RefTable(version, targets)
 
 
-async def first_look(page: Page, cap_s: float = FIRST_LOOK_CAP_S) -> float:
+async def first_look(
+    page: Page, cap_s: float = FIRST_LOOK_CAP_S, *, fresh: bool | None = None
+) -> float:
     """Before the first snapshot of a document (issue 7, real-model finding): wait for its
     load event and a quiet DOM window (js/first_look.js: no element added or removed),
     together at most `cap_s`; later snapshots of the same document do not wait. Returns the
-    seconds waited (0.0 when the document was seen before)."""
-    try:
-        fresh = await page.main_frame.evaluate(_FRESH_JS)
-    except Error:
-        return 0.0  # navigating: the walk itself decides what it can see
+    seconds waited (0.0 when the document was seen before). `fresh` None: ask the page."""
+    if fresh is None:
+        try:
+            fresh = bool(await page.main_frame.evaluate(_FRESH_JS))
+        except Error:
+            return 0.0  # navigating: the walk itself decides what it can see
     if not fresh:
         return 0.0
     started = time.monotonic()

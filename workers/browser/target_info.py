@@ -5,7 +5,8 @@ click_at point or vision box, or (for a key press without a ref) the focused ele
 role, accessible and visible text, link target and owning form. The sensitive-action rules
 (workers/agent/approvals.py, seed 003 §8.4.1) decide on these facts. Anything that cannot
 be resolved (a stale ref, an empty point) is None: the action itself will then fail with
-the usual error and nothing sensitive happens.
+the usual error and nothing sensitive happens. A ref's facts take one call
+(js/target_at_ref.js resolves and reads together); a stale ref falls back to re-resolving.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import ElementHandle, Error
 
 from workers.agent.protocols import Action, ActionTarget
-from workers.browser.frames import js
-from workers.browser.refs import RefError
+from workers.browser.frames import js, js_with
+from workers.browser.refs import RefError, parse_ref
 
 if TYPE_CHECKING:
     from workers.browser.session import PageSession
@@ -56,18 +57,43 @@ async def _handle(s: PageSession, action: Action) -> ElementHandle | None:
     return None
 
 
+async def _at_ref(s: PageSession, ref: object) -> Any:
+    """The facts of a current ref's element in one call; None when it must be re-resolved
+    (stale version, element gone) or the ref is unusable."""
+    table = s.refs
+    try:
+        version, index = parse_ref(ref)
+    except RefError:
+        return None
+    target = table.targets.get(index) if table is not None and table.version == version else None
+    if target is None or s._navigated:
+        return None
+    script = js_with("target_at_ref.js", "resolve.js", "target_info.js")
+    data = await target.frame.evaluate(script, [version, target.local_id])
+    return None if isinstance(data, dict) and data.get("stale") else data
+
+
 async def inspect(s: PageSession, action: Action) -> ActionTarget | None:
     """The target's facts, or None when there is no element to speak of."""
+    data: Any = None
     try:
+        if action.args.get("ref") is not None:
+            data = await _at_ref(s, action.args["ref"])
+            if data is not None:
+                return _target(s, data)
         handle = await _handle(s, action)
         if handle is not None:
-            data: Any = await handle.evaluate(js("target_info.js"))
+            data = await handle.evaluate(js("target_info.js"))
         elif action.name in ("press_key", "type") and action.args.get("ref") is None:
             data = await s.page.evaluate(js("target_info.js"), None)
         else:
             return None
     except Error:
         return None
+    return _target(s, data)
+
+
+def _target(s: PageSession, data: Any) -> ActionTarget | None:
     if not isinstance(data, dict):
         return None
     values = {k: data[k] for k in FIELDS if k in data}

@@ -44,7 +44,7 @@ async def render(
 ) -> tuple[str, dict[str, Any]]:
     """(text, extra stats) for `mode`; `settled` is VisionObserver.settle()'s result and
     `pipeline` + `goal` serve mode "pipeline"."""
-    found = await modal.detect(page)
+    found = snap.modal
     extra: dict[str, Any] = {"modal": found.label if found else None}
     if mode == "full":
         return compact.render(snap.nodes, snap.version, snap.viewport, max_tokens=None), extra

@@ -5,7 +5,9 @@ a CDP command, a subscription change). A plain click on a main-frame button used
 20 (probe twice, bounding boxes, owner frame, top-most check, pointer read, tracker install,
 listeners added and removed per action, two effect reads); the fast lane keeps what each one
 checked: the element is still probed and checked top-most at its centre at click time, so a
-cover that appeared after the snapshot is still refused."""
+cover that appeared after the snapshot is still refused. Observing a changed page costs the
+fingerprint and the walk (which also reads the open modal and whether the document is new);
+the approval facts of a ref cost one call (resolve and read together)."""
 
 from __future__ import annotations
 
@@ -89,3 +91,30 @@ async def test_a_cover_that_appeared_after_the_snapshot_is_still_refused(
     result = await plain.execute(Action("click", {"ref": ref}))
     assert result.error == "element_covered" and "div#veil" in result.reason, result.reason
     assert await plain.page.text_content("#out") == "empty"
+
+
+async def test_observing_a_changed_page_costs_the_fingerprint_and_the_walk(
+    plain: PageSession, calls: list[str]
+) -> None:
+    await plain.observe()
+    await plain.page.evaluate("document.getElementById('out').textContent = 'changed'")
+    calls.clear()
+    obs = await plain.observe()
+    assert "changed" in obs.text and not obs.stats.get("reused")
+    assert calls == ["Frame.evaluateExpression", "Frame.evaluateExpression"], calls
+    calls.clear()
+    again = await plain.observe()  # unchanged: the fingerprint alone
+    assert again.stats.get("reused") and len(calls) == 1, calls
+
+
+async def test_the_approval_facts_of_a_ref_cost_one_call(
+    plain: PageSession, calls: list[str]
+) -> None:
+    action = Action("click", {"ref": await _ref(plain, "Load")})
+    calls.clear()
+    target = await plain.inspect_target(action)
+    assert target is not None and target.role == "button" and target.name == "Load", target
+    assert len(calls) == 1, calls
+    await plain.page.evaluate("document.getElementById('load').remove()")
+    gone = await plain.inspect_target(action)  # the element left: re-resolved, then None
+    assert gone is None

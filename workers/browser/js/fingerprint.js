@@ -97,5 +97,7 @@
     text: cyrb53(text + '\u0003' + scroll + '\u0003' + window.innerWidth + 'x' + window.innerHeight),
     frames: frameSig(document),
     mutations: state.mutations,
+    // snapshot.js has not walked this document yet (snapshot.py first_look waits for it)
+    fresh: !(window.__webagent && window.__webagent.snap),
   };
 }

@@ -8,8 +8,9 @@
 // by layout (5), cut text reports its full length (9), grid cells carry row/column (10).
 // Issue 12: an aria-label that differs from the visible text does not replace it (both shown);
 // private regions (`args.hidden`, selectors) are skipped and painted black (js/blackout.js).
-// `iconName` is js/icon_name.js and `blackout` js/blackout.js, passed in by frames.py.
-(args, iconName, blackout) => {
+// `iconName` is js/icon_name.js, `blackout` js/blackout.js and `detectModal` js/modal.js,
+// passed in by frames.py; the main frame's walk also reports the open modal (seed 001 A.4).
+(args, iconName, blackout, detectModal) => {
   const t0 = performance.now();
   const KEY = '__webagent';
   if (!window[KEY]) {
@@ -952,5 +953,6 @@
     url: location.href, title: document.title, nodes, frames, hostCandidates: cands.length,
     viewport: { width: vw, height: vh, scrollX: sx, scrollY: sy, docWidth: docW, docHeight: docH },
     stats: { visited, dropped, ms: performance.now() - t0 },
+    modal: window === window.top ? detectModal() : null,
   });
 }
