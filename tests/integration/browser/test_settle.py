@@ -124,3 +124,14 @@ async def test_a_handler_that_changes_the_page_later_keeps_the_full_window(page:
     await page.goto(f"{ORIGIN}/")
     out = await _armed_click(page, "#later")
     assert out.quiet and out.window_s == settle.QUIET_S, out  # nothing changed during the input
+
+
+async def test_a_rendered_response_gets_the_short_window(page: Page) -> None:
+    """The action's request has answered and the page changed after the answer: it has been
+    drawn, so the short window ends the wait (the full one is for changes still to come)."""
+    await _serve(page, api_delay_s=0.1)
+    await page.goto(f"{ORIGIN}/")
+    out = await _armed_click(page, "#load")
+    assert await page.text_content("#out") == "from the server"
+    assert out.quiet and out.idle and out.requests == 1, out
+    assert out.window_s == settle.SYNC_QUIET_S, out

@@ -3,7 +3,10 @@
 // synchronously), or after `capMs` at most. Mutations of elements the effect tracker
 // (verify_tracker.js) classifies as ambient (clocks, tickers: two or more bursts without
 // input) and of our own overlays/attributes do not break the quiet window, so a page with a
-// ticking clock settles as fast as a static one.
+// ticking clock settles as fast as a static one. Once a response to a request the action
+// started (fetch / XHR, Resource Timing) has arrived and the page changed after it, the
+// response has been drawn: the short window then suffices too (what is left is its frame).
+// A request still in flight is the caller's to wait for (settle.py NetworkWatch).
 async ({ quietMs, syncQuietMs, capMs }) => {
   const V = window.__webagentVerify;
   const start = performance.now();
@@ -18,6 +21,19 @@ async ({ quietMs, syncQuietMs, capMs }) => {
     // its microtasks and the next frame add (a fetch it started is the network's to wait for)
     if (s.records.some((r) => r.causal && !r.ambientBefore)) quietMs = Math.min(quietMs, syncQuietMs);
   }
+  // the latest end of a response to a fetch/XHR started since the action (-1: none yet)
+  const since = s ? s.t0 : start;
+  const responded = () => {
+    let end = -1;
+    for (const e of performance.getEntriesByType('resource')) {
+      if (e.startTime >= since && (e.initiatorType === 'fetch' || e.initiatorType === 'xmlhttprequest')) end = Math.max(end, e.responseEnd);
+    }
+    return end;
+  };
+  const windowMs = () => {
+    const end = responded();
+    return end >= 0 && last > end ? Math.min(quietMs, syncQuietMs) : quietMs;
+  };
   let counted = 0;
   const ours = (r, el) => (r.type === 'attributes' && /^data-(agent|webagent)/.test(r.attributeName || ''))
     || (el.closest && el.closest('[data-webagent-overlay]'));
@@ -34,14 +50,15 @@ async ({ quietMs, syncQuietMs, capMs }) => {
   return await new Promise((resolve) => {
     const tick = () => {
       const now = performance.now();
-      const quiet = now - last >= quietMs;
+      const win = windowMs();
+      const quiet = now - last >= win;
       if (quiet || now - start >= capMs) {
         obs.disconnect();
-        resolve({ quiet, waitedMs: Math.round(now - start), mutations: counted, windowMs: quietMs });
+        resolve({ quiet, waitedMs: Math.round(now - start), mutations: counted, windowMs: win });
         return;
       }
-      setTimeout(tick, Math.max(4, Math.min(quietMs - (now - last), capMs - (now - start))));
+      setTimeout(tick, Math.max(4, Math.min(win - (now - last), capMs - (now - start))));
     };
-    setTimeout(tick, Math.max(0, quietMs - (start - last)));
+    setTimeout(tick, Math.max(0, windowMs() - (start - last)));
   });
 }
