@@ -128,6 +128,7 @@ class Brain:
         self._checklist_step = 0  # the step whose one checklist update is spent
         self._last_move: tuple[str, str, str] | None = None  # (url, description, signature)
         self._session = history.session_text
+        self._saved: dict[str, Any] | None = None  # the ledger row as last written
 
     @classmethod
     def create(
@@ -288,10 +289,14 @@ class Brain:
         return result.messages
 
     async def persist(self, ledger: Ledger, step: int) -> None:
-        """Write the journal since the last call, then the snapshot."""
+        """Write the journal since the last call, then the snapshot (only when it differs
+        from the row as last written: a step persists before each model call and after it)."""
         for change in ledger.drain():
             await self._store(change, step)
-        await self.memory.save_ledger(ledger.to_dict())
+        row = ledger.to_dict()
+        if row != self._saved:
+            await self.memory.save_ledger(row)
+            self._saved = row
 
     async def _store(self, change: LedgerChange, step: int) -> None:
         entry = change.entry

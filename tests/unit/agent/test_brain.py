@@ -3,6 +3,7 @@ across runs, eviction before each call, the prompt's cache order and time awaren
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -327,3 +328,15 @@ async def test_creating_the_checklist_does_not_spend_the_steps_update() -> None:
     await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink(), memory=store)
     statuses = [(i["id"], i["status"]) for i in store.latest["checklist"]]
     assert statuses == [(1, "in_progress"), (2, "pending")]  # creating alone spends nothing
+
+
+async def test_the_ledger_row_is_written_only_when_it_changed() -> None:
+    """A step persists the Ledger before each model call and after it; an unchanged row is
+    not written again (issue 13, per-step overhead), a changed one always is."""
+    llm = FakeLLM([scroll(), scroll(), done()], BRAIN_SIDE)
+    store = InMemoryMemoryStore()
+    await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink(), memory=store)
+    rows = store.snapshots
+    assert all(a != b for a, b in itertools.pairwise(rows)), rows
+    assert [s["step"] for s in store.latest["recent"]] == [1, 2, 3]
+    assert len(rows) < 2 * len(llm.prompts), (len(rows), len(llm.prompts))
