@@ -157,7 +157,7 @@ async def _run_agent(
         try:
             async with (
                 asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S),
-                cancel_on_request(sink.cancel_requested),
+                cancel_on_request(sink.cancel_requested, checked_at=lambda: sink.cancel_checked_at),
             ):
                 outcome = await run_routed(
                     agent_task,

@@ -2,6 +2,14 @@
 
 The DB is the source of truth (SSE replays from it), so a publish that fails after the
 commit only delays live viewers until their reader backfills from the DB.
+
+Write-behind (issue 13, per-step overhead: seven rows a step cost the loop ~30 ms):
+`emit` queues the event and returns; one writer task per sink commits the queue in order
+(seq order == commit order == publish order), retrying across a short outage; while it
+retries, `emit` waits for it, so a run does not act on with its record in memory only. `flush()`
+returns once everything emitted is committed; `emit_final` flushes before the final row,
+so `task.finished` is always the last event. A write that fails for good is raised by the
+next `emit` or `flush`, so the run still ends on it.
 """
 
 from __future__ import annotations
@@ -10,12 +18,20 @@ import asyncio
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import (
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    SQLAlchemyError,
+)
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from app import metrics
@@ -91,6 +107,13 @@ class UsageMeter:
         return False
 
 
+@dataclass(frozen=True)
+class _Queued:
+    type: str
+    payload: dict[str, Any]
+    usage: dict[str, Any] | None  # the task row's usage as of this event, when it changed
+
+
 class DbEventSink:
     """EventSink for one task: assigns seq, writes + commits the row, then publishes."""
 
@@ -112,27 +135,62 @@ class DbEventSink:
         self._steps = StepTimer()
         self.meter = UsageMeter()
         self._files = 0  # downloads stored so far (their artifact numbers)
+        self._queue: deque[_Queued] = deque()  # emitted, not committed yet (write-behind)
+        self._writer: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None  # a write that failed for good
+        self._stalled = False  # the writer is retrying across an outage
+        self.cancel_checked_at = 0.0  # time.monotonic() of the latest cancel check
 
     @property
     def last_seq(self) -> int:
         return 0 if self._next_seq is None else self._next_seq - 1
 
     async def emit(self, type: str, data: Mapping[str, Any]) -> None:
+        """Queue the event for the writer (durable once `flush()` returns)."""
+        self._raise_failure()
         payload = self.vault.redact(json_safe(data))
-        async with self._lock:
-            self._steps.saw(str(type), payload)  # before the commit: a reader sees it recorded
-            # shielded: a cancel (task timeout) must not abandon a half-done transaction,
-            # which on SQLite would keep the database locked for every other writer
-            usage_changed = self.meter.saw(str(type), payload)
-            write = partial(self._write_once, str(type), payload, usage_changed)
-            pending = asyncio.ensure_future(retry_outage(write, f"{self.task_id} {type}"))
+        self._steps.saw(str(type), payload)  # timed when it happened, not when written
+        usage = self.meter.usage.model_dump() if self.meter.saw(str(type), payload) else None
+        self._queue.append(_Queued(str(type), payload, usage))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._drain())
+        if self._stalled:  # the database is away: the run waits with its events, as it did
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Return once every emitted event is committed (and published); raise a failed write."""
+        while self._writer is not None and not self._writer.done():
+            await asyncio.shield(self._writer)
+        self._raise_failure()
+
+    async def _written(self) -> None:
+        """Wait for the writer; a failed write is logged, not raised: the outcome and
+        task.finished are recorded whatever was lost before them."""
+        try:
+            await self.flush()
+        except (SQLAlchemyError, OSError) as exc:
+            log.error("events of %s before task.finished were lost: %r", self.task_id, exc)
+
+    def _raise_failure(self) -> None:
+        failure, self._failure = self._failure, None
+        if failure is not None:
+            raise failure
+
+    async def _drain(self) -> None:
+        """The writer: commit the queue in order; a write that fails for good drops the rest
+        (their seqs were never taken) and is raised by the next emit or flush."""
+        while self._queue:
+            item = self._queue[0]
+            write = partial(self._write_once, item.type, item.payload, item.usage)
             try:
-                event = await asyncio.shield(pending)
-            except asyncio.CancelledError:
-                # keep the lock until the write settles: the next emit (e.g. the cancelled
-                # run's task.finished) must see the seq this one used
-                await asyncio.wait({pending})
-                raise
+                async with self._lock:
+                    event = await retry_outage(write, f"{self.task_id} {item.type}")
+            except (SQLAlchemyError, OSError) as exc:  # handed to the emitting run
+                self._failure, self._stalled = exc, False
+                self._queue.clear()
+                return
+            self._stalled = False
+            self._queue.popleft()
             await publish_quietly(self._bus, event)
 
     async def emit_final(
@@ -142,11 +200,12 @@ class DbEventSink:
         task's outcome: an SSE reader never finds the task terminal without its final event
         (the stream ends at a terminal status once every persisted event is sent). False,
         and nothing written, when `record` finds the task terminal already (reaped)."""
+        await self._written()
         payload = self.vault.redact(json_safe(data))
         type = EventType.task_finished.value
         async with self._lock:
             self._steps.saw(type, payload)
-            write = partial(self._write_once, type, payload, False, record=record)
+            write = partial(self._write_once, type, payload, None, record=record)
             pending = asyncio.ensure_future(retry_outage(write, f"{self.task_id} {type}"))
             try:
                 event = await asyncio.shield(pending)
@@ -162,12 +221,13 @@ class DbEventSink:
         self,
         type: str,
         payload: dict[str, Any],
-        usage_changed: bool,
+        usage: dict[str, Any] | None,
         retry: int,
         record: Callable[[Any], Awaitable[bool]] | None = None,
     ) -> Any:
+        self._stalled = retry > 0
         try:
-            return await self._write(type, payload, usage_changed, record)
+            return await self._write(type, payload, usage, record)
         except IntegrityError:
             # a retried write whose earlier commit went through (its answer was lost): done
             seq = self._next_seq
@@ -188,7 +248,7 @@ class DbEventSink:
         self,
         type: str,
         payload: dict[str, Any],
-        usage_changed: bool,
+        usage: dict[str, Any] | None,
         record: Callable[[Any], Awaitable[bool]] | None = None,
     ) -> Event | None:
         async with self._sessions() as s:
@@ -201,8 +261,7 @@ class DbEventSink:
             row = await repositories.append_event(
                 s, task_id=self.task_id, seq=seq, type=type, data=payload, ts=utcnow()
             )
-            if usage_changed:  # same transaction: the row never disagrees with its events
-                usage = self.meter.usage.model_dump()
+            if usage is not None:  # same transaction: the row never disagrees with its events
                 await repositories.update_usage(s, task_id=self.task_id, **usage)
             await s.commit()
         self._next_seq = seq + 1
@@ -251,6 +310,7 @@ class DbEventSink:
 
     async def cancel_requested(self) -> bool:
         """False while the database is unreachable: no cancel can be accepted then either."""
+        self.cancel_checked_at = time.monotonic()  # workers/cancellation.py: counts as a poll
         try:
             async with self._sessions() as s:
                 return bool(await repositories.is_cancel_requested(s, task_id=self.task_id))

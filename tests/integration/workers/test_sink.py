@@ -36,6 +36,7 @@ async def test_emit_writes_db_then_bus(sessions: async_sessionmaker[AsyncSession
     await sink.emit("task.started", {"n": 0})
     await sink.emit("step.started", {"step": 1, "refs": ("a", "b")})
     await sink.emit("task.finished", {"status": "succeeded"})
+    await sink.flush()
 
     assert [(e.seq, e.type, seen) for e, seen in bus.published] == [
         (1, "task.started", True),
@@ -58,9 +59,12 @@ async def test_seq_continues_after_existing_events(
 ) -> None:
     task_id = await new_task(sessions)
     bus = CheckingBus(sessions)
-    await DbEventSink(sessions, bus, task_id, "default").emit("a", {})  # type: ignore[arg-type]
+    first = DbEventSink(sessions, bus, task_id, "default")  # type: ignore[arg-type]
+    await first.emit("a", {})
+    await first.flush()
     second = DbEventSink(sessions, bus, task_id, "default")  # type: ignore[arg-type]
     await second.emit("b", {})
+    await second.flush()
     assert [e.seq for e, _ in bus.published] == [1, 2]
     assert second.last_seq == 2
 
@@ -92,7 +96,24 @@ async def test_secret_values_are_redacted_before_the_row_and_the_bus(
     vault = SecretVault({"pw": SecretEntry(value="hunter2-pass")})
     sink = DbEventSink(sessions, bus, task_id, "default", vault)  # type: ignore[arg-type]
     await sink.emit("step.finished", {"error": "field holds hunter2-pass", "n": ["hunter2-pass"]})
+    await sink.flush()
     async with sessions() as s:
         rows = await repositories.list_events(s, task_id=task_id)
     assert rows[0].data == {"error": "field holds [secret]", "n": ["[secret]"]}
     assert "hunter2-pass" not in str(bus.published[0][0].data)
+
+
+async def test_emit_returns_before_the_write_and_flush_after_it(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    """Write-behind: the loop does not wait for the row; flush() does, in seq order."""
+    task_id = await new_task(sessions)
+    bus = CheckingBus(sessions)
+    sink = DbEventSink(sessions, bus, task_id, "default")  # type: ignore[arg-type]
+    for step in range(1, 6):
+        await sink.emit("step.started", {"step": step})
+    assert len(bus.published) < 5  # at most what the writer got to meanwhile
+    await sink.flush()
+    assert [(e.seq, e.data["step"], seen) for e, seen in bus.published] == [
+        (n, n, True) for n in range(1, 6)
+    ]

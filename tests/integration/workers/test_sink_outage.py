@@ -72,6 +72,7 @@ async def test_emit_waits_out_a_refused_database(
     outage.refuse = 4
     await sink.emit("step.started", {"step": 1})
     await sink.save_screenshot(1, b"\xff\xd8jpeg")
+    await sink.flush()
     assert [(r.seq, r.type) for r in await _rows(sessions, task_id)] == [
         (1, "task.started"),
         (2, "step.started"),
@@ -88,6 +89,7 @@ async def test_a_commit_whose_answer_was_lost_is_not_written_twice(
     outage.lose_commit = 1
     await sink.emit("task.started", {})
     await sink.emit("step.started", {"step": 1})
+    await sink.flush()
     assert [(r.seq, r.type) for r in await _rows(sessions, task_id)] == [
         (1, "task.started"),
         (2, "step.started"),
@@ -102,12 +104,18 @@ async def test_a_long_outage_still_fails_the_write(
     outage = Outage(sessions)
     sink = DbEventSink(outage, MemoryEventBus(), task_id, "default")
     outage.refuse = 10_000
+    await sink.emit("task.started", {})  # queued: the writer meets the outage
     with pytest.raises(ConnectionRefusedError):
-        await sink.emit("task.started", {})
+        await sink.flush()
+    outage.refuse = 0
+    await sink.emit("step.started", {"step": 1})  # the failure was handed over once
+    await sink.flush()
+    assert [(r.seq, r.type) for r in await _rows(sessions, task_id)] == [(1, "step.started")]
 
 
 async def test_a_cancelled_emit_keeps_its_seq(sessions: async_sessionmaker[AsyncSession]) -> None:
-    """A run cancelled mid-write (cancel, hard timeout) then emits task.finished: no seq twice."""
+    """A run cancelled mid-write (cancel, hard timeout) then emits task.finished: no seq twice
+    (the writer is not the run's task: a cancelled run does not cut its write short)."""
     task_id = await new_task(sessions)
     committing = asyncio.Event()
 
@@ -131,6 +139,7 @@ async def test_a_cancelled_emit_keeps_its_seq(sessions: async_sessionmaker[Async
     await sink.emit("task.finished", {"status": "cancelled"})
     with contextlib.suppress(asyncio.CancelledError):
         await first
+    await sink.flush()
     assert [(r.seq, r.type) for r in await _rows(sessions, task_id)] == [
         (1, "step.started"),
         (2, "task.finished"),
@@ -157,3 +166,24 @@ async def test_the_outcome_is_recorded_after_a_short_outage(
     assert task is not None and (task.status, task.error) == (TaskStatus.failed, "llm_error")
     rows = await _rows(sessions, task_id)
     assert [(r.seq, r.type, r.data["error"]) for r in rows] == [(1, "task.finished", "llm_error")]
+
+
+async def test_emit_waits_while_the_writer_rides_out_an_outage(
+    sessions: async_sessionmaker[AsyncSession], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Write-behind does not let a run act on through an outage with its record in memory:
+    once the writer is retrying, the next emit returns only when the database took both."""
+    monkeypatch.setattr(sink_module, "RETRY_FIRST_DELAY_S", 0.05)
+    task_id = await new_task(sessions)
+    outage = Outage(sessions)
+    sink = DbEventSink(outage, MemoryEventBus(), task_id, "default")
+    outage.refuse = 3
+    await sink.emit("task.started", {})  # returns at once: the writer meets the outage
+    async with asyncio.timeout(10):
+        while outage.refuse > 1:  # a positive signal: the writer has been refused twice
+            await asyncio.sleep(0.01)
+    await sink.emit("step.started", {"step": 1})
+    assert [(r.seq, r.type) for r in await _rows(sessions, task_id)] == [
+        (1, "task.started"),
+        (2, "step.started"),
+    ]
