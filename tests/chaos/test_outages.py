@@ -26,14 +26,12 @@ import httpx
 import pytest
 
 from app.db.migrate import upgrade
-from bench.support import serve
-from tests.e2e.conftest import TERMINAL, _settings, wait_for, worker_process
+from tests.e2e.conftest import TERMINAL, production, wait_for
 from tests.support.faultproxy import FaultProxy
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.policies import find_ref, latest_observation
 from tests.support.sites import TestSite
 from workers.client import TaskClient
-from workers.embedded import build_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.chaos]
 
@@ -68,35 +66,28 @@ def via(url: str, proxy: FaultProxy) -> str:
 
 
 @contextmanager
-def stack(
+def paging(
     chromium_path: str,
     postgres_url: str,
     redis_url: str,
     llm: ScriptedLLMServer,
+    site: TestSite,
     data: Path,
-    pg: FaultProxy,
-    redis: FaultProxy,
-) -> Iterator[str]:
-    """API here + a worker subprocess, both through the proxies; yields the API's base URL."""
-    pg_url, redis_of = via(postgres_url, pg), via(redis_url, redis)
-    env = {
-        "WEBAGENT_DATABASE_URL": pg_url,
-        "WEBAGENT_REDIS_URL": redis_of,
-        "WEBAGENT_LLM_BASE_URL": llm.base_url,
-        "WEBAGENT_LLM_API_KEY": "chaos-key",
-        "WEBAGENT_LLM_MODEL": MODEL,
-        "WEBAGENT_LLM_MAX_RETRIES": "0",
-        "WEBAGENT_CHROMIUM_PATH": chromium_path,
-        "WEBAGENT_ALLOW_PRIVATE_NETWORKS": "true",
-        "WEBAGENT_BROWSER_POOL_SIZE": "1",
-        "WEBAGENT_HEARTBEAT_INTERVAL_S": "1",
-        "WEBAGENT_DATA_DIR": str(data),
-    }
-    settings = _settings(
-        chromium_path, llm, data, database_url=pg_url, redis_url=redis_of, llm_model=MODEL
-    )
-    with worker_process(env, data / "worker.log"), serve(build_app(settings)) as base_url:
-        yield base_url
+    proxies: tuple[FaultProxy, FaultProxy],
+) -> Iterator[tuple[str, httpx.Client, str, Pager]]:
+    """The production deployment (API here + a worker subprocess) on the real services
+    through the proxies, with a paging task under way: yields (API base URL, a client of
+    it, the task id, its pager)."""
+    pg, redis = proxies
+    pager = Pager()
+    llm.set_policy(pager)
+    upgrade(postgres_url)
+    urls = via(postgres_url, pg), via(redis_url, redis)
+    with (
+        production(chromium_path, llm, data, *urls, llm_model=MODEL) as (base, _),
+        httpx.Client(base_url=base, timeout=30) as client,
+    ):
+        yield base, client, start_paging(client, site), pager
 
 
 @pytest.fixture
@@ -153,14 +144,8 @@ def test_postgres_down_20s_mid_run(
     proxies: tuple[FaultProxy, FaultProxy],
 ) -> None:
     pg, rd = proxies
-    pager = Pager()
-    llm_server.set_policy(pager)
-    upgrade(postgres_url)
-    with (
-        stack(chromium_path, postgres_url, redis_url, llm_server, tmp_path, pg, rd) as base,
-        httpx.Client(base_url=base, timeout=30) as client,
-    ):
-        task_id = start_paging(client, test_site)
+    run = paging(chromium_path, postgres_url, redis_url, llm_server, test_site, tmp_path, proxies)
+    with run as (base, client, task_id, pager):
         before = len(steps(client, task_id))
         pg.cut()
         down_at = time.monotonic()
@@ -187,15 +172,9 @@ def test_redis_down_30s_mid_run(
     tmp_path: Path,
     proxies: tuple[FaultProxy, FaultProxy],
 ) -> None:
-    pg, rd = proxies
-    pager = Pager()
-    llm_server.set_policy(pager)
-    upgrade(postgres_url)
-    with (
-        stack(chromium_path, postgres_url, redis_url, llm_server, tmp_path, pg, rd) as base,
-        httpx.Client(base_url=base, timeout=30) as client,
-    ):
-        task_id = start_paging(client, test_site)
+    _, rd = proxies
+    run = paging(chromium_path, postgres_url, redis_url, llm_server, test_site, tmp_path, proxies)
+    with run as (base, client, task_id, pager):
         seen: list[int] = []
         reader = threading.Thread(
             target=lambda: seen.extend(e.seq for e in TaskClient(base).events(task_id)),
