@@ -1,11 +1,15 @@
-"""Live SSE across a quiet period longer than the Redis socket timeout (5 s), both buses.
+"""Live SSE across a quiet period longer than the Redis socket timeout, both buses.
 
 Before the fix, XREAD BLOCK 5000 on a client with a 5 s socket timeout raised TimeoutError
 after 5 quiet seconds and ended every live stream; the memory bus never had that fault.
+redis-py sets no socket timeout unless asked, so these clients ask for SOCKET_TIMEOUT_S in
+the URL (a slice as long as the old BLOCK 5000 fails against it), and a failed bus read is
+a logged warning the tests look for (the bus answers None after one, like a quiet period).
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import AsyncIterator
 
@@ -23,8 +27,17 @@ from tests.integration.api.conftest import (
     make_settings,
 )
 
-QUIET_S = 6.5  # longer than redis-py's default socket timeout (5 s)
+SOCKET_TIMEOUT_S = 2.0  # the Redis clients' socket timeout (?socket_timeout= in the URL)
+QUIET_S = 3.0  # longer than the socket timeout
 PING_S = 0.5
+
+
+def _with_socket_timeout(redis_url: str) -> str:
+    return f"{redis_url}{'&' if '?' in redis_url else '?'}socket_timeout={SOCKET_TIMEOUT_S}"
+
+
+def _bus_read_failures(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "app.events" and r.levelno >= 30]
 
 
 async def _lines(response: httpx.Response) -> AsyncIterator[str]:
@@ -32,23 +45,31 @@ async def _lines(response: httpx.Response) -> AsyncIterator[str]:
         yield line
 
 
-async def test_redis_subscription_outlives_the_socket_timeout(redis_url: str) -> None:
-    bus = RedisEventBus(redis_url)
+async def test_redis_subscription_outlives_the_socket_timeout(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="app.events")
+    bus = RedisEventBus(_with_socket_timeout(redis_url))
     try:
         async with bus.subscribe(uuid.uuid4().hex) as sub:
             assert await sub.next(timeout=QUIET_S) is None  # raised TimeoutError at 5 s before
     finally:
         await bus.aclose()
+    assert _bus_read_failures(caplog) == []
 
 
 @pytest.mark.parametrize("deployment", ["embedded", "scaled"])
 async def test_live_stream_survives_a_quiet_period_with_keepalives(
-    deployment: str, sqlite_url: str, request: pytest.FixtureRequest
+    deployment: str,
+    sqlite_url: str,
+    request: pytest.FixtureRequest,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.WARNING, logger="app.events")
     await upgrade_async(sqlite_url)
     bus: EventBus
     if deployment == "scaled":
-        redis_url = request.getfixturevalue("redis_url")
+        redis_url = _with_socket_timeout(request.getfixturevalue("redis_url"))
         bus, worker_bus = RedisEventBus(redis_url), RedisEventBus(redis_url)
     else:
         bus = worker_bus = MemoryEventBus()
@@ -79,5 +100,6 @@ async def test_live_stream_survives_a_quiet_period_with_keepalives(
                     seen.append(int(line[3:]))
     assert seen == [1, 2, 3]
     assert pings * PING_S >= QUIET_S
+    assert _bus_read_failures(caplog) == []
     if isinstance(bus, RedisEventBus) and isinstance(worker_bus, RedisEventBus):
         await worker_bus.aclose()
