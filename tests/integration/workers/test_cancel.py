@@ -31,6 +31,18 @@ async def _request_cancel(sessions: Sessions, task_id: str) -> None:
         await s.commit()
 
 
+async def _persisted_before_the_call(sessions: Sessions, task_id: str) -> int:
+    """How many events the run had when its worker model call went out: events are written
+    behind the run, so wait until the last one before the call (the worker's
+    `memory.evicted`) is stored."""
+    async with asyncio.timeout(30):
+        while True:
+            rows = await stored_events(sessions, task_id)
+            if rows and rows[-1].type == "memory.evicted" and rows[-1].data["role"] == "worker":
+                return len(rows)
+            await asyncio.sleep(0.05)
+
+
 async def test_cancel_interrupts_the_model_call(
     embedded: tuple[EmbeddedWorkers, MemoryEventBus],  # noqa: F811
     sessions: Sessions,
@@ -42,7 +54,7 @@ async def test_cancel_interrupts_the_model_call(
     task_id = await new_task(sessions, start_url=test_site.url("/"))
     workers.submit(task_id)
     await wait_until(lambda: len(llm_server.requests) >= 1)  # the model call is in flight
-    before = len(await stored_events(sessions, task_id))
+    before = await _persisted_before_the_call(sessions, task_id)
     await _request_cancel(sessions, task_id)
     acknowledged = time.monotonic()
     task = await wait_terminal(sessions, task_id, timeout=30)
