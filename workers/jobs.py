@@ -170,6 +170,7 @@ async def _run_agent(
                 )
                 return await results.settle(outcome, llm)
         finally:
+            await memory.settle()  # the Ledger rows run behind the loop: all in before the end
             await fetcher.close()
     except TaskCancelled:  # raised mid model call or mid action by the cancel watcher
         return cancelled_outcome()
@@ -236,6 +237,7 @@ async def _open_browser(
                 await click_memory.save(store, clicks)
             except SQLAlchemyError:
                 log.warning("task %s: click-tier learnings not saved", spec.task_id)
+            await store.settle()  # its writes run behind the loop (memory_store.py)
 
 
 def error_code(exc: BaseException) -> ErrorCode:

@@ -3,22 +3,29 @@
 One store per task. The Ledger snapshot (`ledgers`) is rewritten on each update; steps
 (`ledger_steps`), facts and episodic notes (`episodic_notes`) are append-only; dead ends are
 kept per domain (`dead_ends`) and loaded into the next task on that domain, as are the
-domain's learnings (`domain_learnings`). Every call is its own short transaction, so a run
-cut off mid-way keeps everything recorded before the cut; `GET /v1/tasks/{id}/ledger`
-(app/api/ledger.py) serves these rows back.
+domain's learnings (`domain_learnings`). Every write is its own short transaction, run
+behind the agent loop in submission order (workers/write_behind.py: the loop does not wait
+for its rows; `flush()` does, and the job flushes before it finishes the task) and retried
+across a short database outage like the events; a write that fails for good is raised by
+the next write or `flush()`. `GET /v1/tasks/{id}/ledger` (app/api/ledger.py) serves these
+rows back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict
+from functools import partial
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import models
 from app.db import repositories as repo
 from workers.agent.ledger import DEAD_END_CAUSES, DeadEnd, EpisodicNote, Fact, StepOutcome
+from workers.sink import retry_outage
+from workers.write_behind import WriteBehind
 
 DOMAIN_DEAD_ENDS = 200  # the newest dead ends of a domain a new task starts with
 
@@ -31,70 +38,68 @@ class DbMemoryStore:
     ) -> None:
         self._sessions = sessions
         self.task_id, self.tenant_id = task_id, tenant_id
+        self._writes = WriteBehind(f"ledger {task_id}", (SQLAlchemyError, OSError))
+
+    async def flush(self) -> None:
+        """Return once every write so far is committed; raise one that failed."""
+        await self._writes.flush()
+
+    async def settle(self) -> None:
+        """`flush()` at the end of a run: a failed write is logged, not raised."""
+        await self._writes.settle()
+
+    def _later(self, what: str, write: Callable[..., Awaitable[object]], **values: Any) -> None:
+        """Queue `write(session, task_id=, tenant_id=, **values)` + commit as one transaction,
+        retried across an outage (the values are taken now, not when it runs)."""
+
+        async def once(retry: int) -> None:
+            try:
+                async with self._sessions() as s:
+                    await write(s, task_id=self.task_id, tenant_id=self.tenant_id, **values)
+                    await s.commit()
+            except IntegrityError:
+                if retry == 0:
+                    raise  # a retried write whose commit had gone through is done
+
+        self._writes.submit(partial(retry_outage, once, f"{self.task_id} {what}"))
 
     async def save_ledger(self, snapshot: Mapping[str, Any]) -> None:
-        async with self._sessions() as s:
-            await repo.save_ledger(
-                s, task_id=self.task_id, tenant_id=self.tenant_id, data=dict(snapshot)
-            )
-            await s.commit()
+        self._later("ledger", repo.save_ledger, data=dict(snapshot))
 
     async def append_step(self, outcome: StepOutcome) -> None:
-        async with self._sessions() as s:
-            await repo.add_ledger_step(
-                s,
-                task_id=self.task_id,
-                tenant_id=self.tenant_id,
-                step=outcome.step,
-                data=asdict(outcome),
-            )
-            await s.commit()
+        self._later("step", repo.add_ledger_step, step=outcome.step, data=asdict(outcome))
 
     async def append_fact(self, fact: Fact, domain: str) -> None:
-        async with self._sessions() as s:
-            await repo.add_fact(
-                s,
-                task_id=self.task_id,
-                tenant_id=self.tenant_id,
-                domain=domain or None,
-                key=fact.key,
-                category=fact.category,
-                text=fact.value,
-                confidence=fact.confidence,
-                source_step=fact.source_step,
-            )
-            await s.commit()
+        self._later(
+            "fact",
+            repo.add_fact,
+            domain=domain or None,
+            key=fact.key,
+            category=fact.category,
+            text=fact.value,
+            confidence=fact.confidence,
+            source_step=fact.source_step,
+        )
 
     async def append_episodic(self, note: EpisodicNote) -> None:
-        async with self._sessions() as s:
-            await repo.add_episodic_note(
-                s,
-                task_id=self.task_id,
-                tenant_id=self.tenant_id,
-                text=note.text,
-                step=note.step,
-                kind=note.kind,
-            )
-            await s.commit()
+        self._later("note", repo.add_episodic_note, text=note.text, step=note.step, kind=note.kind)
 
     async def record_dead_end(self, domain: str, dead_end: DeadEnd) -> None:
-        async with self._sessions() as s:
-            await repo.add_dead_end(
-                s,
-                task_id=self.task_id,
-                tenant_id=self.tenant_id,
-                domain=domain or dead_end.domain or None,
-                url=dead_end.url,
-                cause=dead_end.cause,
-                description=dead_end.description,
-                signature=dead_end.signature or None,
-                step=dead_end.step,
-            )
-            await s.commit()
+        self._later(
+            "dead end",
+            repo.add_dead_end,
+            domain=domain or dead_end.domain or None,
+            url=dead_end.url,
+            cause=dead_end.cause,
+            description=dead_end.description,
+            signature=dead_end.signature or None,
+            step=dead_end.step,
+        )
 
     async def load_domain_dead_ends(self, domain: str) -> Sequence[DeadEnd]:
         if not domain:
             return []
+        await self.flush()  # reads see this task's own writes
         async with self._sessions() as s:
             rows = await repo.list_dead_ends(
                 s, tenant_id=self.tenant_id, domain=domain, limit=DOMAIN_DEAD_ENDS, newest=True
@@ -104,17 +109,19 @@ class DbMemoryStore:
     async def load_domain_learnings(self, domain: str) -> Mapping[str, Any]:
         if not domain:
             return {}
+        await self.flush()  # reads see this task's own writes
         async with self._sessions() as s:
             return await repo.get_domain_learnings(s, tenant_id=self.tenant_id, domain=domain)
 
     async def record_learning(self, domain: str, key: str, value: Any) -> None:
         if not domain:
             return
-        async with self._sessions() as s:
-            await repo.put_domain_learning(
-                s, tenant_id=self.tenant_id, domain=domain, key=key, value=value
-            )
-            await s.commit()
+        tenant = self.tenant_id
+
+        async def put(s: AsyncSession, **_: object) -> None:  # a learning is per tenant
+            await repo.put_domain_learning(s, tenant_id=tenant, domain=domain, key=key, value=value)
+
+        self._later("learning", put)
 
 
 def dead_end_from_row(row: models.DeadEnd) -> DeadEnd:

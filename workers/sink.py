@@ -3,13 +3,13 @@
 The DB is the source of truth (SSE replays from it), so a publish that fails after the
 commit only delays live viewers until their reader backfills from the DB.
 
-Write-behind (issue 13, per-step overhead: seven rows a step cost the loop ~30 ms):
-`emit` queues the event and returns; one writer task per sink commits the queue in order
-(seq order == commit order == publish order), retrying across a short outage; while it
-retries, `emit` waits for it, so a run does not act on with its record in memory only. `flush()`
-returns once everything emitted is committed; `emit_final` flushes before the final row,
-so `task.finished` is always the last event. A write that fails for good is raised by the
-next `emit` or `flush`, so the run still ends on it.
+Write-behind (workers/write_behind.py; seven rows a step cost the loop ~30 ms): `emit`
+queues the event and returns; the sink's writer commits them in order (seq order == commit
+order == publish order), retrying across a short outage; while it retries, `emit` waits for
+it, so a run does not act on with its record in memory only. `flush()` returns once
+everything emitted is committed; `emit_final` waits for the writer before the final row, so
+`task.finished` is always the last event. A write that fails for good is raised by the next
+`emit` or `flush`, so the run still ends on it.
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ import asyncio
 import json
 import logging
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
@@ -41,6 +39,7 @@ from app.db.types import utcnow
 from app.events import EventBus
 from workers.agent.tools import TOOLS
 from workers.secrets import SecretVault
+from workers.write_behind import WriteBehind
 
 log = logging.getLogger(__name__)
 
@@ -107,13 +106,6 @@ class UsageMeter:
         return False
 
 
-@dataclass(frozen=True)
-class _Queued:
-    type: str
-    payload: dict[str, Any]
-    usage: dict[str, Any] | None  # the task row's usage as of this event, when it changed
-
-
 class DbEventSink:
     """EventSink for one task: assigns seq, writes + commits the row, then publishes."""
 
@@ -135,9 +127,7 @@ class DbEventSink:
         self._steps = StepTimer()
         self.meter = UsageMeter()
         self._files = 0  # downloads stored so far (their artifact numbers)
-        self._queue: deque[_Queued] = deque()  # emitted, not committed yet (write-behind)
-        self._writer: asyncio.Task[None] | None = None
-        self._failure: BaseException | None = None  # a write that failed for good
+        self._writes = WriteBehind(f"events {task_id}", (SQLAlchemyError, OSError))
         self._stalled = False  # the writer is retrying across an outage
         self.cancel_checked_at = 0.0  # time.monotonic() of the latest cancel check
 
@@ -147,51 +137,29 @@ class DbEventSink:
 
     async def emit(self, type: str, data: Mapping[str, Any]) -> None:
         """Queue the event for the writer (durable once `flush()` returns)."""
-        self._raise_failure()
+        self._writes.raise_failure()
         payload = self.vault.redact(json_safe(data))
         self._steps.saw(str(type), payload)  # timed when it happened, not when written
         usage = self.meter.usage.model_dump() if self.meter.saw(str(type), payload) else None
-        self._queue.append(_Queued(str(type), payload, usage))
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.get_running_loop().create_task(self._drain())
+        self._writes.submit(partial(self._commit, str(type), payload, usage))
         if self._stalled:  # the database is away: the run waits with its events, as it did
             await self.flush()
 
     async def flush(self) -> None:
         """Return once every emitted event is committed (and published); raise a failed write."""
-        while self._writer is not None and not self._writer.done():
-            await asyncio.shield(self._writer)
-        self._raise_failure()
+        await self._writes.flush()
 
-    async def _written(self) -> None:
-        """Wait for the writer; a failed write is logged, not raised: the outcome and
-        task.finished are recorded whatever was lost before them."""
+    async def _commit(
+        self, type: str, payload: dict[str, Any], usage: dict[str, Any] | None
+    ) -> None:
+        """The writer's job for one event: commit it (across a short outage), then publish."""
+        write = partial(self._write_once, type, payload, usage)
         try:
-            await self.flush()
-        except (SQLAlchemyError, OSError) as exc:
-            log.error("events of %s before task.finished were lost: %r", self.task_id, exc)
-
-    def _raise_failure(self) -> None:
-        failure, self._failure = self._failure, None
-        if failure is not None:
-            raise failure
-
-    async def _drain(self) -> None:
-        """The writer: commit the queue in order; a write that fails for good drops the rest
-        (their seqs were never taken) and is raised by the next emit or flush."""
-        while self._queue:
-            item = self._queue[0]
-            write = partial(self._write_once, item.type, item.payload, item.usage)
-            try:
-                async with self._lock:
-                    event = await retry_outage(write, f"{self.task_id} {item.type}")
-            except (SQLAlchemyError, OSError) as exc:  # handed to the emitting run
-                self._failure, self._stalled = exc, False
-                self._queue.clear()
-                return
+            async with self._lock:
+                event = await retry_outage(write, f"{self.task_id} {type}")
+        finally:
             self._stalled = False
-            self._queue.popleft()
-            await publish_quietly(self._bus, event)
+        await publish_quietly(self._bus, event)
 
     async def emit_final(
         self, data: Mapping[str, Any], record: Callable[[Any], Awaitable[bool]]
@@ -200,7 +168,7 @@ class DbEventSink:
         task's outcome: an SSE reader never finds the task terminal without its final event
         (the stream ends at a terminal status once every persisted event is sent). False,
         and nothing written, when `record` finds the task terminal already (reaped)."""
-        await self._written()
+        await self._writes.settle()
         payload = self.vault.redact(json_safe(data))
         type = EventType.task_finished.value
         async with self._lock:

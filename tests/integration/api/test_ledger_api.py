@@ -36,6 +36,7 @@ async def _run(app: FastAPI, task_id: str, tenant_id: str = DEFAULT_TENANT) -> L
     await store.record_dead_end("shop.test", dead)
     await store.append_episodic(ledger.note("steps 1-2 distilled: cart opened", 2, "summary"))
     await store.save_ledger(ledger.to_dict())
+    await store.flush()  # the writes run behind the caller
     return ledger
 
 

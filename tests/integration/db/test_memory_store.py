@@ -39,6 +39,7 @@ async def _persist(store: DbMemoryStore, ledger: Ledger) -> None:
         elif change.kind == "episodic":
             await store.append_episodic(change.entry)
     await store.save_ledger(ledger.to_dict())
+    await store.flush()  # the writes run behind the caller
 
 
 async def test_is_a_memory_store(sessions: Sessions) -> None:
@@ -108,6 +109,22 @@ async def test_learning_upsert_and_steps_keep_their_json(sessions: Sessions) -> 
     }
     outcome = StepOutcome(1, SHOP, ("type(ref=1:2,text=ü) -> ok",), evaluation="typed ü")
     await store.append_step(outcome)
+    await store.flush()
     async with sessions() as s:
         (row,) = await repo.list_ledger_steps(s, task_id=store.task_id)
     assert row.data == asdict(outcome) | {"actions": ["type(ref=1:2,text=ü) -> ok"]}
+
+
+async def test_writes_run_behind_the_caller_in_order(sessions: Sessions) -> None:
+    """The loop does not wait for its Ledger rows (issue 13, per-step overhead); flush()
+    does, and they land in the order they were written."""
+    store = await _store(sessions)
+    for n in range(1, 6):
+        await store.append_step(StepOutcome(n, SHOP, (f"click(ref={n}:1) -> ok",), True))
+    async with sessions() as s:
+        early = len(await repo.list_ledger_steps(s, task_id=store.task_id))
+    assert early < 5  # returned before all five were written
+    await store.flush()
+    async with sessions() as s:
+        rows = await repo.list_ledger_steps(s, task_id=store.task_id)
+    assert [r.step for r in rows] == [1, 2, 3, 4, 5]

@@ -90,7 +90,7 @@ async def test_request_waits_for_the_decision_then_resumes(
 ) -> None:
     labels = {"kind": "sensitive_action", "decision": answer}
     counted = metrics.sample_value("webagent_approvals_total", labels)
-    gate, _ = gate_for(sessions, task_id)
+    gate, sink = gate_for(sessions, task_id)
     waiting = asyncio.create_task(gate.request(REQUEST))
     approval_id = await pending(sessions, task_id)
     assert await status_of(sessions, task_id) == TaskStatus.awaiting_approval
@@ -101,6 +101,7 @@ async def test_request_waits_for_the_decision_then_resumes(
     assert decision.approved is (answer == "approved")
     assert metrics.sample_value("webagent_approvals_total", labels) == counted + 1
     assert await status_of(sessions, task_id) == TaskStatus.running
+    await sink.flush()  # events are written behind the run (workers/write_behind.py)
     seen = await events(sessions, task_id)
     assert [t for t, _ in seen] == ["approval.requested", "approval.resolved"]
     requested, resolved = seen[0][1], seen[1][1]
@@ -143,7 +144,7 @@ async def test_the_task_deadline_caps_the_wait(
 async def test_cancel_while_waiting(
     sessions: async_sessionmaker[AsyncSession], task_id: str
 ) -> None:
-    gate, _ = gate_for(sessions, task_id)
+    gate, sink = gate_for(sessions, task_id)
     waiting = asyncio.create_task(gate.request(REQUEST))
     approval_id = await pending(sessions, task_id)
     async with sessions() as s:
@@ -151,6 +152,7 @@ async def test_cancel_while_waiting(
         await s.commit()
     with pytest.raises(TaskCancelled):
         await asyncio.wait_for(waiting, 10)
+    await sink.flush()
     async with sessions() as s:
         row = await get_approval(s, approval_id=approval_id)
     assert row is not None and (row.status, row.decided_by) == ("expired", "cancelled")
