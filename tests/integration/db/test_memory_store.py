@@ -83,6 +83,7 @@ async def test_dead_ends_reach_the_next_task_on_the_domain_only(sessions: Sessio
     assert dead is not None
     await _persist(first, ledger)
     await first.record_learning("Shop.test", "route", {"kind": "browser", "confidence": 0.9})
+    await first.flush()  # the first task's job settles its writes before it ends
 
     second = await _store(sessions)
     loaded = await second.load_domain_dead_ends("shop.test")
