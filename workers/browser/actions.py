@@ -75,9 +75,7 @@ async def drag(
 
 
 async def type_text(page: Page, el: ElementHandle, args: TypeArgs) -> None:
-    editable = await el.evaluate(
-        "e => e.isContentEditable || ['input','textarea'].includes(e.localName)"
-    )
+    editable = (await element_kind(el))["editable"]
     if args.clear and editable:
         await el.fill(args.text, timeout=ACTION_TIMEOUT_MS)
     else:
@@ -88,13 +86,15 @@ async def type_text(page: Page, el: ElementHandle, args: TypeArgs) -> None:
         await el.press("Enter", timeout=ACTION_TIMEOUT_MS)
 
 
+async def element_kind(el: ElementHandle) -> dict[str, Any]:
+    """The element's {tag, kind, inputType, editable, typeable, select, file, checked, options}."""
+    return dict(await el.evaluate(js("element_kind.js")))
+
+
 async def read_value(el: ElementHandle) -> str | None:
     """What a field holds now (None for elements without a value)."""
     try:
-        value = await el.evaluate(
-            "e => 'value' in e && e.localName !== 'button' ? String(e.value) :"
-            " (e.isContentEditable ? e.innerText : null)"
-        )
+        value = await el.evaluate(js("field_value.js"))
     except Error:
         return None
     return None if value is None else str(value)
@@ -146,7 +146,7 @@ async def scroll(
     dx, dy = _DIRECTIONS.get(direction, (0, 1))
     opts = {"dx": dx, "dy": dy, "amount": amount, "pixels": pixels, "percent": percent, "to": to}
     if el is None:  # the document element scrolls the page
-        root = (await page.evaluate_handle("document.documentElement")).as_element()
+        root = (await page.evaluate_handle(js("lookup.js"), ["root"])).as_element()
         if root is None:
             raise Error("the page has no document element")
         el = root

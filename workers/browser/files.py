@@ -43,7 +43,7 @@ async def upload_file(s: PageSession, args: UploadFileArgs) -> ToolResult:
         )
     paths = [str(attached[f]) for f in args.files]
     el, target = await s._element(args.model_dump())
-    is_file = await el.evaluate("e => e.localName === 'input' && e.type === 'file'")
+    is_file = (await actions.element_kind(el))["file"]
 
     async def attach() -> None:
         if is_file:

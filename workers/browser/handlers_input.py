@@ -124,7 +124,7 @@ async def type_at(s: PageSession, args: a.TypeAtArgs) -> ToolResult:
     value = await actions.read_value(el)
     if not result.success or not args.clear or value is None:
         return result
-    if field_values.same_value(str(await el.evaluate(_KIND_JS)), args.text, value):
+    if field_values.same_value(str((await actions.element_kind(el))["kind"]), args.text, value):
         return result
     value = str(await el.evaluate(js("set_value.js"), args.text))
     if actions.same_text(args.text, value):
@@ -153,7 +153,7 @@ async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
             return actions.failure(exc.code, exc.reason, "type it only on the site it is for")
         args = args.model_copy(update={"text": text, "secret": True})
         await el.evaluate(js("mask_secret.js"))  # dots in every screenshot from now on
-    kind = str(await el.evaluate(_KIND_JS))
+    kind = str((await actions.element_kind(el))["kind"])
     native = field_values.native_form(kind, args.text) if not args.secret else None
     if native is not None and args.clear:  # also its own form: keys would split it
         return await _fill_native(s, el, target.frame, args, native)
@@ -186,9 +186,6 @@ async def _suggestions(s: PageSession, el: ElementHandle, result: ToolResult) ->
         return result
     s.invalidate()
     return actions.note(result, "suggestions appeared: observe and click the one you mean")
-
-
-_KIND_JS = "e => e.localName === 'input' ? (e.type || 'text').toLowerCase() : e.localName"
 
 
 async def _fill_native(
@@ -285,7 +282,7 @@ async def select(s: PageSession, args: a.SelectOptionArgs) -> ToolResult:
     """Native <select> by label or value; any other element is opened as a custom dropdown
     and the option with the label is clicked (seed 001 App. A.5 dropdown workflow)."""
     el, target = await s._element(args.model_dump())
-    if await el.evaluate("e => e.localName === 'select'"):
+    if (await actions.element_kind(el))["select"]:
         return await s._verified(
             f"select in {args.ref}", target.frame, lambda: actions.select_option(el, args), False
         )
@@ -333,9 +330,8 @@ async def _find_option(s: PageSession, label: str) -> ElementHandle | None:
 
 async def dropdown_options(s: PageSession, args: a.RefArgs) -> ToolResult:
     el, _ = await s._element(args.model_dump())
-    if await el.evaluate("e => e.localName === 'select'"):
-        labels = await el.evaluate("e => [...e.options].map(o => o.label || o.text)")
-    else:
+    labels = (await actions.element_kind(el))["options"]
+    if labels is None:  # not a native <select>
         await _open_list(s, el)
         labels = await _visible_options(s)
         s.invalidate()

@@ -34,7 +34,8 @@ async def read_text(s: PageSession, args: r.ReadTextArgs) -> ToolResult:
         text = str(await el.evaluate(js("read_text.js"), hidden))
         what = args.ref
     else:
-        nothing = await s.page.main_frame.evaluate_handle("null")  # el = null: the main content
+        # a handle to null: read_text.js then reads the page's main content
+        nothing = await s.page.main_frame.evaluate_handle(js("lookup.js"), None)
         text = str(await nothing.evaluate(js("read_text.js"), hidden))
         what = "page"
     _, where, data = chunk(text, args.offset)
@@ -147,12 +148,12 @@ async def accessibility_tree(s: PageSession, args: r.AccessibilityTreeArgs) -> T
         )
     if args.ref:
         el, target = await s._element(args.model_dump())
-        await el.evaluate("e => e.setAttribute('data-webagent-aria', '1')")
+        await el.evaluate(js("aria_mark.js"), True)
         locator = target.frame.locator("[data-webagent-aria='1']").first
         try:
             tree = await locator.aria_snapshot(timeout=actions.ACTION_TIMEOUT_MS)
         finally:
-            await el.evaluate("e => e.removeAttribute('data-webagent-aria')")
+            await el.evaluate(js("aria_mark.js"), False)
     else:
         tree = await s.page.locator("body").aria_snapshot(timeout=actions.ACTION_TIMEOUT_MS)
     _, where, data = chunk(tree, args.offset)

@@ -12,7 +12,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from workers.browser.frames import js_with
+from workers.browser.frames import js, js_with
 
 # setTimeout overflows above 2**31-1 ms and fires at once; 24 h is "no timer" for a run.
 LIFTED_EPISODE_MS = 24 * 3600 * 1000
@@ -57,8 +57,7 @@ class MiniWobPage:
         try:
             await self.page.goto(url, wait_until="load", timeout=_LOAD_TIMEOUT_MS)
             await self.page.wait_for_function(
-                "() => typeof core !== 'undefined' && core.cover_div !== null",
-                timeout=_LOAD_TIMEOUT_MS,
+                js("miniwob_ready.js"), arg="loaded", timeout=_LOAD_TIMEOUT_MS
             )
         except PlaywrightError as exc:
             raise MiniWobPageError(f"MiniWoB++ page {url} did not load: {exc}") from exc
@@ -73,7 +72,7 @@ class MiniWobPage:
         try:
             result: dict[str, Any] = await self.page.evaluate(self._js, request)
             await self.page.wait_for_function(
-                "() => WOB_TASK_READY === true", timeout=_READY_TIMEOUT_MS
+                js("miniwob_ready.js"), arg="task", timeout=_READY_TIMEOUT_MS
             )
         except PlaywrightError as exc:
             raise MiniWobPageError(f"episode did not start: {exc}") from exc

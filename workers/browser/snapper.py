@@ -138,7 +138,7 @@ class Snap:
     cross_origin: bool = False
 
     async def element(self) -> ElementHandle | None:
-        handle = await self.frame.evaluate_handle("i => window.__webagentSnapHits[i]", self.index)
+        handle = await self.frame.evaluate_handle(js("lookup.js"), ["snap_hit", self.index])
         return handle.as_element()
 
 
@@ -174,9 +174,7 @@ async def _child(frame: Frame, index: int) -> Frame | None:
     for child in frame.child_frames:
         try:
             owner = await child.frame_element()
-            i = await owner.evaluate(
-                "e => Array.from(e.ownerDocument.querySelectorAll('iframe, frame')).indexOf(e)"
-            )
+            i = await owner.evaluate(js("frame_index.js"))
         except Error:
             continue
         if i == index:

@@ -52,7 +52,7 @@ async def _handle(s: PageSession, action: Action) -> ElementHandle | None:
         point = await _point(s, action)
         if point is None:
             return None
-        found = await s.page.evaluate_handle("([x, y]) => document.elementFromPoint(x, y)", point)
+        found = await s.page.evaluate_handle(js("lookup.js"), ["point", point])
         return found.as_element()
     return None
 

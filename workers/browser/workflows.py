@@ -92,7 +92,7 @@ async def _click(s: PageSession, el: ElementHandle, frame: Frame, what: str) -> 
 
 async def choose_option(s: PageSession, args: w.ChooseOptionArgs) -> ToolResult:
     el, target = await s._element(args.model_dump())
-    if await el.evaluate("e => e.localName === 'select'"):
+    if (await actions.element_kind(el))["select"]:
         select = Action("select_option", {"ref": args.ref, "values": [args.option]})
         result = await s._execute(select)
         return _with_tried(result, ("native select",))
@@ -132,13 +132,7 @@ async def choose_option(s: PageSession, args: w.ChooseOptionArgs) -> ToolResult:
 
 
 async def _typeable(el: ElementHandle) -> bool:
-    return bool(
-        await el.evaluate(
-            "e => e.isContentEditable || e.localName === 'textarea' || (e.localName === 'input'"
-            " && !['checkbox', 'radio', 'button', 'submit', 'file', 'range', 'color']"
-            ".includes(e.type))"
-        )
-    )
+    return bool((await actions.element_kind(el))["typeable"])
 
 
 async def _close(s: PageSession, frame: Frame, trigger: ElementHandle) -> str:

@@ -77,7 +77,7 @@ async def _toggle(
             return Filled(ref, kind, False, note, error=E.option_not_found)
         el = chosen  # the radio of this group that the value names
     want = kind == "radio" or text.strip().lower() in TRUE_WORDS
-    on = await el.evaluate("e => !!e.checked || e.getAttribute('aria-checked') === 'true'")
+    on = (await actions.element_kind(el))["checked"]
     if on == want:
         return Filled(ref, kind, True, "already " + ("checked" if on else "unchecked"))
     result = await _click(s, el, frame, f"{'check' if want else 'uncheck'} {ref}")
@@ -91,7 +91,7 @@ async def _refill(s: PageSession, field: w.FormField) -> str | None:
     before = await _state(el)
     if before["kind"] != "text" or not isinstance(field.value, str):
         return None
-    if str(await el.evaluate(_INPUT_TYPE_JS)) in field_values.DATE_KINDS:
+    if str((await actions.element_kind(el))["inputType"]) in field_values.DATE_KINDS:
         return None  # keystrokes split across its segments; type filled its value form
     held = await actions.read_value(el)
     differs = held is not None and not actions.same_text(field.value, held)
@@ -117,13 +117,10 @@ async def _mismatch(s: PageSession, field: w.FormField) -> str | None:
     if (await _state(el))["kind"] != "text":
         return None
     held = await actions.read_value(el)
-    kind = str(await el.evaluate(_INPUT_TYPE_JS))
+    kind = str((await actions.element_kind(el))["inputType"])
     if held is None or field_values.same_value(kind, field.value, held):
         return None
     return f"{field.ref} holds {held[:80]!r}, not {field.value[:80]!r}"
-
-
-_INPUT_TYPE_JS = "e => e.localName === 'input' ? (e.type || 'text').toLowerCase() : ''"
 
 
 def _problems(form: dict[str, Any]) -> list[str]:
