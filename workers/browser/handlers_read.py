@@ -253,7 +253,7 @@ async def evaluate_script(s: PageSession, args: a.EvaluateScriptArgs) -> ToolRes
     body = args.script.strip()
     source = body if body.startswith(("(", "function", "async")) else f"() => ({body})"
     try:
-        value: Any = await s.page.evaluate(source)
+        value: Any = await s.page.evaluate(source)  # inline-js: run_script input
     except Error as exc:
         return actions.failure(E.script_error, f"script error: {exc.message[:300]}")
     s.invalidate()
