@@ -261,6 +261,7 @@ class _SinkThread:
             await sink.emit("observation", {"i": i, "t": time.perf_counter()})
             await asyncio.sleep(interval)
         await sink.emit("task.finished", {"status": "succeeded", "t": time.perf_counter()})
+        await sink.flush()  # the sink writes behind its caller
         await bus.aclose()
         await engine.dispose()
 

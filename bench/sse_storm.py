@@ -119,6 +119,7 @@ async def storm(args: argparse.Namespace, base: str, db: str, api_pid: int) -> d
     for _ in range(args.events):
         await sink.emit("bench.tick", {"t": time.time()})
         await asyncio.sleep(args.gap)
+    await sink.flush()  # the sink writes behind its caller
     await asyncio.wait_for(asyncio.gather(*readers), 300)
     cpu_s, wall_s = sum(api.cpu_times()[:2]) - cpu0, time.monotonic() - wall0
     await bus.aclose()
