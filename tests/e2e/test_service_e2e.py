@@ -192,7 +192,10 @@ def test_cancel_queued_task_ends_it_at_once(service: Service, e2e_site: TestSite
         assert events[0]["seq"] == 1 and events[0]["data"]["status"] == "cancelled"
         assert client.post(f"/v1/tasks/{busy}/cancel").status_code == 202
         assert wait_terminal(client, busy, timeout=30)["status"] == "cancelled"
-        time.sleep(0.5)  # the worker now dequeues the cancelled job and must skip it
+        # a positive signal that the worker has dequeued (and skipped) the cancelled job:
+        # a task queued after it has run to its end (one worker, jobs in queue order)
+        after = submit(client, SHOP, e2e_site.url("/shop"))
+        assert wait_terminal(client, after, timeout=60)["status"] == "succeeded"
         task = client.get(f"/v1/tasks/{queued}").json()
         assert task["status"] == "cancelled" and task["started_at"] is None
         assert len(service.stored_events(queued)) == 1
