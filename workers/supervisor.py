@@ -288,11 +288,16 @@ class Supervisor:
         self._standby = (process, ours)
 
     def _stop_standby(self) -> None:
+        """An idle standby holds no task: one still warming up (it only reads the pipe once
+        its Chromium is up, seconds later) is terminated rather than waited for."""
         standby, self._standby = self._standby, None
         if standby is not None:
             process, conn = standby
-            conn.close()  # its recv() ends: it exits without becoming a worker
-            process.join(5)
+            conn.close()  # a warm standby's recv() ends: it exits without becoming a worker
+            process.join(0.5)
+            if process.is_alive():
+                process.terminate()  # its Chromium goes with its pipe (--remote-debugging-pipe)
+                process.join(5)
             if process.is_alive():
                 process.kill()
 

@@ -71,3 +71,35 @@ async def test_worker_processes_run_restart_and_stop(
         await engine.dispose()
     gone = worker.proc.pid
     assert not psutil.pid_exists(gone) or psutil.Process(gone).status() == "zombie"
+
+
+def test_a_stop_while_the_standby_warms_up_leaves_no_process_behind(
+    supervisor_env: dict[str, str], tmp_path: Path
+) -> None:
+    """SIGTERM while the warm standby is still starting (imports, Chromium): the idle standby
+    holds no task, so it is terminated, not waited for; nothing of its tree stays behind."""
+    with worker_process(supervisor_env, tmp_path / "worker.log", grace=20) as worker:
+        root = psutil.Process(worker.proc.pid)
+
+        def warming() -> list[psutil.Process]:
+            found = []
+            for p in root.children():
+                try:
+                    if p.name() == "wa-standby":  # workers.supervisor.STANDBY_NAME
+                        found.append(p)
+                except psutil.Error:
+                    continue
+            return found
+
+        wait_for(lambda: warming(), 90, "the standby to start")
+        tree = [root, *root.children(recursive=True)]
+        worker.proc.send_signal(signal.SIGTERM)
+        assert worker.proc.wait(60) == 0
+
+    def alive(p: psutil.Process) -> bool:
+        try:
+            return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    wait_for(lambda: not any(alive(p) for p in tree), 30, "the supervisor's processes to end")
