@@ -8,8 +8,9 @@ enqueued exactly like POST /v1/tasks does; each is one observe + one model call 
 
   throughput   tasks finished per second over the run (first enqueue to last finish)
   queue→start  started_at - queued_at of every task, p50 / p99
-  soak         bench/soak.py: open fds (+-5) and RSS (+-10%) of the worker tree after 10%
-               of the tasks vs the end, Chromium launches vs --recycle-after (the setting
+  soak         bench/soak.py: open fds by process kind (+-5; Chromium kinds per process) and
+               RSS (+-10%) of the worker tree, medians of 5 samples after 10% of the tasks
+               vs the end, Chromium launches vs --recycle-after (the setting
                WEBAGENT_BROWSER_RECYCLE_AFTER_TASKS), worker /metrics scrapes (< 500 ms)
 
 Run: .venv/bin/python bench/load.py --workers 1 --tasks 100 [--rate 0.5] [--redis URL]

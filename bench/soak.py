@@ -1,17 +1,31 @@
 """Soak checks for bench/load.py: leaks, browser recycling and /metrics while tasks run.
 
-`Watch.tick` is called on every poll of the task table. It records the footprint (open fds
-and RSS of the worker processes, the standby and their Chromium) once 10% of the tasks are
-done, every Chromium main process a serving worker launched (a recycle starts a new one),
-and the worker's /metrics scrape time at 10% and at the end. `verdict` compares them with
-the issue's bounds: fds within +-5, RSS within +-10% (10% mark vs end), one browser launch
-per WEBAGENT_BROWSER_RECYCLE_AFTER_TASKS tasks per worker, every scrape under 500 ms.
+`Watch.tick` is called on every poll of the task table. Once 10% of the tasks are done, and
+again at the end, it takes SAMPLES samples SAMPLE_GAP_S apart; each sample is the footprint
+of the worker tree by process kind plus one /metrics scrape (time and size). It also records
+every Chromium main process a serving worker launched (a recycle starts a new one).
+
+Process kinds: `worker` (the serving worker's Python process), `tracker` (multiprocessing's
+resource tracker), `driver` (Playwright's node driver under the worker), `standby` (the whole
+warm standby tree: idle, it should not move), and the serving Chromium's `browser` (main),
+`renderer`, `zygote`, `gpu`, `utility`, `other`. Renderers and utility processes come and go
+with pages, so the fd sum over the tree moves by tens with one renderer more or fewer and
+says nothing about a leak.
+
+The fd rule (+-FDS_TOLERANCE between the median of the 10% samples and the median of the end
+samples): the worker, tracker, driver and standby on their fd count; each Chromium kind on its
+fds per process (a kind absent at one mark is listed, not compared); and the Chromium process
+count may not grow by more than PROCS_TOLERANCE (pages or contexts left open keep their
+renderers alive). RSS: the whole tree within +-10%. Browser launches: at least one per
+WEBAGENT_BROWSER_RECYCLE_AFTER_TASKS tasks per worker. /metrics: every scrape under 500 ms.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
@@ -19,50 +33,136 @@ import psutil
 
 STANDBY_NAME = "wa-standby"  # workers.supervisor.STANDBY_NAME (not imported: no worker deps)
 FDS_TOLERANCE = 5
+PROCS_TOLERANCE = 3
 RSS_TOLERANCE = 0.10
 SCRAPE_LIMIT_MS = 500.0
+SAMPLES, SAMPLE_GAP_S = 5, 0.5
+ROOT_KINDS = ("worker", "tracker", "driver", "standby")  # compared on their fd count
+CHROMIUM_KINDS = ("browser", "renderer", "zygote", "gpu", "utility", "other")  # fds per process
+
+Footprint = dict[str, dict[str, float]]  # kind -> {"procs", "fds", "rss_mb"}
 
 
-def tree(pid: int) -> list[psutil.Process]:
-    root = psutil.Process(pid)
-    return [root, *root.children(recursive=True)]
+def is_chromium(proc: psutil.Process) -> bool:
+    name = proc.name()
+    return "chrom" in name or "headless_shell" in name
 
 
-def footprint(supervisor: int) -> dict[str, float]:
-    """Open fds and RSS (MB) of the worker processes and their Chromium, not the supervisor."""
-    fds = rss = 0
-    for proc in tree(supervisor)[1:]:
+def chromium_kind(proc: psutil.Process) -> str:
+    for arg in proc.cmdline():
+        if arg.startswith("--type="):
+            kind = arg.removeprefix("--type=").removesuffix("-process")
+            return kind if kind in CHROMIUM_KINDS else "other"
+    return "browser"
+
+
+def root_kind(proc: psutil.Process) -> str:
+    """A supervisor child that is not the standby: multiprocessing's resource tracker or a
+    worker (a standby still importing, before it names itself, also looks like a worker)."""
+    return "tracker" if any("resource_tracker" in a for a in proc.cmdline()) else "worker"
+
+
+def classify(supervisor: int) -> Iterable[tuple[str, psutil.Process]]:
+    """(kind, process) of every process under the supervisor, the supervisor excluded."""
+    for top in psutil.Process(supervisor).children():
         try:
-            fds += proc.num_fds()
-            rss += proc.memory_info().rss
+            standby = top.name() == STANDBY_NAME
+            yield ("standby" if standby else root_kind(top)), top
+            for proc in top.children(recursive=True):
+                if standby:
+                    yield "standby", proc
+                else:
+                    yield (chromium_kind(proc) if is_chromium(proc) else "driver"), proc
         except psutil.Error:
             continue
-    return {"fds": fds, "rss_mb": round(rss / 2**20, 1)}
+
+
+def footprint(supervisor: int) -> Footprint:
+    """Processes, open fds and RSS (MB) per kind of the worker tree."""
+    out: Footprint = {}
+    for kind, proc in classify(supervisor):
+        try:
+            fds, rss = proc.num_fds(), proc.memory_info().rss
+        except psutil.Error:
+            continue
+        row = out.setdefault(kind, {"procs": 0, "fds": 0, "rss_mb": 0.0})
+        row["procs"] += 1
+        row["fds"] += fds
+        row["rss_mb"] += rss / 2**20
+    return out
+
+
+def settle(samples: list[Footprint]) -> Footprint:
+    """The median of each kind's procs, fds and RSS over the samples (absent: 0)."""
+    kinds = sorted({k for s in samples for k in s})
+    zero = {"procs": 0, "fds": 0, "rss_mb": 0.0}
+    return {
+        k: {
+            f: round(statistics.median(s.get(k, zero)[f] for s in samples), 1)
+            for f in ("procs", "fds", "rss_mb")
+        }
+        for k in kinds
+    }
+
+
+def fds_deltas(early: Footprint, late: Footprint) -> dict[str, float]:
+    """Per kind: fd count delta (ROOT_KINDS) or fds-per-process delta (Chromium kinds)."""
+    out: dict[str, float] = {}
+    for kind in (*ROOT_KINDS, *CHROMIUM_KINDS):
+        a, b = early.get(kind), late.get(kind)
+        if not (a and b and a["procs"] and b["procs"]):
+            continue  # absent at one mark (a standby still warming, no gpu process)
+        if kind in ROOT_KINDS:
+            out[kind] = b["fds"] - a["fds"]
+        else:
+            out[kind] = round(b["fds"] / b["procs"] - a["fds"] / a["procs"], 1)
+    return out
+
+
+def fds_verdict(early: Footprint, late: Footprint) -> dict[str, Any]:
+    """The fd rule of the module docstring on two settled footprints."""
+    deltas = fds_deltas(early, late)
+
+    def chromium_procs(fp: Footprint) -> float:
+        return sum(fp[k]["procs"] for k in CHROMIUM_KINDS if k in fp)
+
+    grown = chromium_procs(late) - chromium_procs(early)
+    total = sum(r["fds"] for r in late.values()) - sum(r["fds"] for r in early.values())
+    return {
+        "fds_delta_by_kind": deltas,
+        "fds_not_compared": sorted(set(early) ^ set(late)),
+        "fds_delta_tree_sum": total,
+        "chromium_procs_delta": grown,
+        "fds_ok": all(abs(d) <= FDS_TOLERANCE for d in deltas.values())
+        and grown <= PROCS_TOLERANCE,
+    }
+
+
+def rss_total(fp: Footprint) -> float:
+    return sum(r["rss_mb"] for r in fp.values())
+
+
+def scrape(port: int) -> tuple[float, int]:
+    """(ms, bytes) of one worker /metrics scrape."""
+    t0 = time.perf_counter()
+    response = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10)
+    response.raise_for_status()
+    return round((time.perf_counter() - t0) * 1000, 1), len(response.content)
 
 
 def serving_browsers(supervisor: int) -> set[tuple[int, float]]:
     """(pid, start time) of each Chromium main process under a worker that is not the standby
     (a Chromium whose parent is not Chromium: a child between fork and exec looks like one)."""
     found: set[tuple[int, float]] = set()
-    for worker in psutil.Process(supervisor).children():
+    for kind, proc in classify(supervisor):
         try:
-            if worker.name() == STANDBY_NAME:
+            parent = proc.parent()
+            if kind != "browser" or parent is None or is_chromium(parent):
                 continue
-            for proc in worker.children(recursive=True):
-                parent = proc.parent()
-                if parent is None or "chrom" in parent.name() or "chrom" not in proc.name():
-                    continue
-                if not any(a.startswith("--type=") for a in proc.cmdline()):
-                    found.add((proc.pid, proc.create_time()))
+            found.add((proc.pid, proc.create_time()))
         except psutil.Error:
             continue
     return found
-
-
-def scrape_ms(port: int) -> float:
-    t0 = time.perf_counter()
-    httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).raise_for_status()
-    return round((time.perf_counter() - t0) * 1000, 1)
 
 
 class Watch:
@@ -71,37 +171,47 @@ class Watch:
     def __init__(self, supervisor: int, metrics_port: int) -> None:
         self.supervisor = supervisor
         self.port = metrics_port
-        self.early: dict[str, float] = {}
-        self.late: dict[str, float] = {}
+        self.marks: dict[str, dict[str, Any]] = {}
         self.browsers: set[tuple[int, float]] = set()
-        self.scrapes: list[float] = []
+
+    def sample(self, mark: str) -> None:
+        """SAMPLES footprints and scrapes SAMPLE_GAP_S apart, kept under `mark`."""
+        prints, scrapes = [], []
+        for i in range(SAMPLES):
+            if i:
+                time.sleep(SAMPLE_GAP_S)
+            self.browsers |= serving_browsers(self.supervisor)
+            prints.append(footprint(self.supervisor))
+            scrapes.append(scrape(self.port))
+        self.marks[mark] = {
+            "footprint": settle(prints),
+            "procs_per_sample": [sum(int(r["procs"]) for r in p.values()) for p in prints],
+            "scrape_ms": [ms for ms, _ in scrapes],
+            "scrape_bytes": [size for _, size in scrapes],
+        }
 
     def tick(self, done: int, total: int) -> None:
         self.browsers |= serving_browsers(self.supervisor)
-        if not self.early and done >= total * 0.1:
-            self.early = footprint(self.supervisor)
-            self.scrapes.append(scrape_ms(self.port))
+        if "10pct" not in self.marks and done >= total * 0.1:
+            self.sample("10pct")
 
     def finish(self) -> None:
-        self.browsers |= serving_browsers(self.supervisor)
-        self.late = footprint(self.supervisor)
-        self.scrapes.append(scrape_ms(self.port))
+        self.sample("end")
 
     def verdict(self, tasks: int, workers: int, recycle_after: int) -> dict[str, Any]:
-        fds = self.late["fds"] - self.early["fds"]
-        rss = (self.late["rss_mb"] - self.early["rss_mb"]) / self.early["rss_mb"]
+        early, late = self.marks["10pct"]["footprint"], self.marks["end"]["footprint"]
+        rss = (rss_total(late) - rss_total(early)) / rss_total(early)
         expected = workers * math.ceil(tasks / workers / recycle_after)
+        scrapes = self.marks["10pct"]["scrape_ms"] + self.marks["end"]["scrape_ms"]
         return {
-            "footprint_after_10pct": self.early,
-            "footprint_end": self.late,
-            "fds_delta": fds,
-            "fds_ok": abs(fds) <= FDS_TOLERANCE,
+            "marks": self.marks,
+            **fds_verdict(early, late),
+            "rss_mb": [round(rss_total(early), 1), round(rss_total(late), 1)],
             "rss_delta_pct": round(rss * 100, 1),
             "rss_ok": abs(rss) <= RSS_TOLERANCE,
             "browser_launches": len(self.browsers),
             "browser_launches_by_policy": expected,
             "browser_recycle_after_tasks": recycle_after,
             "recycle_ok": len(self.browsers) >= expected,
-            "metrics_scrape_ms": self.scrapes,
-            "scrape_ok": max(self.scrapes) < SCRAPE_LIMIT_MS,
+            "scrape_ok": max(scrapes) < SCRAPE_LIMIT_MS,
         }
