@@ -142,10 +142,12 @@ def rss_total(fp: Footprint) -> float:
     return sum(r["rss_mb"] for r in fp.values())
 
 
-def scrape(port: int) -> tuple[float, int]:
-    """(ms, bytes) of one worker /metrics scrape."""
+def scrape(client: httpx.Client, port: int) -> tuple[float, int]:
+    """(ms, bytes) of one worker /metrics scrape. The client is made once, as a scraper's is:
+    `httpx.get` builds a client and its TLS context per call, which alone took 100-700 ms
+    at load 7 (the 636 ms "scrape" of the 11-26 17:30 soak was mostly that)."""
     t0 = time.perf_counter()
-    response = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10)
+    response = client.get(f"http://127.0.0.1:{port}/metrics")
     response.raise_for_status()
     return round((time.perf_counter() - t0) * 1000, 1), len(response.content)
 
@@ -173,6 +175,7 @@ class Watch:
         self.port = metrics_port
         self.marks: dict[str, dict[str, Any]] = {}
         self.browsers: set[tuple[int, float]] = set()
+        self.client = httpx.Client(timeout=10)
 
     def sample(self, mark: str) -> None:
         """SAMPLES footprints and scrapes SAMPLE_GAP_S apart, kept under `mark`."""
@@ -182,7 +185,7 @@ class Watch:
                 time.sleep(SAMPLE_GAP_S)
             self.browsers |= serving_browsers(self.supervisor)
             prints.append(footprint(self.supervisor))
-            scrapes.append(scrape(self.port))
+            scrapes.append(scrape(self.client, self.port))
         self.marks[mark] = {
             "footprint": settle(prints),
             "procs_per_sample": [sum(int(r["procs"]) for r in p.values()) for p in prints],
@@ -197,6 +200,7 @@ class Watch:
 
     def finish(self) -> None:
         self.sample("end")
+        self.client.close()
 
     def verdict(self, tasks: int, workers: int, recycle_after: int) -> dict[str, Any]:
         early, late = self.marks["10pct"]["footprint"], self.marks["end"]["footprint"]
