@@ -22,8 +22,6 @@ from workers.browser.regions import NO_REGIONS, HiddenRegions
 DEFAULT_MAX_TOKENS = 1500
 FIRST_LOOK_CAP_S = 2.0  # the longest the first snapshot of a document waits for it to settle
 FIRST_QUIET_S = 0.15  # no DOM mutation for this long = the page has drawn itself
-# true until snapshot.js has walked this document once (it leaves window.__webagent.snap)
-_FRESH_JS = "() => !(window.__webagent && window.__webagent.snap)"
 
 
 @dataclass(frozen=True)
@@ -160,7 +158,7 @@ async def first_look(
     seconds waited (0.0 when the document was seen before). `fresh` None: ask the page."""
     if fresh is None:
         try:
-            fresh = bool(await page.main_frame.evaluate(_FRESH_JS))
+            fresh = bool(await page.main_frame.evaluate(frames.js("fresh.js")))
         except Error:
             return 0.0  # navigating: the walk itself decides what it can see
     if not fresh:

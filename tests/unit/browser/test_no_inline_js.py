@@ -116,18 +116,13 @@ def inline_js(source: str) -> tuple[list[str], list[str]]:
     return sorted(offending, key=lambda o: int(o.split(":")[0])), sorted(marked)
 
 
-# Not yet moved: snapshot.py was being changed by another engineer when this test came in
-# (2026-11-26). Move its script into js/ and delete the entry; this test then demands it.
-PENDING = {"snapshot.py": ["'() => !(window.__webagent && window.__webagent.snap)'"]}
-
-
 def test_no_js_source_in_python_strings() -> None:
     found = {}
     for path in sorted(BROWSER.glob("*.py")):
         offending, _ = inline_js(path.read_text("utf-8"))
         if offending:
             found[path.name] = [o.split(": ", 1)[1] for o in offending]
-    assert found == PENDING, f"move these scripts into workers/browser/js/: {found}"
+    assert found == {}, f"move these scripts into workers/browser/js/: {found}"
 
 
 def test_only_the_run_script_tool_is_exempt() -> None:
