@@ -1,8 +1,8 @@
-"""bench/soak.py's fd rule: a growing worker fails, renderer churn alone passes."""
+"""bench/soak.py's fd and RSS rules: a growing worker fails, renderer churn alone passes."""
 
 from __future__ import annotations
 
-from bench.soak import FDS_TOLERANCE, Footprint, fds_verdict, settle
+from bench.soak import FDS_TOLERANCE, Footprint, fds_verdict, rss_verdict, settle
 
 
 def tree(worker_fds: int, renderers: int, renderer_fds: int = 31) -> Footprint:
@@ -53,3 +53,29 @@ def test_a_kind_absent_at_one_mark_is_listed_not_compared() -> None:
     assert verdict["fds_not_compared"] == ["standby"]
     assert "standby" not in verdict["fds_delta_by_kind"]
     assert verdict["fds_ok"]
+
+
+def test_a_younger_browser_passes_and_a_growing_one_fails() -> None:
+    early = tree(24, 3)
+    fewer, more = tree(24, 3), tree(24, 3)
+    fewer["browser"]["fds"] = 104  # recycled: a new browser main without a gpu child
+    more["browser"]["fds"] = 119 + FDS_TOLERANCE + 1
+    assert fds_verdict(settle([early]), settle([fewer]))["fds_ok"]
+    assert not fds_verdict(settle([early]), settle([more]))["fds_ok"]
+
+
+def test_the_standby_chromium_is_compared_per_process() -> None:
+    early, late = tree(24, 3), tree(24, 3)
+    early["standby:renderer"] = {"procs": 1, "fds": 31, "rss_mb": 100.0}
+    late["standby:renderer"] = {"procs": 2, "fds": 63, "rss_mb": 200.0}
+    verdict = fds_verdict(settle([early]), settle([late]))
+    assert verdict["fds_delta_by_kind"]["standby:renderer"] == 0.5
+    assert verdict["fds_ok"]
+
+
+def test_rss_counts_python_and_driver_not_exited_renderers() -> None:
+    early, late = tree(24, 3), tree(24, 0)
+    late["renderer"]["rss_mb"] = 0.0  # the last pages' renderers have exited
+    assert rss_verdict(settle([early]), settle([late]))["rss_ok"]
+    late["worker"]["rss_mb"] = 250.0 * 1.5  # the worker grew by half
+    assert not rss_verdict(settle([early]), settle([late]))["rss_ok"]
