@@ -79,3 +79,15 @@ def test_rss_counts_python_and_driver_not_exited_renderers() -> None:
     assert rss_verdict(settle([early]), settle([late]))["rss_ok"]
     late["worker"]["rss_mb"] = 250.0 * 1.5  # the worker grew by half
     assert not rss_verdict(settle([early]), settle([late]))["rss_ok"]
+
+
+def test_a_kind_that_shrank_is_no_leak_but_one_that_grew_is() -> None:
+    """The 500-task run of 2026-11-26 21:27: the idle standby's driver fell 11.9%."""
+    early, late = tree(24, 3), tree(24, 3)
+    early["standby:driver"] = {"procs": 1, "fds": 25, "rss_mb": 130.0}
+    late["standby:driver"] = {"procs": 1, "fds": 25, "rss_mb": 130.0 * 0.881}
+    verdict = rss_verdict(settle([early]), settle([late]))
+    assert verdict["rss_ok"] and verdict["rss_delta_pct_by_kind"]["standby:driver"] == -11.9
+    late["worker"]["rss_mb"] = 250.0 * 1.12  # one kind grew by 12%: the total stays in bounds
+    verdict = rss_verdict(settle([early]), settle([late]))
+    assert abs(verdict["rss_delta_pct"]) <= 10 and not verdict["rss_ok"]
