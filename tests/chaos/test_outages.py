@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -65,29 +64,32 @@ def via(url: str, proxy: FaultProxy) -> str:
     return urlunsplit(parts._replace(netloc=f"{netloc[0]}@{host}" if len(netloc) == 2 else host))
 
 
-@contextmanager
+Run = tuple[str, httpx.Client, str, Pager]  # base URL, client, task id, pager
+
+
+@pytest.fixture
 def paging(
     chromium_path: str,
     postgres_url: str,
     redis_url: str,
-    llm: ScriptedLLMServer,
-    site: TestSite,
-    data: Path,
+    llm_server: ScriptedLLMServer,
+    test_site: TestSite,
+    tmp_path: Path,
     proxies: tuple[FaultProxy, FaultProxy],
-) -> Iterator[tuple[str, httpx.Client, str, Pager]]:
+) -> Iterator[Run]:
     """The production deployment (API here + a worker subprocess) on the real services
     through the proxies, with a paging task under way: yields (API base URL, a client of
     it, the task id, its pager)."""
     pg, redis = proxies
     pager = Pager()
-    llm.set_policy(pager)
+    llm_server.set_policy(pager)
     upgrade(postgres_url)
     urls = via(postgres_url, pg), via(redis_url, redis)
     with (
-        production(chromium_path, llm, data, *urls, llm_model=MODEL) as (base, _),
+        production(chromium_path, llm_server, tmp_path, *urls, llm_model=MODEL) as (base, _),
         httpx.Client(base_url=base, timeout=30) as client,
     ):
-        yield base, client, start_paging(client, site), pager
+        yield base, client, start_paging(client, test_site), pager
 
 
 @pytest.fixture
@@ -134,66 +136,48 @@ def contiguous(seqs: list[int]) -> None:
     assert seqs == list(range(1, len(seqs) + 1)), seqs
 
 
-def test_postgres_down_20s_mid_run(
-    chromium_path: str,
-    postgres_url: str,
-    redis_url: str,
-    llm_server: ScriptedLLMServer,
-    test_site: TestSite,
-    tmp_path: Path,
-    proxies: tuple[FaultProxy, FaultProxy],
-) -> None:
+def test_postgres_down_20s_mid_run(paging: Run, proxies: tuple[FaultProxy, FaultProxy]) -> None:
     pg, rd = proxies
-    run = paging(chromium_path, postgres_url, redis_url, llm_server, test_site, tmp_path, proxies)
-    with run as (base, client, task_id, pager):
-        before = len(steps(client, task_id))
-        pg.cut()
-        down_at = time.monotonic()
-        assert_503_json(client.get(f"/v1/tasks/{task_id}"), "database")
-        assert_503_json(client.post("/v1/tasks", json={"instruction": "go"}), "database")
-        time.sleep(max(0.0, 20 - (time.monotonic() - down_at)))  # the outage itself
-        pg.restore()
-        pager.over.set()
-        final = wait_for(client, task_id, TERMINAL, timeout=90)
-        assert final["status"] == "succeeded", final
-        after = steps(client, task_id)
-        events = [e.seq for e in TaskClient(base).events(task_id)]
+    base, client, task_id, pager = paging
+    before = len(steps(client, task_id))
+    pg.cut()
+    down_at = time.monotonic()
+    assert_503_json(client.get(f"/v1/tasks/{task_id}"), "database")
+    assert_503_json(client.post("/v1/tasks", json={"instruction": "go"}), "database")
+    time.sleep(max(0.0, 20 - (time.monotonic() - down_at)))  # the outage itself
+    pg.restore()
+    pager.over.set()
+    final = wait_for(client, task_id, TERMINAL, timeout=90)
+    assert final["status"] == "succeeded", final
+    after = steps(client, task_id)
+    events = [e.seq for e in TaskClient(base).events(task_id)]
     assert len(after) > before  # it kept working after the database came back
     contiguous(events)
     assert pg.connections > 0 and rd.connections > 0
 
 
-def test_redis_down_30s_mid_run(
-    chromium_path: str,
-    postgres_url: str,
-    redis_url: str,
-    llm_server: ScriptedLLMServer,
-    test_site: TestSite,
-    tmp_path: Path,
-    proxies: tuple[FaultProxy, FaultProxy],
-) -> None:
+def test_redis_down_30s_mid_run(paging: Run, proxies: tuple[FaultProxy, FaultProxy]) -> None:
     _, rd = proxies
-    run = paging(chromium_path, postgres_url, redis_url, llm_server, test_site, tmp_path, proxies)
-    with run as (base, client, task_id, pager):
-        seen: list[int] = []
-        reader = threading.Thread(
-            target=lambda: seen.extend(e.seq for e in TaskClient(base).events(task_id)),
-            daemon=True,
-        )
-        reader.start()
-        rd.cut()
-        down_at = time.monotonic()
-        assert_503_json(client.post("/v1/tasks", json={"instruction": "go"}), "queue")
-        time.sleep(max(0.0, 30 - (time.monotonic() - down_at)))  # the outage itself
-        rd.restore()
-        back_at = time.monotonic()
-        while client.get("/readyz").status_code != 200:
-            assert time.monotonic() - back_at < 30, client.get("/readyz").text
-            time.sleep(0.5)
-        ready_after = time.monotonic() - back_at
-        pager.over.set()
-        final = wait_for(client, task_id, TERMINAL, timeout=90)
-        reader.join(60)
+    base, client, task_id, pager = paging
+    seen: list[int] = []
+    reader = threading.Thread(
+        target=lambda: seen.extend(e.seq for e in TaskClient(base).events(task_id)),
+        daemon=True,
+    )
+    reader.start()
+    rd.cut()
+    down_at = time.monotonic()
+    assert_503_json(client.post("/v1/tasks", json={"instruction": "go"}), "queue")
+    time.sleep(max(0.0, 30 - (time.monotonic() - down_at)))  # the outage itself
+    rd.restore()
+    back_at = time.monotonic()
+    while client.get("/readyz").status_code != 200:
+        assert time.monotonic() - back_at < 30, client.get("/readyz").text
+        time.sleep(0.5)
+    ready_after = time.monotonic() - back_at
+    pager.over.set()
+    final = wait_for(client, task_id, TERMINAL, timeout=90)
+    reader.join(60)
     assert final["status"] == "succeeded", final
     contiguous(seen)
     assert seen, "the SSE client received nothing"
