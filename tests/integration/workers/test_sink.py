@@ -29,10 +29,17 @@ class CheckingBus:
         raise AssertionError("not used")
 
 
-async def test_emit_writes_db_then_bus(sessions: async_sessionmaker[AsyncSession]) -> None:
+async def checked_sink(
+    sessions: async_sessionmaker[AsyncSession],
+) -> tuple[str, CheckingBus, DbEventSink]:
+    """A new task and its sink on a bus that checks each event's row is committed first."""
     task_id = await new_task(sessions)
     bus = CheckingBus(sessions)
-    sink = DbEventSink(sessions, bus, task_id, "default")  # type: ignore[arg-type]
+    return task_id, bus, DbEventSink(sessions, bus, task_id, "default")  # type: ignore[arg-type]
+
+
+async def test_emit_writes_db_then_bus(sessions: async_sessionmaker[AsyncSession]) -> None:
+    task_id, bus, sink = await checked_sink(sessions)
     await sink.emit("task.started", {"n": 0})
     await sink.emit("step.started", {"step": 1, "refs": ("a", "b")})
     await sink.emit("task.finished", {"status": "succeeded"})
@@ -107,9 +114,7 @@ async def test_emit_returns_before_the_write_and_flush_after_it(
     sessions: async_sessionmaker[AsyncSession],
 ) -> None:
     """Write-behind: the loop does not wait for the row; flush() does, in seq order."""
-    task_id = await new_task(sessions)
-    bus = CheckingBus(sessions)
-    sink = DbEventSink(sessions, bus, task_id, "default")  # type: ignore[arg-type]
+    _, bus, sink = await checked_sink(sessions)
     for step in range(1, 6):
         await sink.emit("step.started", {"step": step})
     assert len(bus.published) < 5  # at most what the writer got to meanwhile
