@@ -278,9 +278,8 @@ class PageSession:
         )
         # the fingerprint also says whether the document is unwalked, so a new snapshot
         # needs no check of its own before its first look (two round trips, two calls)
-        due = self._snap_fp is None or self._refs is None or self._navigated
         fp = await self._fingerprint()
-        unchanged = not due and self._unchanged(fp)
+        unchanged = self._unchanged(fp)
         cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
         if cached is not None:
             stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
