@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.db import models
 from app.db import repositories as repo
 from workers.agent.ledger import DEAD_END_CAUSES, DeadEnd, EpisodicNote, Fact, StepOutcome
-from workers.sink import retry_outage
+from workers.outage import retry_outage
 from workers.write_behind import WriteBehind
 
 DOMAIN_DEAD_ENDS = 200  # the newest dead ends of a domain a new task starts with

@@ -24,13 +24,9 @@ from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
 from sqlalchemy.exc import (
-    DBAPIError,
     IntegrityError,
-    InterfaceError,
-    OperationalError,
     SQLAlchemyError,
 )
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from app import metrics
 from app.contracts import Event, EventType, Usage
@@ -38,6 +34,7 @@ from app.db import repositories
 from app.db.types import utcnow
 from app.events import EventBus
 from workers.agent.tools import TOOLS
+from workers.outage import OUTAGE_ERRORS, retry_outage
 from workers.secrets import SecretVault
 from workers.write_behind import WriteBehind
 
@@ -47,11 +44,6 @@ SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
 SCREENSHOT_KIND = "screenshot"
 DOWNLOAD_KIND = "download"  # files the page produced (workers/browser/files.py)
 T = TypeVar("T")
-# database outage: connection refused/reset (asyncpg raises OSError), pool exhausted, dropped
-OUTAGE_ERRORS = (OSError, PoolTimeoutError, DBAPIError)
-RETRY_BUDGET_S = 60.0  # a short outage (issue 13: 20 s) is waited out; longer ones fail
-RETRY_FIRST_DELAY_S = 0.25
-RETRY_MAX_DELAY_S = 5.0
 # label values of webagent_step_duration_seconds: the tool names, never model-chosen text
 STEP_ACTIONS = frozenset(TOOLS)  # every registered tool, offered by default or not
 
@@ -289,33 +281,6 @@ class DbEventSink:
 
 async def _ignore_retry(fn: Callable[[], Awaitable[T]], retry: int) -> T:
     return await fn()
-
-
-async def retry_outage(write: Callable[[int], Awaitable[T]], what: str) -> T:
-    """Call `write(retry)` until it succeeds, backing off across a database outage.
-
-    A 20 s Postgres outage used to fail the step's event write, and recording that failure
-    needed the database too, so a live worker's task ended `worker_lost`. Only connection
-    errors are retried, for at most RETRY_BUDGET_S; anything else raises at once.
-    """
-    deadline = time.monotonic() + RETRY_BUDGET_S
-    delay = RETRY_FIRST_DELAY_S
-    retry = 0
-    while True:
-        try:
-            return await write(retry)
-        except OUTAGE_ERRORS as exc:
-            if isinstance(exc, DBAPIError) and not _is_disconnect(exc):
-                raise
-            if time.monotonic() + delay > deadline:
-                raise
-            log.warning("write %s failed (%r); retry in %.2fs", what, exc, delay)
-            await asyncio.sleep(delay)
-            delay, retry = min(delay * 2, RETRY_MAX_DELAY_S), retry + 1
-
-
-def _is_disconnect(exc: DBAPIError) -> bool:
-    return exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError)
 
 
 async def publish_quietly(bus: EventBus, event: Event) -> None:

@@ -16,7 +16,7 @@ from app.db import repositories
 from app.events import MemoryEventBus
 from tests.integration.workers.conftest import new_task
 from workers import jobs
-from workers import sink as sink_module
+from workers import outage as outage_module
 from workers.sink import DbEventSink
 
 pytestmark = pytest.mark.services
@@ -54,7 +54,7 @@ class Outage:
 
 @pytest.fixture(autouse=True)
 def fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sink_module, "RETRY_FIRST_DELAY_S", 0.01)
+    monkeypatch.setattr(outage_module, "RETRY_FIRST_DELAY_S", 0.01)
 
 
 async def _rows(sessions: async_sessionmaker[AsyncSession], task_id: str) -> list[Any]:
@@ -99,7 +99,7 @@ async def test_a_commit_whose_answer_was_lost_is_not_written_twice(
 async def test_a_long_outage_still_fails_the_write(
     sessions: async_sessionmaker[AsyncSession], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sink_module, "RETRY_BUDGET_S", 0.05)
+    monkeypatch.setattr(outage_module, "RETRY_BUDGET_S", 0.05)
     task_id = await new_task(sessions)
     outage = Outage(sessions)
     sink = DbEventSink(outage, MemoryEventBus(), task_id, "default")
@@ -173,7 +173,7 @@ async def test_emit_waits_while_the_writer_rides_out_an_outage(
 ) -> None:
     """Write-behind does not let a run act on through an outage with its record in memory:
     once the writer is retrying, the next emit returns only when the database took both."""
-    monkeypatch.setattr(sink_module, "RETRY_FIRST_DELAY_S", 0.05)
+    monkeypatch.setattr(outage_module, "RETRY_FIRST_DELAY_S", 0.05)
     task_id = await new_task(sessions)
     outage = Outage(sessions)
     sink = DbEventSink(outage, MemoryEventBus(), task_id, "default")
