@@ -35,8 +35,12 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# three pytest processes: most of a test's time is waiting on pages, servers and timers, so
+# three share two cores well; tests on the one Redis test DB run in one of them (conftest.py)
+TEST_PROCS ?= 3
+
 test: setup lint
-	$(BIN)/python -m pytest -q -ra
+	$(BIN)/python -m pytest -q -ra -n $(TEST_PROCS) --dist loadgroup
 
 chaos: setup
 	$(BIN)/python -m pytest -q -ra -m chaos

@@ -27,6 +27,39 @@ CHROMIUM = os.environ.get("WEBAGENT_CHROMIUM_PATH", "/usr/bin/chromium")
 os.environ.setdefault("WEBAGENT_ALLOW_PRIVATE_NETWORKS", "true")
 
 
+REDIS_GROUP = "redis"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under `pytest -n N --dist loadgroup` (make test) every test that uses the one Redis
+    logical DB runs in the same process: the DB is flushed per session, and queues, worker
+    registrations and streams are shared by name. A test that asks for it at run time
+    (`request.getfixturevalue`) is marked `redis`. tests/e2e go there too: its deployments
+    are package-scoped (one of them on Redis), and one process sets each up once, as a
+    serial run does. Postgres needs no grouping (one database per session); the rest
+    spread freely."""
+    e2e = Path(__file__).parent / "e2e"
+    for item in items:
+        if (
+            "redis_url" in getattr(item, "fixturenames", ())
+            or item.get_closest_marker("redis")
+            or e2e in item.path.parents
+        ):
+            item.add_marker(pytest.mark.xdist_group(REDIS_GROUP))
+            if config.getoption("loadgroup", False):
+                _group_id(item)
+
+
+def _group_id(item: pytest.Item) -> None:
+    """The controller schedules by a `@group` suffix on the node id, which xdist 3.8 writes
+    to `item._nodeid`; pytest 9 reads node ids from `item._id`, so it is written here."""
+    from _pytest.nodeid import NodeId
+
+    if isinstance(getattr(item, "_id", None), NodeId) and "@" not in item.nodeid:
+        item._id = NodeId.parse(f"{item.nodeid}@{REDIS_GROUP}")  # type: ignore[attr-defined]
+
+
 def unavailable(what: str, why: str) -> None:
     """Skip locally, fail in CI: a missing service must never pass silently there."""
     message = f"{what} not available: {why}"
@@ -66,10 +99,15 @@ def postgres_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
+def redis_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """The Redis logical database WEBAGENT_TEST_REDIS_URL names, flushed before and after."""
     import redis
 
+    item = getattr(request, "_pyfuncitem", None)  # the test that first asked for it
+    if os.environ.get("PYTEST_XDIST_WORKER") and item is not None:
+        marks = [m.args for m in item.iter_markers("xdist_group")]
+        if (REDIS_GROUP,) not in marks:
+            pytest.fail(f"{item.nodeid} uses Redis without the `redis` mark", pytrace=False)
     url = REDIS_URL
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=3)

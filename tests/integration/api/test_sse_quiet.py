@@ -58,7 +58,9 @@ async def test_redis_subscription_outlives_the_socket_timeout(
     assert _bus_read_failures(caplog) == []
 
 
-@pytest.mark.parametrize("deployment", ["embedded", "scaled"])
+@pytest.mark.parametrize(
+    "deployment", ["embedded", pytest.param("scaled", marks=pytest.mark.redis)]
+)
 async def test_live_stream_survives_a_quiet_period_with_keepalives(
     deployment: str,
     sqlite_url: str,
