@@ -35,6 +35,15 @@ async ({ quietMs, syncQuietMs, capMs }) => {
     return end >= 0 && last > end ? Math.min(quietMs, syncQuietMs) : quietMs;
   };
   let counted = 0;
+  let timer = 0;
+  let tick = () => {};
+  // a tick is due when the current window after the last move ends (or at the cap); a
+  // mutation re-plans it, since the window it closes may be the short one
+  const plan = () => {
+    clearTimeout(timer);
+    const now = performance.now();
+    timer = setTimeout(tick, Math.max(0, Math.min(windowMs() - (now - last), capMs - (now - start))));
+  };
   const ours = (r, el) => (r.type === 'attributes' && /^data-(agent|webagent)/.test(r.attributeName || ''))
     || (el.closest && el.closest('[data-webagent-overlay]'));
   const obs = new MutationObserver((records) => {
@@ -45,20 +54,22 @@ async ({ quietMs, syncQuietMs, capMs }) => {
       counted += 1;
       last = performance.now();
     }
+    plan();
   });
   obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   return await new Promise((resolve) => {
-    const tick = () => {
+    tick = () => {
       const now = performance.now();
       const win = windowMs();
       const quiet = now - last >= win;
       if (quiet || now - start >= capMs) {
         obs.disconnect();
+        clearTimeout(timer);
         resolve({ quiet, waitedMs: Math.round(now - start), mutations: counted, windowMs: win });
         return;
       }
-      setTimeout(tick, Math.max(4, Math.min(win - (now - last), capMs - (now - start))));
+      timer = setTimeout(tick, Math.max(4, Math.min(win - (now - last), capMs - (now - start))));
     };
-    setTimeout(tick, Math.max(0, windowMs() - (start - last)));
+    plan();
   });
 }
