@@ -3,7 +3,10 @@ learnings carried to the next task on the domain, the trajectory rebuilt from th
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -118,14 +121,25 @@ async def test_learning_upsert_and_steps_keep_their_json(sessions: Sessions) -> 
 
 async def test_writes_run_behind_the_caller_in_order(sessions: Sessions) -> None:
     """The loop does not wait for its Ledger rows (issue 13, per-step overhead); flush()
-    does, and they land in the order they were written."""
-    store = await _store(sessions)
-    for n in range(1, 6):
-        await store.append_step(StepOutcome(n, SHOP, (f"click(ref={n}:1) -> ok",), True))
+    does, and they land in the order they were written. The store's sessions open only once
+    the gate is set, so the appends can only return first if they do not wait for the rows."""
+    gate = asyncio.Event()
+
+    @asynccontextmanager
+    async def gated() -> AsyncIterator[AsyncSession]:
+        await gate.wait()
+        async with sessions() as s:
+            yield s
+
+    task_id = (await _store(sessions)).task_id
+    store = DbMemoryStore(gated, task_id=task_id, tenant_id=DEFAULT_TENANT)  # type: ignore[arg-type]
+    async with asyncio.timeout(10):  # would hang here if an append waited for its row
+        for n in range(1, 6):
+            await store.append_step(StepOutcome(n, SHOP, (f"click(ref={n}:1) -> ok",), True))
     async with sessions() as s:
-        early = len(await repo.list_ledger_steps(s, task_id=store.task_id))
-    assert early < 5  # returned before all five were written
+        assert await repo.list_ledger_steps(s, task_id=task_id) == []
+    gate.set()
     await store.flush()
     async with sessions() as s:
-        rows = await repo.list_ledger_steps(s, task_id=store.task_id)
+        rows = await repo.list_ledger_steps(s, task_id=task_id)
     assert [r.step for r in rows] == [1, 2, 3, 4, 5]
