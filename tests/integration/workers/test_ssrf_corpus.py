@@ -209,8 +209,9 @@ async def _start(page: Page, a_base: str) -> None:
 async def _run_corpus(page: Page, a_base: str, targets: list[str]) -> int:
     """Every vector and navigation against every target; returns the number of cases.
 
-    All targets' vectors fire in one batch: a refused WebSocket never signals, so each
-    batch sits out the 3 s bound once (one batch per target sat it out per target)."""
+    All targets' vectors fire in one batch, so the page waits once for its slowest vector
+    (a popup, a 400 ms timer) instead of once per target. Every vector signals: a refused
+    WebSocket closes with 1008 "blocked by URL policy"."""
     await _start(page, a_base)
     await _fire(page, [(v, f"{target}/{v}") for target in targets for v in VECTORS])
     for target in targets:
@@ -303,3 +304,26 @@ async def test_allowed_domains_pin_every_request_type(
     assert world.b.requests == [], world.b.requests
     assert world.canary.requests == [] and world.metadata.requests == []
     print(f"\nSSRF corpus, allowed_domains=[a.test]: {cases} cases, b.test hits = 0")
+
+
+async def test_a_refused_websocket_tells_the_page_why(
+    default_pool: BrowserPool, world: World
+) -> None:
+    """The page learns the socket was refused (close 1008 with the reason), as a site's own
+    error handling expects, instead of a socket that never opens and never closes."""
+    before = len(world.b.requests), len(world.canary.requests)
+    async with default_pool.context(allowed_domains=["a.test"]) as page:
+        await _start(page, f"http://a.test:{world.a.port}")
+        targets = [f"ws://b.test:{world.b.port}/ws", f"ws://127.0.0.1:{world.canary.port}/ws"]
+        for url in targets:
+            seen = await page.evaluate(
+                """u => new Promise((done) => {
+                  const ws = new WebSocket(u);
+                  ws.onopen = () => done('open');
+                  ws.onclose = (e) => done(`close ${e.code} ${e.reason}`);
+                  setTimeout(() => done('silent'), 5000);
+                })""",
+                url,
+            )
+            assert seen == "close 1008 blocked by URL policy", (url, seen)
+    assert (len(world.b.requests), len(world.canary.requests)) == before
