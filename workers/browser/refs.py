@@ -50,8 +50,9 @@ def parse_ref(ref: object) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-async def resolve(table: RefTable | None, ref: object) -> tuple[ElementHandle, RefTarget]:
-    """Handle for a current ref; stale versions and detached elements fail safely."""
+def target_of(table: RefTable | None, ref: object) -> tuple[int, int, RefTarget]:
+    """(version, index, target) of a ref of the current snapshot; RefError when the ref is
+    malformed, from another snapshot or not an interactive element."""
     version, index = parse_ref(ref)
     if table is None:
         raise RefError("stale_ref", "No snapshot has been taken yet; observe the page first.")
@@ -64,6 +65,12 @@ async def resolve(table: RefTable | None, ref: object) -> tuple[ElementHandle, R
     target = table.targets.get(index)
     if target is None:
         raise RefError("bad_ref", f"Ref {version}:{index} is not an interactive element.")
+    return version, index, target
+
+
+async def resolve(table: RefTable | None, ref: object) -> tuple[ElementHandle, RefTarget]:
+    """Handle for a current ref; stale versions and detached elements fail safely."""
+    version, index, target = target_of(table, ref)
     try:
         handle = await target.frame.evaluate_handle(js("resolve.js"), [version, target.local_id])
     except Error as exc:

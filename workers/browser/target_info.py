@@ -17,7 +17,7 @@ from playwright.async_api import ElementHandle, Error
 
 from workers.agent.protocols import Action, ActionTarget
 from workers.browser.frames import js, js_with
-from workers.browser.refs import RefError, parse_ref
+from workers.browser.refs import RefError, target_of
 
 if TYPE_CHECKING:
     from workers.browser.session import PageSession
@@ -60,13 +60,11 @@ async def _handle(s: PageSession, action: Action) -> ElementHandle | None:
 async def _at_ref(s: PageSession, ref: object) -> Any:
     """The facts of a current ref's element in one call; None when it must be re-resolved
     (stale version, element gone) or the ref is unusable."""
-    table = s.refs
     try:
-        version, index = parse_ref(ref)
+        version, _, target = target_of(s.refs, ref)
     except RefError:
         return None
-    target = table.targets.get(index) if table is not None and table.version == version else None
-    if target is None or s._navigated:
+    if s._navigated:
         return None
     script = js_with("target_at_ref.js", "resolve.js", "target_info.js")
     data = await target.frame.evaluate(script, [version, target.local_id])
