@@ -4,7 +4,7 @@ Transport retries (timeouts, 429, 5xx) are the openai client's own exponential b
 (`llm_max_retries`); what is left afterwards is mapped to the agent's LLM error types.
 The request body is posted as built (`client.post`, the SDK's way to any endpoint): its
 `create()` first walks the whole message list through a TypedDict transform that changes
-nothing for chat bodies, ~10 ms a call on the critical path of every step (issue 13).
+nothing for chat bodies, on the critical path of every step (issue 13).
 """
 
 from __future__ import annotations

@@ -36,13 +36,22 @@ async ({ quietMs, syncQuietMs, capMs }) => {
   };
   let counted = 0;
   let timer = 0;
-  let tick = () => {};
-  // a tick is due when the current window after the last move ends (or at the cap); a
+  let finish;
+  const settled = new Promise((resolve) => { finish = resolve; });
+  // a tick is due when the current window after the last move ends (or at the cap); every
   // mutation re-plans it, since the window it closes may be the short one
   const plan = () => {
     clearTimeout(timer);
     const now = performance.now();
     timer = setTimeout(tick, Math.max(0, Math.min(windowMs() - (now - last), capMs - (now - start))));
+  };
+  const tick = () => {
+    const now = performance.now();
+    const win = windowMs();
+    const quiet = now - last >= win;
+    if (!quiet && now - start < capMs) return plan();
+    obs.disconnect();
+    finish({ quiet, waitedMs: Math.round(now - start), mutations: counted, windowMs: win });
   };
   const ours = (r, el) => (r.type === 'attributes' && /^data-(agent|webagent)/.test(r.attributeName || ''))
     || (el.closest && el.closest('[data-webagent-overlay]'));
@@ -57,19 +66,6 @@ async ({ quietMs, syncQuietMs, capMs }) => {
     plan();
   });
   obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  return await new Promise((resolve) => {
-    tick = () => {
-      const now = performance.now();
-      const win = windowMs();
-      const quiet = now - last >= win;
-      if (quiet || now - start >= capMs) {
-        obs.disconnect();
-        clearTimeout(timer);
-        resolve({ quiet, waitedMs: Math.round(now - start), mutations: counted, windowMs: win });
-        return;
-      }
-      timer = setTimeout(tick, Math.max(4, Math.min(win - (now - last), capMs - (now - start))));
-    };
-    plan();
-  });
+  plan();
+  return await settled;
 }
