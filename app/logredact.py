@@ -19,7 +19,7 @@ import re
 import threading
 import traceback
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 MASK = "***"
@@ -81,11 +81,7 @@ class RedactingFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         redact = self.registry.redact
-        try:
-            message = record.getMessage()
-        except (TypeError, ValueError):  # a broken format string: keep its parts apart
-            message = f"{record.msg} {record.args}"
-        record.msg, record.args = redact(message), None
+        _redact_message(record, redact)
         if record.exc_info and not record.exc_text:
             record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip()
         record.exc_info = None  # formatters print exc_text; the live exception keeps values
@@ -97,6 +93,56 @@ class RedactingFilter(logging.Filter):
             if name not in _STANDARD and isinstance(value, str):
                 setattr(record, name, redact(value))
         return True
+
+
+def _redact_message(record: logging.LogRecord, redact: Callable[[str], str]) -> None:
+    """Mask the message, keeping `msg` and the shape of `args` where that suffices.
+
+    Formatters may read `args` themselves (uvicorn's access formatter unpacks five of them),
+    so each argument is masked in place; only when a secret shows up in the joined message
+    but in no single part (or the format string is broken) is the record flattened.
+    """
+    try:
+        message = record.getMessage()
+    except (TypeError, ValueError):  # a broken format string: keep its parts apart
+        record.msg, record.args = redact(f"{record.msg} {record.args}"), None
+        return
+    if redact(message) == message:
+        return
+    record.msg = redact(str(record.msg)) if isinstance(record.msg, str) else record.msg
+    if isinstance(record.args, tuple):
+        record.args = tuple(_redact_arg(a, redact) for a in record.args)
+    elif isinstance(record.args, Mapping):
+        record.args = {k: _redact_arg(v, redact) for k, v in record.args.items()}
+    try:
+        masked = record.getMessage()
+    except (TypeError, ValueError):
+        masked = message
+    if redact(masked) != masked:  # a secret across the parts: give up the shape
+        record.msg, record.args = redact(message), None
+
+
+def _redact_arg(value: Any, redact: Callable[[str], str]) -> Any:
+    """A masked string for an argument whose text holds a secret, else the value itself."""
+    text = value if isinstance(value, str) else repr(value)
+    masked = redact(text)
+    if masked == text:
+        return value
+    return masked if isinstance(value, str) else _Masked(redact(str(value)), masked)
+
+
+class _Masked(str):
+    """A non-string argument's masked text, for both `%s` (str) and `%r` (repr)."""
+
+    _repr: str
+
+    def __new__(cls, as_str: str, as_repr: str) -> _Masked:
+        obj = super().__new__(cls, as_str)
+        obj._repr = as_repr
+        return obj
+
+    def __repr__(self) -> str:
+        return self._repr
 
 
 _installed = threading.Lock()
