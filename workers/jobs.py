@@ -147,7 +147,9 @@ async def _run_agent(
             raise ConfigurationError(problem)
         budget.check_prices(budgets.roles_in_use(rt.settings))  # a cost budget needs prices
         await require_vision(rt.llm, rt.settings)  # image settings need models that see
-        memory = DbMemoryStore(rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id)
+        memory = DbMemoryStore(
+            rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id, redact=sink.vault.redact
+        )
         policy = FetchPolicy(network_policy(rt.settings), spec.allowed_domains)
         fetcher = HttpFetcher(policy)  # the search route reads pages without a browser
         brain = BrainConfig(
@@ -208,7 +210,9 @@ async def _open_browser(
             budgets.budgeted(redacted, budget, sink) if budget else redacted, sink
         )
         # the click tier that worked on these domains before (seed 000 §6.3), written back after
-        store = DbMemoryStore(rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id)
+        store = DbMemoryStore(
+            rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id, redact=sink.vault.redact
+        )
         domains = (domain_of(spec.start_url or ""), *spec.allowed_domains)
         clicks = await click_memory.load(store, domains)
         browser = await PageSession.open(

@@ -34,9 +34,16 @@ class DbMemoryStore:
     """MemoryStore bound to (task_id, tenant_id); sessions come from the worker runtime."""
 
     def __init__(
-        self, sessions: async_sessionmaker[AsyncSession], *, task_id: str, tenant_id: str
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        task_id: str,
+        tenant_id: str,
+        redact: Callable[[Any], Any] | None = None,
     ) -> None:
         self._sessions = sessions
+        # every row is written with the task's secret values masked (workers/secrets.py)
+        self._redact: Callable[[Any], Any] = redact or (lambda value: value)
         self.task_id, self.tenant_id = task_id, tenant_id
         self._writes = WriteBehind(f"ledger {task_id}", (SQLAlchemyError, OSError))
 
@@ -50,7 +57,9 @@ class DbMemoryStore:
 
     def _later(self, what: str, write: Callable[..., Awaitable[object]], **values: Any) -> None:
         """Queue `write(session, task_id=, tenant_id=, **values)` + commit as one transaction,
-        retried across an outage (the values are taken now, not when it runs)."""
+        retried across an outage (the values are taken now, not when it runs), with the
+        task's secret values masked."""
+        values = {k: self._redact(v) for k, v in values.items()}
 
         async def once(retry: int) -> None:
             try:
@@ -119,7 +128,9 @@ class DbMemoryStore:
         tenant = self.tenant_id
 
         async def put(s: AsyncSession, **_: object) -> None:  # a learning is per tenant
-            await repo.put_domain_learning(s, tenant_id=tenant, domain=domain, key=key, value=value)
+            await repo.put_domain_learning(
+                s, tenant_id=tenant, domain=domain, key=key, value=self._redact(value)
+            )
 
         self._later("learning", put)
 

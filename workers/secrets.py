@@ -37,6 +37,15 @@ class SecretVault:
         self.values = tuple(sorted({e.value for e in self._entries.values()}, key=len)[::-1])
         logredact.REGISTRY.register(self, self.values)  # masked in logs while the task runs
 
+    def learn(self, value: str) -> None:
+        """Treat `value` as a secret of this task from now on: text the model typed with
+        `secret=true` is masked like a `<secret:name>` value in every later read-back
+        (tool results, observations, events, Ledger rows, model requests, logs)."""
+        if len(value) < logredact.MIN_SECRET_CHARS or value in self.values:
+            return
+        self.values = tuple(sorted({*self.values, value}, key=len)[::-1])
+        logredact.REGISTRY.register(self, self.values)
+
     @classmethod
     def for_task(cls, spec: TaskSpec, settings: Settings) -> SecretVault:
         if not spec.secrets_sealed:

@@ -36,6 +36,12 @@ LOGIN = """<!doctype html><title>Sign in</title><form method="post" action="/log
 <button type="submit">Log in</button></form>"""
 
 
+CANARY = "Hunter2-CANARY-77"
+ECHO = """<!doctype html><title>Code</title><label>Access code <input id=c type=text></label>
+<p id=echo></p><script>c.addEventListener('input',
+ () => { echo.textContent = 'You typed ' + c.value; });</script>"""
+
+
 class LoginSite:
     def __init__(self) -> None:
         self.received: list[str] = []
@@ -47,8 +53,16 @@ class LoginSite:
             return HTMLResponse("<!doctype html><title>Welcome</title><h1>Signed in</h1>")
         return HTMLResponse(LOGIN)
 
+    async def echo(self, request: Request) -> HTMLResponse:
+        return HTMLResponse(ECHO)
+
     def app(self) -> Starlette:
-        return Starlette(routes=[Route("/login", self.page, methods=["GET", "POST"])])
+        return Starlette(
+            routes=[
+                Route("/login", self.page, methods=["GET", "POST"]),
+                Route("/echo", self.echo),
+            ]
+        )
 
 
 def ref_of(observation: str, name: str) -> str:
@@ -60,6 +74,8 @@ def ref_of(observation: str, name: str) -> str:
 def login_policy(request: dict[str, Any]) -> Reply:
     """Type the secret token, press Log in, report; a refused secret ends the run."""
     obs = latest_observation(request)
+    if "Access code" in obs:
+        return literal_policy(request, obs)
     errors = [r.get("error") for r in last_tool_results(request) if r.get("error")]
     if errors:
         return tool_reply(("done", {"answer": f"refused: {errors[0]}", "success": False}))
@@ -72,6 +88,14 @@ def login_policy(request: dict[str, Any]) -> Reply:
     if not typed:
         return tool_reply(("type", {"ref": ref_of(obs, "Password"), "text": "<secret:pw>"}))
     return tool_reply(("click", {"ref": ref_of(obs, "Log in")}))
+
+
+def literal_policy(request: dict[str, Any], obs: str) -> Reply:
+    """Type a literal value marked `secret=true`, then finish."""
+    if last_tool_results(request):
+        return tool_reply(("done", {"answer": "typed", "success": True}))
+    ref = ref_of(obs, "Access code")
+    return tool_reply(("type", {"ref": ref, "text": CANARY, "secret": True}))
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +171,32 @@ def test_secret_scoped_to_another_domain_is_refused(
     assert final["result"]["answer"] == "refused: secret_not_allowed", final
     assert site.received == before
     assert "Other-Pass-42" not in dump(data_dir)
+
+
+def test_text_typed_with_secret_true_is_masked_in_every_read_back(
+    stack: tuple[str, str, ScriptedLLMServer, LoginSite, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The model marks literal text secret; the field's value, the page's echo of it and the
+    tool result's account of the field all read back as [secret] (hardening issue, item 1)."""
+    import httpx
+
+    base_url, site_url, llm, _, data_dir = stack
+    caplog.set_level(logging.DEBUG)
+    before = len(llm.requests)
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        body = {"instruction": "enter the access code", "start_url": f"{site_url}/echo"}
+        created = client.post("/v1/tasks", json=body)
+        assert created.status_code == 202, created.text
+        task_id = created.json()["id"]
+        final = wait_terminal(client, task_id)
+        shown = "".join(
+            client.get(f"/v1/tasks/{task_id}{tail}").text
+            for tail in ("", "/steps", "/ledger", "/events")
+        )
+    assert final["status"] == "succeeded", final
+    requests = json.dumps(llm.requests[before:])
+    assert len(llm.requests) - before >= 2  # the model saw the page after typing
+    assert CANARY not in requests and CANARY not in shown
+    assert "[secret]" in requests  # the read-back is there, masked
+    assert CANARY not in dump(data_dir)
+    assert CANARY not in caplog.text

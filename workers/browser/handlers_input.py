@@ -153,6 +153,9 @@ async def type_into(s: PageSession, args: a.TypeArgs) -> ToolResult:
             return actions.failure(exc.code, exc.reason, "type it only on the site it is for")
         args = args.model_copy(update={"text": text, "secret": True})
         await el.evaluate(js("mask_secret.js"))  # dots in every screenshot from now on
+    elif args.secret:  # literal text the model marked secret: masked like a vault value
+        s.secrets.learn(args.text)
+        await el.evaluate(js("mask_secret.js"))
     kind = str((await actions.element_kind(el))["kind"])
     native = field_values.native_form(kind, args.text) if not args.secret else None
     if native is not None and args.clear:  # also its own form: keys would split it

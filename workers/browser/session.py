@@ -62,7 +62,6 @@ SETTLE_S = 0.3  # longest wait for a late effect when none has shown yet (settle
 class PageSession:
     """One task's page; build with `await PageSession.open(page, settings)`."""
 
-    secrets: SecretVault = SecretVault()  # the task's `<secret:name>` values (workers/secrets.py)
     hidden_regions: HiddenRegions = NO_REGIONS  # the task's private regions (regions.py)
 
     def __init__(
@@ -77,6 +76,7 @@ class PageSession:
         profile: SessionProfile | None = None,
     ) -> None:
         self.page = page
+        self.secrets = SecretVault()  # the task's secret values (workers/secrets.py; jobs wires)
         self.profile = profile or SessionProfile()  # attachments, artifacts dir, scripts
         self.artifacts = Artifacts(self.profile.artifacts_dir)
         self.downloads: list[str] = []  # artifact names of files the page downloaded

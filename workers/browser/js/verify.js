@@ -64,6 +64,11 @@
   function fields() {
     return Array.from(doc.querySelectorAll('input, textarea, select')).filter((f) => editable(f));
   }
+  // a password, or a field masked for a secret (mask_secret.js), is never echoed back
+  function shownValue(f) {
+    const masked = f.type === 'password' || (getComputedStyle(f).webkitTextSecurity || 'none') !== 'none';
+    return masked && f.value ? '[secret]' : f.value;
+  }
   function fieldName(f) {
     const label = f.labels && f.labels[0] ? f.labels[0].innerText : '';
     return (f.getAttribute('aria-label') || label || f.name || f.id || f.localName).replace(/\s+/g, ' ').trim().slice(0, 40);
@@ -134,12 +139,12 @@
   out.activeAfter = after.active;
   out.stateChanged = after.sig !== s.state.sig;
   out.valueChanged = after.value !== s.state.value;
-  out.value = after.value;
+  out.value = tgt && after.value !== null && shownValue(tgt) !== tgt.value ? '[secret]' : after.value;
   out.detached = !!tgt && !after.connected;
   out.hidden = !!tgt && after.connected && s.shown && !shown(tgt);
   out.hiddenPopup = out.hidden && s.popup;
   const moved = s.values.find(([f, v]) => f.isConnected && f.value !== v);
-  out.field = moved ? [fieldName(moved[0]), moved[0].value] : null;
+  out.field = moved ? [fieldName(moved[0]), shownValue(moved[0])] : null;
   out.children = tgt ? Array.from(tgt.querySelectorAll('a[href], button, [role=button], [role=link], [role=option], [role=menuitem], input, [onclick], [tabindex]'))
     .map((c) => (c.innerText || c.getAttribute('aria-label') || c.getAttribute('title') || c.value || '').replace(/\s+/g, ' ').trim())
     .filter((t) => t).slice(0, 4) : [];
