@@ -87,7 +87,9 @@ class ErrorCode(StrEnum):
     bot_blocked = "bot_blocked"  # a challenge or block page nobody cleared (approval denied)
     output_invalid = "output_invalid"  # the answer did not match output_schema after a repair
     start_page_unreachable = "start_page_unreachable"  # the start page never loaded
-    budget_exceeded = "budget_exceeded"  # max_tokens or max_cost_usd ran out (workers/budget.py)
+    budget_exceeded = (
+        "budget_exceeded"  # max_tokens or max_cost_usd ran out (workers/adapters/budget.py)
+    )
     browser_crashed = "browser_crashed"  # Chromium or the page crashed mid-task
 
 
@@ -135,7 +137,9 @@ class TaskSpec(BaseModel):
     output_schema: dict[str, Any] | None = None  # JSON Schema of result.data
     profile: str | None = None  # named browser profile whose storage state the run starts from
     save_profile: bool = False  # write the context's storage state back to `profile` after
-    max_tokens: int | None = None  # model tokens (in + out) the task may use (workers/budget.py)
+    max_tokens: int | None = (
+        None  # model tokens (in + out) the task may use (workers/adapters/budget.py)
+    )
     max_cost_usd: float | None = None  # model cost, priced by WEBAGENT_LLM_PRICES
 
 

@@ -8,7 +8,7 @@ record at creation (through the log record factory), so every handler sees the m
 record, whichever logger it came from and whichever handler is attached later (uvicorn's,
 a JSON formatter, pytest's caplog); extra fields are set after creation, so it is also
 added to the root logger's handlers present at install time. The service (app/main.py)
-and the worker runtime (workers/runtime.py) install it; a task's SecretVault registers its
+and the worker runtime (workers/process/runtime.py) install it; a task's SecretVault registers its
 values for as long as it lives.
 """
 

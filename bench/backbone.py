@@ -252,7 +252,7 @@ class _SinkThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=120)
 
     async def emit_all(self, n: int, interval: float) -> None:
-        from workers.sink import DbEventSink
+        from workers.adapters.sink import DbEventSink
 
         engine = create_engine(self.pg)
         bus = RedisEventBus(self.rd)

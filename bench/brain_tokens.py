@@ -45,7 +45,7 @@ from workers.agent.loop import run_agent, run_worker_only
 from workers.agent.naive import run_naive
 from workers.agent.protocols import LLM, AgentOutcome, AgentTask, Browser, EventSink
 from workers.agent.testing import FakeBrowser, Page, RecordingSink
-from workers.llm_client import OpenAILLM
+from workers.llm.client import OpenAILLM
 
 Runner = Callable[[AgentTask, Browser, LLM, EventSink], Awaitable[AgentOutcome]]
 RUNNERS: dict[str, Runner] = {

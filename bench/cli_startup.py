@@ -11,10 +11,10 @@ import subprocess
 import sys
 import time
 
-HELP = "import sys; from workers.cli import main; sys.argv = ['webagent', '--help']; main()"
+HELP = "import sys; from workers.cli.main import main; sys.argv = ['webagent', '--help']; main()"
 EAGER = (
-    "from workers.commands import service, tasks, profiles, keys, observe, bench; "
-    "import workers.cli"
+    "from workers.cli.commands import service, tasks, profiles, keys, observe, bench; "
+    "import workers.cli.main"
 )
 
 

@@ -56,7 +56,7 @@ from tests.support.background import BackgroundServer  # noqa: E402
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply  # noqa: E402
 from tests.support.policies import latest_observation  # noqa: E402
 from workers import jobs  # noqa: E402
-from workers.runtime import WorkerRuntime  # noqa: E402
+from workers.process.runtime import WorkerRuntime  # noqa: E402
 
 PAGE = """<!doctype html><html><head><title>Inventory</title></head><body>
 <header><h1>Inventory</h1><nav>{links}</nav></header>

@@ -34,7 +34,9 @@ from typing import Any
 import httpx
 import psutil
 
-STANDBY_NAME = "wa-standby"  # workers.supervisor.STANDBY_NAME (not imported: no worker deps)
+STANDBY_NAME = (
+    "wa-standby"  # workers.process.supervisor.STANDBY_NAME (not imported: no worker deps)
+)
 FDS_TOLERANCE = 5
 PROCS_TOLERANCE = 3
 RSS_TOLERANCE = 0.10

@@ -37,13 +37,13 @@ from app.events import RedisEventBus  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from bench.support import free_port, machine, pct, scratch_postgres  # noqa: E402
 from tests.integration.workers.conftest import new_task  # noqa: E402
-from workers.sink import DbEventSink  # noqa: E402
+from workers.adapters.sink import DbEventSink  # noqa: E402
 
 
 def serve_api(settings: Settings, port: int) -> None:
     import uvicorn
 
-    from workers.embedded import build_app
+    from workers.process.embedded import build_app
 
     uvicorn.run(build_app(settings), host="127.0.0.1", port=port, log_level="warning")
 

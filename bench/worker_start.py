@@ -7,8 +7,8 @@ One task is queued before the worker is spawned; each run spawns `webagent worke
 
   first task started / finished   task started_at / finished_at minus the spawn time
   imports                         `python -X importtime` of what each process imports:
-                                  the supervisor (CLI + workers.supervisor) and a worker
-                                  before its first task ends (workers.supervisor +
+                                  the supervisor (CLI + workers.process.supervisor) and a worker
+                                  before its first task ends (workers.process.supervisor +
                                   workers.jobs); total and self time by top-level package
 
 With --baseline DIR (an older tree: `git archive REV app workers | tar -x -C DIR`), runs
@@ -48,8 +48,8 @@ from bench.support import free_port, machine  # noqa: E402
 from tests.integration.workers.conftest import new_task  # noqa: E402
 
 PROCESS_IMPORTS = {
-    "supervisor": ["workers.commands.service", "workers.supervisor"],
-    "worker": ["workers.supervisor", "workers.jobs"],
+    "supervisor": ["workers.cli.commands.service", "workers.process.supervisor"],
+    "worker": ["workers.process.supervisor", "workers.jobs"],
 }
 _ROW = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 

@@ -26,14 +26,18 @@ from app.db.types import as_utc
 from app.logging_config import task_context
 from app.secrets import secrets_note
 from app.urlpolicy import network_policy
-from workers import budget as budgets
-from workers import runtime
+from workers.adapters import budget as budgets
+from workers.adapters.approval_gate import approval_gate, supervision_of
+from workers.adapters.fetcher import FetchPolicy, HttpFetcher
+from workers.adapters.memory_store import DbMemoryStore
+from workers.adapters.results import TaskResults
+from workers.adapters.secrets import RedactingLLM, SecretVault
+from workers.adapters.sink import DbEventSink
 from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
 from workers.agent.protocols import AgentOutcome, AgentTask, Browser
 from workers.agent.search import run_task as run_routed
 from workers.agent.supervised import supervise
-from workers.approval_gate import approval_gate, supervision_of
 from workers.browser import click_memory, regions, views
 from workers.browser.click_memory import domain_of
 from workers.browser.crash import crash_watch
@@ -41,15 +45,11 @@ from workers.browser.files import attachments_note, stage_attachments
 from workers.browser.pool import is_browser_fault
 from workers.browser.profile import SessionProfile, task_profile
 from workers.browser.session import PageSession
-from workers.cancellation import cancel_on_request, cancelled_outcome
-from workers.fetcher import FetchPolicy, HttpFetcher
-from workers.memory_store import DbMemoryStore
-from workers.metered_llm import MeteredLLM
-from workers.results import TaskResults
-from workers.runtime import WorkerRuntime
-from workers.secrets import RedactingLLM, SecretVault
-from workers.sink import DbEventSink
-from workers.vision_check import require_vision
+from workers.llm.metered import MeteredLLM
+from workers.llm.vision_check import require_vision
+from workers.process import runtime
+from workers.process.cancellation import cancel_on_request, cancelled_outcome
+from workers.process.runtime import WorkerRuntime
 
 log = logging.getLogger(__name__)
 

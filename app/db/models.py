@@ -114,7 +114,7 @@ class Task(Base):
     # migration 0008: evaluate_script is offered and runs only when the task allows it
     allow_scripts: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     attachment_names: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=list)
-    # migration 0008: per-task model budgets (workers/budget.py); NULL = no limit
+    # migration 0008: per-task model budgets (workers/adapters/budget.py); NULL = no limit
     max_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
     max_cost_usd: Mapped[float | None] = mapped_column(Float, nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

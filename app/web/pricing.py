@@ -1,7 +1,7 @@
 """What a run cost, for the viewer: each `llm.call` event priced by its model.
 
 Prices come from `WEBAGENT_LLM_PRICES` (USD per 1M input / output tokens), matched like the
-per-task budget does (workers/budget.py): the exact model name, else the longest configured
+per-task budget does (workers/adapters/budget.py): the exact model name, else the longest configured
 prefix. An event that already carries `cost_usd` keeps it. Without prices the cost is
 unknown (shown as a dash), never zero.
 """

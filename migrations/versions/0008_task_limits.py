@@ -25,7 +25,7 @@ def upgrade() -> None:
             sa.Column("allow_scripts", sa.Boolean(), nullable=False, server_default=sa.false())
         )
         batch.add_column(sa.Column("attachment_names", sa.JSON(), nullable=True))
-        # per-task model budgets (workers/budget.py); NULL = no limit
+        # per-task model budgets (workers/adapters/budget.py); NULL = no limit
         batch.add_column(sa.Column("max_tokens", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("max_cost_usd", sa.Float(), nullable=True))
     op.create_table(

@@ -29,7 +29,7 @@ from tests.integration.workers.test_jobs import (
 from tests.support.llm_server import Reply, ScriptedLLMServer, text_reply
 from tests.support.policies import latest_observation
 from tests.support.sites import TestSite
-from workers.embedded import EmbeddedWorkers
+from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser, pytest.mark.chaos]
 

@@ -30,7 +30,7 @@ from tests.support.faultproxy import FaultProxy
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.policies import find_ref, latest_observation
 from tests.support.sites import TestSite
-from workers.client import TaskClient
+from workers.cli.client import TaskClient
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.chaos]
 

@@ -27,7 +27,7 @@ from app.db.types import utcnow
 from tests.e2e.conftest import _settings
 from tests.integration.workers.conftest import new_task
 from tests.support.llm_server import ScriptedLLMServer
-from workers.embedded import build_app
+from workers.process.embedded import build_app
 
 pytestmark = [pytest.mark.services, pytest.mark.chaos]
 

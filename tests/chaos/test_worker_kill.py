@@ -26,8 +26,8 @@ from tests.support.llm_server import Reply, ScriptedLLMServer, text_reply
 from tests.support.policies import latest_observation
 from tests.support.sites import TestSite
 from tests.support.worker_proc import wait_for
-from workers.client import parse_sse
-from workers.supervisor import STANDBY_NAME
+from workers.cli.client import parse_sse
+from workers.process.supervisor import STANDBY_NAME
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.chaos]
 

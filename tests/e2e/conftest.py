@@ -29,7 +29,7 @@ from tests.support.llm_server import Reply, ScriptedLLMServer, error_reply, tool
 from tests.support.policies import cheapest_product_policy, find_ref, latest_observation
 from tests.support.sites import TestSite
 from tests.support.worker_proc import Worker, worker_env, worker_process
-from workers.embedded import build_app
+from workers.process.embedded import build_app
 
 TERMINAL = ("succeeded", "failed", "cancelled", "timed_out")
 TASK_BLOCK = re.compile(r"<task>\s*(?P<text>.*?)\s*</task>", re.DOTALL)

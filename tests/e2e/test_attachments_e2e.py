@@ -24,7 +24,7 @@ from bench.support import serve
 from tests.e2e.conftest import _settings, wait_terminal
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.policies import last_tool_results, latest_observation
-from workers.embedded import build_app
+from workers.process.embedded import build_app
 
 CONTENT = b"%PDF-1.4 resume of Ada Lovelace \x00\x01\x02\xff"
 PAGE = """<!doctype html><title>Apply</title><h1>Apply</h1>

@@ -21,7 +21,7 @@ from bench.support import serve
 from tests.e2e.conftest import _settings, wait_terminal
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.policies import find_ref, last_tool_results, latest_observation
-from workers.embedded import build_app
+from workers.process.embedded import build_app
 
 CONTENT = b"region,total\nnorth,17\nsouth,\xe2\x82\xac42\n"
 PAGE = """<!doctype html><title>Reports</title><h1>Reports</h1>

@@ -24,7 +24,7 @@ import pytest
 from tests.e2e.conftest import ROUTES, Service
 from tests.support.llm_server import Reply, tool_reply
 from tests.support.sites import TestSite
-from workers.client import parse_sse
+from workers.cli.client import parse_sse
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.chaos]
 

@@ -27,7 +27,7 @@ from bench.support import serve
 from tests.e2e.conftest import _settings, wait_terminal
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.policies import last_tool_results, latest_observation
-from workers.embedded import build_app
+from workers.process.embedded import build_app
 
 PASSWORD = "Zq7-hunter2-Secret!"
 LOGIN = """<!doctype html><title>Sign in</title><form method="post" action="/login">

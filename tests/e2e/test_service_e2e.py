@@ -26,7 +26,7 @@ from tests.e2e.conftest import (
     wait_terminal,
 )
 from tests.support.sites import TestSite, cheapest
-from workers.client import parse_sse
+from workers.cli.client import parse_sse
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

@@ -21,7 +21,7 @@ import psutil
 import pytest
 
 from bench.support import free_port
-from workers.supervisor import STANDBY_NAME
+from workers.process.supervisor import STANDBY_NAME
 
 WEBAGENT = str(Path(sys.executable).with_name("webagent"))
 ROOT = Path(__file__).resolve().parents[2]

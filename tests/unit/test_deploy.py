@@ -19,7 +19,7 @@ from app.api.health import router as health_router
 from app.contracts import QUEUE_NAME
 from app.settings import Settings
 from tests.unit.test_packaging import assert_real_command
-from workers.cli import _register_all, cli
+from workers.cli.main import _register_all, cli
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "deploy" / "k8s" / "base"

@@ -13,7 +13,7 @@ import typer
 import yaml
 
 from app.settings import Settings
-from workers.cli import _register_all, cli
+from workers.cli.main import _register_all, cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"

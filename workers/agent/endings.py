@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from app.contracts import ErrorCode, TaskStatus
 from workers.agent.protocols import AgentOutcome
-from workers.metered_llm import LLMUsage
+from workers.llm.metered import LLMUsage
 
 
 @dataclass

@@ -50,7 +50,7 @@ from workers.agent.screenshots import StepScreenshots
 from workers.agent.step_events import observation_event
 from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
 from workers.agent.tools import worker_tools
-from workers.metered_llm import MeteredLLM
+from workers.llm.metered import MeteredLLM
 
 __all__ = ["AgentLoop", "Ending", "Usage", "run_agent", "run_worker_loop", "run_worker_only"]
 

@@ -258,7 +258,8 @@ class ApprovalDecision:
 
 @runtime_checkable
 class ApprovalGate(Protocol):
-    """Pauses the task until a person decides (workers/approval_gate.py waits on the DB)."""
+    """Pauses the task until a person decides (workers/adapters/approval_gate.py waits on the
+    DB)."""
 
     async def request(self, request: ApprovalRequest) -> ApprovalDecision: ...
 

@@ -48,7 +48,7 @@ from workers.agent.roles.orchestrator import (
     substantive,
 )
 from workers.agent.testing import InMemoryMemoryStore
-from workers.metered_llm import MeteredLLM
+from workers.llm.metered import MeteredLLM
 
 SEARCH_ROLE = "worker"  # the lookup is answered by the Worker's model
 MAX_URLS = 3

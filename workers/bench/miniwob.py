@@ -35,9 +35,9 @@ from workers.browser import views
 from workers.browser.miniwob_page import EpisodeState, MiniWobPage, MiniWobPageError
 from workers.browser.pool import BrowserPool
 from workers.browser.session import PageSession
-from workers.llm_client import OpenAILLM
-from workers.metered_llm import MeteredLLM
-from workers.vision_check import require_vision
+from workers.llm.client import OpenAILLM
+from workers.llm.metered import MeteredLLM
+from workers.llm.vision_check import require_vision
 
 AgentRunner = Callable[[AgentTask, Browser, LLM, "BenchSink"], Awaitable[AgentOutcome]]
 AGENTS = ("webagent", "worker", "naive")

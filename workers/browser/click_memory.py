@@ -103,7 +103,7 @@ def tier_order(memory: ClickMemory, domain: str, *, allow_untrusted: bool) -> tu
 
 
 class LearningsStore(Protocol):
-    """The per-domain learnings side of workers/memory_store.DbMemoryStore."""
+    """The per-domain learnings side of workers/adapters/memory_store.DbMemoryStore."""
 
     async def load_domain_learnings(self, domain: str) -> Mapping[str, Any]: ...
 

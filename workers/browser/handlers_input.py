@@ -14,13 +14,13 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import ElementHandle
 
+from workers.adapters.secrets import SecretRefused
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser import actions, field_values, snapper, verify
 from workers.browser.click import MODIFIER_BITS, Target
 from workers.browser.frames import js
 from workers.browser.vision import Rect
-from workers.secrets import SecretRefused
 
 if TYPE_CHECKING:
     from workers.agent.tools import args as a

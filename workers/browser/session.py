@@ -21,6 +21,7 @@ from typing import Any
 from playwright.async_api import ConsoleMessage, Dialog, Download, ElementHandle, Error, Frame, Page
 
 from app.settings import Settings
+from workers.adapters.secrets import SecretVault
 from workers.agent.errors import ConfigurationError, FeedbackError
 from workers.agent.protocols import LLM, Action, ActionTarget, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
@@ -51,7 +52,6 @@ from workers.browser.snapshot import Snapshot, capture
 from workers.browser.target_info import inspect as inspect_action_target
 from workers.browser.vision import VisionBox
 from workers.browser.vision_observer import VisionObserver
-from workers.secrets import SecretVault
 
 CONSOLE_KEPT = 50
 RECENT_VERSIONS = 10  # past snapshots kept to re-find the element of a stale ref
@@ -76,7 +76,9 @@ class PageSession:
         profile: SessionProfile | None = None,
     ) -> None:
         self.page = page
-        self.secrets = SecretVault()  # the task's secret values (workers/secrets.py; jobs wires)
+        self.secrets = (
+            SecretVault()
+        )  # the task's secret values (workers/adapters/secrets.py; jobs wires)
         self.profile = profile or SessionProfile()  # attachments, artifacts dir, scripts
         self.artifacts = Artifacts(self.profile.artifacts_dir)
         self.downloads: list[str] = []  # artifact names of files the page downloaded

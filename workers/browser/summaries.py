@@ -17,7 +17,7 @@ from typing import Any
 from workers.agent.protocols import LLM
 from workers.browser import pagemem
 from workers.browser.pagemem import PageMem, Section
-from workers.metered_llm import LLMUsage as Usage
+from workers.llm.metered import LLMUsage as Usage
 
 SECTION_CHARS = 1200  # what one section contributes to the summary prompt
 

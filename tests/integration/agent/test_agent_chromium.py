@@ -24,7 +24,7 @@ from tests.support.sites import TestSite, cheapest
 from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import RecordingSink
-from workers.llm_client import OpenAILLM
+from workers.llm.client import OpenAILLM
 
 pytestmark = pytest.mark.browser
 

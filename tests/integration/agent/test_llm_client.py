@@ -22,7 +22,7 @@ from tests.support.llm_server import (
 )
 from workers.agent.errors import ConfigurationError, LLMProtocolError, LLMRejected, LLMUnavailable
 from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY, WORKER_TOOLS
-from workers.llm_client import OpenAILLM
+from workers.llm.client import OpenAILLM
 
 MESSAGES = [
     {"role": "system", "content": "You are a test."},

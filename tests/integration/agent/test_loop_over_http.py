@@ -21,7 +21,7 @@ from workers.agent.loop import run_agent
 from workers.agent.naive import run_naive
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import FakeBrowser, RecordingSink
-from workers.llm_client import OpenAILLM
+from workers.llm.client import OpenAILLM
 
 HOME, LIST, ITEM = "http://site.test/", "http://site.test/list", "http://site.test/item"
 PAGES = {

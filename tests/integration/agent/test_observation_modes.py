@@ -22,8 +22,8 @@ from workers.agent.naive import run_naive
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import RecordingSink
 from workers.browser.session import PageSession
-from workers.llm_client import OpenAILLM
-from workers.metered_llm import MeteredLLM
+from workers.llm.client import OpenAILLM
+from workers.llm.metered import MeteredLLM
 
 pytestmark = pytest.mark.browser
 

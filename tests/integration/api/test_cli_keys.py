@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from app.auth import well_formed
 from app.db import create_engine, repositories, session_factory
 from app.settings import Settings, get_settings
-from workers.cli import _register_all, cli
+from workers.cli.main import _register_all, cli
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_serve_refuses_public_bind_without_keys(db_env: str, host: str) -> None:
 
 
 def test_bind_rules() -> None:
-    from workers.commands.service import unsafe_bind
+    from workers.cli.commands.service import unsafe_bind
 
     off = Settings(api_keys_required=False)
     assert unsafe_bind("127.0.0.1", off) is None and unsafe_bind("::1", off) is None

@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from typer.testing import CliRunner, Result
 
 from tests.integration.api.conftest import finish, live_server
-from workers.cli import cli
+from workers.cli.main import cli
 
 
 async def invoke(*args: str) -> Result:

@@ -10,8 +10,8 @@ from app.db import repositories
 from app.main import create_app
 from tests.integration.api.conftest import RecordingDispatcher, make_settings, running
 from tests.support.task_rows import add_task
+from workers.adapters.memory_store import DbMemoryStore
 from workers.agent.ledger import Ledger, StepOutcome
-from workers.memory_store import DbMemoryStore
 
 URL = "https://shop.test/cart"
 

@@ -89,7 +89,7 @@ async def test_naive_baseline_and_wrong_answer(
 def test_cli_runs_and_writes_json(
     chromium_path: str, llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
-    from workers.cli import _register_all, cli
+    from workers.cli.main import _register_all, cli
 
     llm_server.set_policy(miniwob_policy)
     _register_all()

@@ -58,7 +58,7 @@ async def test_naive_observes_full_whatever_the_mode(
 def test_cli_flag_selects_the_mode_and_refuses_vision_without_opt_in(
     chromium_path: str, llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
-    from workers.cli import _register_all, cli
+    from workers.cli.main import _register_all, cli
 
     llm_server.set_policy(miniwob_policy)
     _register_all()

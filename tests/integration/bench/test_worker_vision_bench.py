@@ -39,7 +39,7 @@ def text_only_endpoint(request: dict[str, Any]) -> Reply:
 def test_worker_vision_with_a_text_only_model_is_refused_before_any_episode(
     chromium_path: str, llm_server: ScriptedLLMServer
 ) -> None:
-    from workers.cli import _register_all, cli
+    from workers.cli.main import _register_all, cli
 
     llm_server.set_policy(text_only_endpoint)
     _register_all()

@@ -7,10 +7,10 @@ import pytest
 
 from app.secrets import SecretEntry
 from tests.integration.browser.test_session import _open, _ref
+from workers.adapters.secrets import SecretVault
 from workers.agent.protocols import Action
 from workers.agent.toolerrors import ToolError
 from workers.browser.session import PageSession
-from workers.secrets import SecretVault
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,7 @@ from tests.support.llm_server import Reply, ScriptedLLMServer, text_reply
 from workers.agent.errors import ConfigurationError
 from workers.agent.protocols import Action
 from workers.browser.session import PageSession
-from workers.llm_client import OpenAILLM
+from workers.llm.client import OpenAILLM
 
 pytestmark = pytest.mark.browser
 

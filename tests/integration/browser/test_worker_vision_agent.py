@@ -32,7 +32,7 @@ from workers.agent.protocols import Action, AgentTask, Observation, ToolResult
 from workers.agent.testing import RecordingSink
 from workers.agent.vision_channel import UNCHANGED
 from workers.browser.session import PageSession
-from workers.llm_client import OpenAILLM
+from workers.llm.client import OpenAILLM
 
 pytestmark = pytest.mark.browser
 

@@ -14,9 +14,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.contracts import DEFAULT_TENANT
 from app.db import repositories as repo
 from tests.support.task_rows import add_task
+from workers.adapters.memory_store import DbMemoryStore
 from workers.agent.ledger import Ledger, StepOutcome, step_from_dict
 from workers.agent.protocols import MemoryStore
-from workers.memory_store import DbMemoryStore
 
 Sessions = async_sessionmaker[AsyncSession]
 SHOP = "https://Shop.test/list"

@@ -34,13 +34,13 @@ from playwright.async_api import Browser
 from app.secrets import SecretEntry, secrets_note
 from app.settings import Settings
 from tests.support.recording_server import Answer, FakeNetwork, RecordingServer, plain_page
+from workers.adapters.secrets import RedactingLLM, SecretVault
 from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentTask
 from workers.agent.supervised import SupervisedBrowser, Supervision
 from workers.agent.testing import ObeyingLLM, RecordingSink, ScriptedGate
 from workers.browser.pool import BrowserPool
 from workers.browser.session import PageSession
-from workers.secrets import RedactingLLM, SecretVault
 
 SHOP_IP, EVIL_IP = "93.184.216.40", "93.184.216.41"
 DNS = {"shop.test": [SHOP_IP], "evil.test": [EVIL_IP], "login.shop.test": [SHOP_IP]}

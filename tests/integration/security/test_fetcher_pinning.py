@@ -1,5 +1,5 @@
 """The search route's fetcher connects to the address its policy check accepted (no DNS
-rebinding window): workers/fetcher.py PinnedBackend."""
+rebinding window): workers/adapters/fetcher.py PinnedBackend."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from workers.fetcher import FetchPolicy, HttpFetcher, PinnedBackend
+from workers.adapters.fetcher import FetchPolicy, HttpFetcher, PinnedBackend
 
 PUBLIC_IP = "93.184.216.34"
 

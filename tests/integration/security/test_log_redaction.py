@@ -14,9 +14,9 @@ from app import logredact
 from app.auth import new_key
 from app.secrets import SecretEntry
 from app.settings import Settings
+from workers.adapters.secrets import SecretVault
 from workers.agent.protocols import Action
 from workers.browser.session import PageSession
-from workers.secrets import SecretVault
 
 VALUE = "Canary-Log-5521"
 log = logging.getLogger("webagent.test.redaction")

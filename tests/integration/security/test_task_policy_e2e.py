@@ -24,7 +24,7 @@ from bench.support import serve
 from tests.e2e.conftest import _settings, wait_terminal
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.policies import latest_observation
-from workers.embedded import build_app
+from workers.process.embedded import build_app
 
 pytestmark = pytest.mark.browser
 

@@ -46,7 +46,7 @@ from tests.support.policies import (
     latest_observation,
 )
 from tests.support.sites import TestSite
-from workers.embedded import build_app
+from workers.process.embedded import build_app
 
 ROOT = Path(__file__).resolve().parents[3]
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})

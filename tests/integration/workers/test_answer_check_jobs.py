@@ -25,7 +25,7 @@ from tests.support.background import BackgroundServer
 from tests.support.llm_server import Reply, ScriptedLLMServer, prompt_text, text_reply, tool_reply
 from tests.support.policies import latest_observation
 from workers.agent.answer_check import MARK
-from workers.embedded import EmbeddedWorkers
+from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser]
 

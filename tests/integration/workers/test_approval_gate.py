@@ -18,10 +18,10 @@ from app.db.repo_approvals import decide_approval, get_approval, list_approvals
 from app.events import MemoryEventBus
 from app.reaper import reap_once
 from tests.integration.workers.conftest import new_task
+from workers.adapters.approval_gate import DbApprovalGate, GateConfig
+from workers.adapters.sink import DbEventSink
 from workers.agent.errors import TaskCancelled
 from workers.agent.protocols import ApprovalDecision, ApprovalRequest
-from workers.approval_gate import DbApprovalGate, GateConfig
-from workers.sink import DbEventSink
 
 pytestmark = pytest.mark.services
 
@@ -101,7 +101,7 @@ async def test_request_waits_for_the_decision_then_resumes(
     assert decision.approved is (answer == "approved")
     assert metrics.sample_value("webagent_approvals_total", labels) == counted + 1
     assert await status_of(sessions, task_id) == TaskStatus.running
-    await sink.flush()  # events are written behind the run (workers/write_behind.py)
+    await sink.flush()  # events are written behind the run (workers/process/write_behind.py)
     seen = await events(sessions, task_id)
     assert [t for t, _ in seen] == ["approval.requested", "approval.resolved"]
     requested, resolved = seen[0][1], seen[1][1]

@@ -1,4 +1,4 @@
-"""Per-task model budgets end the task cleanly with the budget named (workers/budget.py):
+"""Per-task model budgets end the task cleanly with the budget named (workers/adapters/budget.py):
 the real job path on the embedded worker, the scripted model server and a local site."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tests.integration.workers.test_jobs import (
 )
 from tests.support.llm_server import ScriptedLLMServer
 from tests.support.sites import TestSite
-from workers.embedded import EmbeddedWorkers
+from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser]
 

@@ -17,7 +17,7 @@ from tests.integration.workers.conftest import new_task, wait_until
 from tests.integration.workers.test_jobs import embedded, stored_events, wait_terminal  # noqa: F401
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.sites import TestSite
-from workers.embedded import EmbeddedWorkers
+from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

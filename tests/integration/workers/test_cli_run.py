@@ -13,7 +13,7 @@ from app.settings import get_settings
 from tests.integration.workers.test_jobs import read_home_policy
 from tests.support.llm_server import ScriptedLLMServer
 from tests.support.sites import TestSite
-from workers.cli import _register_all, cli
+from workers.cli.main import _register_all, cli
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from workers.client import MAX_RECONNECTS, TaskClient
+from workers.cli.client import MAX_RECONNECTS, TaskClient
 
 
 class _Body(httpx.SyncByteStream):

@@ -14,7 +14,7 @@ from app.db.types import utcnow
 from app.events import MemoryEventBus
 from tests.integration.workers.conftest import new_task
 from tests.integration.workers.test_jobs import Sessions
-from workers.sink import DbEventSink
+from workers.adapters.sink import DbEventSink
 
 
 async def _running(sessions: Sessions) -> str:

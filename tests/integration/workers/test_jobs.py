@@ -26,9 +26,10 @@ from tests.integration.workers.conftest import new_task
 from tests.support.llm_server import Reply, ScriptedLLMServer, text_reply, tool_reply
 from tests.support.policies import always, latest_observation
 from tests.support.sites import TestSite
-from workers import jobs, runtime
-from workers.embedded import EmbeddedWorkers
-from workers.runtime import WorkerRuntime
+from workers import jobs
+from workers.process import runtime
+from workers.process.embedded import EmbeddedWorkers
+from workers.process.runtime import WorkerRuntime
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

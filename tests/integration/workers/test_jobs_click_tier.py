@@ -17,7 +17,7 @@ from tests.integration.workers.conftest import new_task
 from tests.integration.workers.test_jobs import embedded, wait_terminal
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.sites import TestSite
-from workers.embedded import EmbeddedWorkers
+from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 __all__ = ["embedded"]  # the fixture, re-used from test_jobs

@@ -18,7 +18,7 @@ from tests.support.llm_server import ScriptedLLMServer, request_role
 from tests.support.policies import cheapest_product_policy, latest_observation
 from tests.support.sites import TestSite, cheapest
 from tests.support.summarizer import is_summarizer_request, with_summarizer
-from workers.embedded import EmbeddedWorkers
+from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

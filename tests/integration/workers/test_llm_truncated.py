@@ -6,8 +6,8 @@ import pytest
 
 from tests.integration.agent.test_llm_client import MESSAGES, make_llm
 from tests.support.llm_server import Reply, ScriptedLLMServer, malformed_reply, text_reply
-from workers import llm_client
 from workers.agent.errors import LLMProtocolError
+from workers.llm import client as llm_client
 
 TRUNCATED = Reply(raw_body='{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"ind')
 

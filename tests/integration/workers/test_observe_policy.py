@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.settings import get_settings
-from workers.cli import _register_all, cli
+from workers.cli.main import _register_all, cli
 
 pytestmark = pytest.mark.browser
 

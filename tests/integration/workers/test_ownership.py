@@ -18,7 +18,7 @@ from tests.integration.workers.test_jobs import embedded, stored_events  # noqa:
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
 from tests.support.sites import TestSite
 from workers import jobs
-from workers.embedded import EmbeddedWorkers
+from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

@@ -17,7 +17,7 @@ from app.api.health import live_rq_workers
 from app.contracts import QUEUE_NAME
 from app.settings import Settings
 from tests.support.llm_server import MODEL, ScriptedLLMServer
-from workers.embedded import build_app
+from workers.process.embedded import build_app
 
 pytestmark = pytest.mark.services
 
@@ -104,7 +104,7 @@ def test_registration_without_a_live_key_is_not_counted(redis_url: str) -> None:
 
 def test_worker_registration_is_renewed_after_redis_lost_it(redis_url: str) -> None:
     """A Redis restart without persistence drops rq's registry; the next heartbeat renews it."""
-    from workers.supervisor import RenewingWorker
+    from workers.process.supervisor import RenewingWorker
 
     connection = redis.Redis.from_url(redis_url)
     queue = Queue(f"renew-{uuid.uuid4().hex[:8]}", connection=connection)

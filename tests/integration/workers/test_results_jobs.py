@@ -23,7 +23,7 @@ from tests.support.llm_server import Reply, ScriptedLLMServer, prompt_text, text
 from tests.support.login_site import LoginSite
 from tests.support.policies import latest_observation
 from tests.support.webhook_receiver import SECRET, Receiver, signature_ok
-from workers.embedded import EmbeddedWorkers
+from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser]
 

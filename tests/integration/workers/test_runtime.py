@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from app.events import MemoryEventBus
 from app.settings import Settings
-from workers.runtime import WorkerRuntime
+from workers.process.runtime import WorkerRuntime
 
 pytestmark = pytest.mark.browser
 

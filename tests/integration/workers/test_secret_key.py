@@ -11,7 +11,7 @@ from app.secrets import SecretEntry, seal
 from tests.integration.workers.test_jobs import Sessions, embedded, wait_terminal
 from tests.support.llm_server import ScriptedLLMServer
 from tests.support.sites import TestSite
-from workers.embedded import EmbeddedWorkers
+from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 __all__ = ["embedded"]  # the fixture, used by name

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.contracts import Event
 from app.db import repositories
 from tests.integration.workers.conftest import new_task
-from workers.sink import DbEventSink
+from workers.adapters.sink import DbEventSink
 
 pytestmark = pytest.mark.services
 
@@ -96,7 +96,7 @@ async def test_secret_values_are_redacted_before_the_row_and_the_bus(
     sessions: async_sessionmaker[AsyncSession],
 ) -> None:
     from app.secrets import SecretEntry
-    from workers.secrets import SecretVault
+    from workers.adapters.secrets import SecretVault
 
     task_id = await new_task(sessions)
     bus = CheckingBus(sessions)

@@ -85,7 +85,7 @@ def test_a_stop_while_the_standby_warms_up_leaves_no_process_behind(
             found = []
             for p in root.children():
                 try:
-                    if p.name() == "wa-standby":  # workers.supervisor.STANDBY_NAME
+                    if p.name() == "wa-standby":  # workers.process.supervisor.STANDBY_NAME
                         found.append(p)
                 except psutil.Error:
                     continue

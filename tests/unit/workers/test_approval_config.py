@@ -6,9 +6,9 @@ import pytest
 
 from app.contracts import TaskSpec
 from app.settings import Settings
+from workers.adapters.approval_gate import load_solver, supervision_of
 from workers.agent.errors import ConfigurationError
 from workers.agent.protocols import Browser, Challenge
-from workers.approval_gate import load_solver, supervision_of
 
 
 class Solver:

@@ -1,14 +1,14 @@
-"""workers/budget.py: prices by model prefix, the crossing call reported then refused."""
+"""workers/adapters/budget.py: prices by model prefix, the crossing call reported then refused."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.contracts import ErrorCode
+from workers.adapters.budget import Budget, BudgetedLLM, BudgetExceeded, BudgetLimits, price_of
 from workers.agent.errors import ConfigurationError
 from workers.agent.protocols import LLMReply
 from workers.agent.testing import FakeLLM, RecordingSink
-from workers.budget import Budget, BudgetedLLM, BudgetExceeded, BudgetLimits, price_of
 
 PRICES = {"gpt-4o": (2.5, 10.0), "gpt-4o-mini": (0.15, 0.6)}
 

@@ -1,5 +1,5 @@
-"""The cancel watcher (workers/cancellation.py): it interrupts the running body once a cancel
-is requested, and a check the loop made itself counts as one of its polls."""
+"""The cancel watcher (workers/process/cancellation.py): it interrupts the running body once a
+cancel is requested, and a check the loop made itself counts as one of its polls."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 import pytest
 
 from workers.agent.errors import TaskCancelled
-from workers.cancellation import cancel_on_request
+from workers.process.cancellation import cancel_on_request
 
 POLL_S = 0.05
 

@@ -8,19 +8,20 @@ import sys
 
 from typer.testing import CliRunner
 
-from workers.cli import COMMANDS, cli, load
+from workers.cli.main import COMMANDS, cli, load
 
 HEAVY = ("sqlalchemy", "openai", "playwright", "fastapi", "uvicorn", "httpx", "rich")
 PROBE = """
 import json, sys
-from workers.cli import main
+from workers.cli.main import main
 sys.argv = ["webagent", "--help"]
 try:
     main()
 except SystemExit:
     pass
 heads = set(json.loads(HEAVY_JSON))
-loaded = [m for m in sys.modules if m.split(".")[0] in heads or m.startswith("workers.commands")]
+loaded = [m for m in sys.modules
+          if m.split(".")[0] in heads or m.startswith("workers.cli.commands")]
 print(json.dumps(sorted(loaded)))
 """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workers.client import parse_sse
+from workers.cli.client import parse_sse
 
 
 def test_parses_messages_and_skips_pings() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from app.urlpolicy import NetworkPolicy
-from workers.fetcher import FetchPolicy, HttpFetcher, html_text
+from workers.adapters.fetcher import FetchPolicy, HttpFetcher, html_text
 
 PUBLIC = "http://93.184.216.34/page"  # an IP literal: checked without DNS
 

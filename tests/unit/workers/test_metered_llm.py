@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from app.contracts import EventType
+from workers.adapters.sink import UsageMeter
 from workers.agent.errors import LLMUnavailable
 from workers.agent.protocols import LLMReply
 from workers.agent.testing import FakeLLM, RecordingSink
-from workers.metered_llm import MeteredLLM
-from workers.sink import UsageMeter
+from workers.llm.metered import MeteredLLM
 
 
 async def test_each_call_is_emitted_with_its_figures_and_counted() -> None:
@@ -66,7 +66,7 @@ async def test_assistant_text_and_reasoning_are_recorded_capped() -> None:
 def test_reasoning_is_read_from_the_message_or_its_extra_fields() -> None:
     from types import SimpleNamespace
 
-    from workers.llm_client import _reasoning
+    from workers.llm.client import _reasoning
 
     assert _reasoning(SimpleNamespace(reasoning_content="because")) == "because"
     extra = SimpleNamespace(reasoning_content=None, model_extra={"reasoning": "since"})

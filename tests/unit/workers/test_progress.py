@@ -1,4 +1,4 @@
-"""`webagent run` log lines (workers/progress.py describe) from canned events: the model's
+"""`webagent run` log lines (workers/cli/progress.py describe) from canned events: the model's
 intent per step, actions without default arguments, the checklist, and the priced cost."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 from rich.console import Console
 
-from workers.client import StreamedEvent
-from workers.progress import ProgressView, describe
+from workers.cli.client import StreamedEvent
+from workers.cli.progress import ProgressView, describe
 
 
 def _line(type: str, **data: Any) -> str | None:

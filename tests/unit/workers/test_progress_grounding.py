@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from workers.progress import ProgressView
+from workers.cli.progress import ProgressView
 
 
 def summary(grounding: dict[str, object] | None) -> str:

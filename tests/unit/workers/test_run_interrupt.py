@@ -6,8 +6,8 @@ import httpx
 import pytest
 import typer
 
-from workers.client import TaskClient
-from workers.commands.service import cancel_on_interrupt
+from workers.cli.client import TaskClient
+from workers.cli.commands.service import cancel_on_interrupt
 
 
 def test_interrupt_cancels_the_task_and_exits_130() -> None:

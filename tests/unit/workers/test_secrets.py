@@ -11,9 +11,9 @@ from pydantic import ValidationError
 
 from app.api.schemas import TaskCreate
 from app.secrets import SecretEntry, fernet_key, seal, secrets_note, unseal
+from workers.adapters.secrets import RedactingLLM, SecretRefused, SecretVault
 from workers.agent.testing import FakeLLM, reply
 from workers.agent.toolerrors import ToolError
-from workers.secrets import RedactingLLM, SecretRefused, SecretVault
 
 VAULT = SecretVault(
     {"pw": SecretEntry(value="s3cr3t-pw", domains=("bank.test",)), "pin": SecretEntry(value="9911")}

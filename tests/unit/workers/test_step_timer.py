@@ -6,8 +6,8 @@ import pytest
 
 from app import metrics
 from app.contracts import EventType
-from workers import sink
-from workers.sink import StepTimer
+from workers.adapters import sink
+from workers.adapters.sink import StepTimer
 
 COUNT = "webagent_step_duration_seconds_count"
 

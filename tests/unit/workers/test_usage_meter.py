@@ -1,7 +1,7 @@
 """The sink's usage meter: the task row's usage is read off the events it writes."""
 
 from app.contracts import EventType
-from workers.sink import UsageMeter
+from workers.adapters.sink import UsageMeter
 
 
 def test_counts_steps_and_llm_calls_from_events() -> None:

@@ -9,7 +9,7 @@ from app.settings import Settings
 from workers.agent.errors import ConfigurationError, LLMRejected
 from workers.agent.protocols import LLMReply
 from workers.agent.testing import FakeLLM
-from workers.vision_check import image_roles, require_vision
+from workers.llm.vision_check import image_roles, require_vision
 
 
 def _answer(text: str) -> LLMReply:

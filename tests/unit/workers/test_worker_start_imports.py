@@ -13,22 +13,22 @@ NOT_IN_SUPERVISOR = (
     "uvicorn",
     "httpx",
     "fastapi",
-    "workers.runtime",
+    "workers.process.runtime",
     "workers.browser",
     "workers.jobs",
 )
 SUPERVISOR_PROBE = """
 import json, sys
-import workers.cli, workers.commands.service, workers.supervisor
+import workers.cli.main, workers.cli.commands.service, workers.process.supervisor
 heads = json.loads(HEADS)
 loaded = [m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heads)]
 print(json.dumps(sorted(loaded)))
 """
 WARM_PROBE = """
 import sys
-import workers.runtime
+import workers.process.runtime
 from app.settings import Settings
-from workers import supervisor
+from workers.process import supervisor
 
 class StartsNothing:
     def __init__(self, *args, **kwargs):
@@ -36,7 +36,7 @@ class StartsNothing:
     def start(self):
         self.jobs_at_start = "workers.jobs" in sys.modules
 
-workers.runtime.WorkerRuntime = StartsNothing
+workers.process.runtime.WorkerRuntime = StartsNothing
 rt = supervisor._warm_runtime(Settings(redis_url="redis://127.0.0.1:1/0"), "w-test")
 print(isinstance(rt, StartsNothing), "workers.jobs" in sys.modules)
 """

@@ -1,4 +1,5 @@
-"""WriteBehind (workers/write_behind.py): ordered background writes, flush, failures handed over."""
+"""WriteBehind (workers/process/write_behind.py): ordered background writes, flush, failures
+handed over."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import logging
 
 import pytest
 
-from workers.write_behind import WriteBehind
+from workers.process.write_behind import WriteBehind
 
 
 def writer() -> WriteBehind:

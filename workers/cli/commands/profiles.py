@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from workers.commands.tasks import ApiKey, AsJson, Server, connect
+from workers.cli.commands.tasks import ApiKey, AsJson, Server, connect
 
 profiles = typer.Typer(help="List and delete browser profiles.", no_args_is_help=True)
 

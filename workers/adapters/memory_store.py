@@ -4,7 +4,7 @@ One store per task. The Ledger snapshot (`ledgers`) is rewritten on each update;
 (`ledger_steps`), facts and episodic notes (`episodic_notes`) are append-only; dead ends are
 kept per domain (`dead_ends`) and loaded into the next task on that domain, as are the
 domain's learnings (`domain_learnings`). Every write is its own short transaction, run
-behind the agent loop in submission order (workers/write_behind.py: the loop does not wait
+behind the agent loop in submission order (workers/process/write_behind.py: the loop does not wait
 for its rows; `flush()` does, and the job flushes before it finishes the task) and retried
 across a short database outage like the events; a write that fails for good is raised by
 the next write or `flush()`. `GET /v1/tasks/{id}/ledger` (app/api/ledger.py) serves these
@@ -24,8 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.db import models
 from app.db import repositories as repo
 from workers.agent.ledger import DEAD_END_CAUSES, DeadEnd, EpisodicNote, Fact, StepOutcome
-from workers.outage import retry_outage
-from workers.write_behind import WriteBehind
+from workers.process.outage import retry_outage
+from workers.process.write_behind import WriteBehind
 
 DOMAIN_DEAD_ENDS = 200  # the newest dead ends of a domain a new task starts with
 
@@ -42,7 +42,7 @@ class DbMemoryStore:
         redact: Callable[[Any], Any] | None = None,
     ) -> None:
         self._sessions = sessions
-        # every row is written with the task's secret values masked (workers/secrets.py)
+        # every row is written with the task's secret values masked (workers/adapters/secrets.py)
         self._redact: Callable[[Any], Any] = redact or (lambda value: value)
         self.task_id, self.tenant_id = task_id, tenant_id
         self._writes = WriteBehind(f"ledger {task_id}", (SQLAlchemyError, OSError))

@@ -29,8 +29,9 @@ from app.events import EventBus, MemoryEventBus
 from app.main import LifespanExtra, create_app
 from app.reaper import run_reaper
 from app.settings import Settings
-from workers import jobs, runtime
-from workers.runtime import LLMFactory, WorkerRuntime, default_llm, make_worker_id
+from workers import jobs
+from workers.process import runtime
+from workers.process.runtime import LLMFactory, WorkerRuntime, default_llm, make_worker_id
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ from workers.agent.protocols import ApprovalDecision, ApprovalRequest, Challenge
 from workers.agent.supervised import Supervision
 
 if TYPE_CHECKING:
-    from workers.runtime import WorkerRuntime
+    from workers.process.runtime import WorkerRuntime
 
 log = logging.getLogger(__name__)
 

@@ -19,15 +19,21 @@ HELP = "webagent: a self-hosted web agent as a service."
 
 # command -> (module that registers it, one-line help shown by `webagent --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "serve": ("workers.commands.service", "Run the HTTP API (and, without Redis, the workers)."),
-    "worker": ("workers.commands.service", "Run rq worker processes on the queue (needs Redis)."),
-    "run": ("workers.commands.service", "Run one task and watch it live."),
-    "migrate": ("workers.commands.service", "Create or upgrade the database schema."),
-    "tasks": ("workers.commands.tasks", "List, show and cancel tasks on a server."),
-    "profiles": ("workers.commands.profiles", "List and delete browser profiles."),
-    "keys": ("workers.commands.keys", "Create, list and revoke API keys."),
-    "observe": ("workers.commands.observe", "Print what the agent sees of a page."),
-    "bench": ("workers.commands.bench", "Run benchmarks (MiniWoB++)."),
+    "serve": (
+        "workers.cli.commands.service",
+        "Run the HTTP API (and, without Redis, the workers).",
+    ),
+    "worker": (
+        "workers.cli.commands.service",
+        "Run rq worker processes on the queue (needs Redis).",
+    ),
+    "run": ("workers.cli.commands.service", "Run one task and watch it live."),
+    "migrate": ("workers.cli.commands.service", "Create or upgrade the database schema."),
+    "tasks": ("workers.cli.commands.tasks", "List, show and cancel tasks on a server."),
+    "profiles": ("workers.cli.commands.profiles", "List and delete browser profiles."),
+    "keys": ("workers.cli.commands.keys", "Create, list and revoke API keys."),
+    "observe": ("workers.cli.commands.observe", "Print what the agent sees of a page."),
+    "bench": ("workers.cli.commands.bench", "Run benchmarks (MiniWoB++)."),
 }
 
 

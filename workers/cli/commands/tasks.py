@@ -37,7 +37,7 @@ def connect(server: str | None, api_key: str | None) -> Iterator[Any]:
     import httpx
 
     from app.settings import get_settings
-    from workers.client import ApiError, TaskClient
+    from workers.cli.client import ApiError, TaskClient
 
     settings = get_settings()
     base = server or settings.server_url or f"http://{settings.host}:{settings.port}"

@@ -74,10 +74,10 @@ async def _observe(
     *,
     local_file: Path | None = None,
 ) -> dict[str, Any]:
-    # imported here: workers.cli must not import Playwright at start-up (import contract)
+    # imported here: workers.cli.main must not import Playwright at start-up (import contract)
     from workers.browser.pool import BrowserPool
     from workers.browser.session import PageSession
-    from workers.llm_client import OpenAILLM
+    from workers.llm.client import OpenAILLM
 
     llm = None
     if mode is Mode.vision:  # choosing the mode on the command line is the opt-in

@@ -24,14 +24,14 @@ from sqlalchemy.exc import SQLAlchemyError
 from app import webhooks
 from app.contracts import EventType, TaskSpec, TaskStatus
 from app.logging_config import set_step
-from workers import profiles
+from workers.adapters import profiles
 from workers.agent import answer_check, structured
 from workers.agent.claims import SeenText
 from workers.agent.errors import ConfigurationError
 from workers.agent.grounding import SeeingBrowser, SeeingFetcher, Witness
 from workers.agent.protocols import LLM, AgentOutcome, Browser, EventSink, Fetcher
 from workers.browser import storage_state
-from workers.metered_llm import MeteredLLM
+from workers.llm.metered import MeteredLLM
 
 log = logging.getLogger(__name__)
 

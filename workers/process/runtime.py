@@ -23,7 +23,7 @@ from app.settings import Settings
 from workers.agent.protocols import LLM
 from workers.browser import tokens
 from workers.browser.pool import BrowserPool
-from workers.worker_id import make_worker_id
+from workers.process.worker_id import make_worker_id
 
 __all__ = ["LLMFactory", "WorkerRuntime", "current", "default_llm", "install", "make_worker_id"]
 
@@ -36,7 +36,7 @@ STOP_TIMEOUT_S = 30.0
 
 
 def default_llm(settings: Settings) -> LLM:
-    from workers.llm_client import OpenAILLM
+    from workers.llm.client import OpenAILLM
 
     return OpenAILLM(settings)
 

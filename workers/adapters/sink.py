@@ -3,7 +3,7 @@
 The DB is the source of truth (SSE replays from it), so a publish that fails after the
 commit only delays live viewers until their reader backfills from the DB.
 
-Write-behind (workers/write_behind.py; seven rows a step cost the loop ~30 ms): `emit`
+Write-behind (workers/process/write_behind.py; seven rows a step cost the loop ~30 ms): `emit`
 queues the event and returns; the sink's writer commits them in order (seq order == commit
 order == publish order), retrying across a short outage; while it retries, `emit` waits for
 it, so a run does not act on with its record in memory only. `flush()` returns once
@@ -33,10 +33,10 @@ from app.contracts import Event, EventType, Usage
 from app.db import repositories
 from app.db.types import utcnow
 from app.events import EventBus
+from workers.adapters.secrets import SecretVault
 from workers.agent.tools import TOOLS
-from workers.outage import OUTAGE_ERRORS, retry_outage
-from workers.secrets import SecretVault
-from workers.write_behind import WriteBehind
+from workers.process.outage import OUTAGE_ERRORS, retry_outage
+from workers.process.write_behind import WriteBehind
 
 log = logging.getLogger(__name__)
 
@@ -270,7 +270,9 @@ class DbEventSink:
 
     async def cancel_requested(self) -> bool:
         """False while the database is unreachable: no cancel can be accepted then either."""
-        self.cancel_checked_at = time.monotonic()  # workers/cancellation.py: counts as a poll
+        self.cancel_checked_at = (
+            time.monotonic()
+        )  # workers/process/cancellation.py: counts as a poll
         try:
             async with self._sessions() as s:
                 return bool(await repositories.is_cancel_requested(s, task_id=self.task_id))

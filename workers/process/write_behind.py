@@ -9,8 +9,8 @@ queued after it (they may depend on it: an event's seq) and is raised once, by t
 `submit` or `flush`, so the run still ends on it; `settle()` waits without raising (the
 last writes of a run that ends anyway).
 
-Owners: workers/sink.py (events; its jobs retry across a database outage and the loop waits
-while they do) and workers/memory_store.py (Ledger rows).
+Owners: workers/adapters/sink.py (events; its jobs retry across a database outage and the loop waits
+while they do) and workers/adapters/memory_store.py (Ledger rows).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Riding out a short database outage: `retry_outage(write, what)` calls `write(retry)` until
 it succeeds, backing off, for at most RETRY_BUDGET_S; only connection errors are retried.
 
-Used by every write a worker makes while a task runs: events (workers/sink.py) and Ledger
-rows (workers/memory_store.py), both behind the loop (workers/write_behind.py).
+Used by every write a worker makes while a task runs: events (workers/adapters/sink.py) and Ledger
+rows (workers/adapters/memory_store.py), both behind the loop (workers/process/write_behind.py).
 """
 
 from __future__ import annotations

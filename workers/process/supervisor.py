@@ -35,10 +35,10 @@ from app.events import RedisEventBus
 from app.logging_config import configure as configure_logging
 from app.reaper import fail_worker_tasks, run_reaper
 from app.settings import Settings
-from workers.worker_id import make_worker_id
+from workers.process.worker_id import make_worker_id
 
 if TYPE_CHECKING:
-    from workers.runtime import WorkerRuntime
+    from workers.process.runtime import WorkerRuntime
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def worker_process_main(index: int, settings: Settings, worker_id: str | None = 
 def _warm_runtime(settings: Settings, worker_id: str) -> WorkerRuntime:
     """A started runtime; the job code (the agent stack) is imported while Chromium launches,
     not when the first job arrives."""
-    from workers.runtime import WorkerRuntime
+    from workers.process.runtime import WorkerRuntime
 
     preload = threading.Thread(
         target=importlib.import_module, args=("workers.jobs",), name="preload-jobs", daemon=True
@@ -78,7 +78,7 @@ def _warm_runtime(settings: Settings, worker_id: str) -> WorkerRuntime:
 
 def _work(rt: WorkerRuntime, settings: Settings) -> None:
     """The rq work loop on a started runtime, until rq's warm shutdown (SIGTERM)."""
-    from workers import runtime
+    from workers.process import runtime
 
     runtime.install(rt)
     connection = redis.Redis.from_url(settings.redis_url)

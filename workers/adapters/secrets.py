@@ -2,8 +2,8 @@
 
 The model only ever writes `<secret:name>`; `SecretVault.substitute` swaps in the value at
 the moment of typing, and only on a page whose host the secret is scoped to. Every value is
-redacted from events (workers/sink.py) and from whatever is sent to, or comes back from, the
-model (`RedactingLLM`), as defence in depth behind the history's own `***`.
+redacted from events (workers/adapters/sink.py) and from whatever is sent to, or comes back
+from, the model (`RedactingLLM`), as defence in depth behind the history's own `***`.
 """
 
 from __future__ import annotations

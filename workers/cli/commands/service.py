@@ -22,7 +22,7 @@ from app.logging_config import configure as configure_logging
 from app.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from workers.client import TaskClient
+    from workers.cli.client import TaskClient
 
 SERVER_START_TIMEOUT_S = 120.0
 
@@ -44,7 +44,7 @@ def serve(
     import uvicorn
 
     from app.db.migrate import upgrade
-    from workers.embedded import build_app
+    from workers.process.embedded import build_app
 
     settings = get_settings()
     bind = host or settings.host
@@ -94,7 +94,7 @@ def worker(
             "webagent worker needs WEBAGENT_REDIS_URL (embedded mode runs workers in `serve`)"
         )
         raise typer.Exit(2)
-    from workers.supervisor import Supervisor
+    from workers.process.supervisor import Supervisor
 
     configure_logging(settings)
     supervisor = Supervisor(settings, concurrency or settings.browser_pool_size, grace_s=grace)
@@ -137,8 +137,8 @@ def _submit_and_follow(
     base_url: str, body: dict[str, Any], *, api_key: str | None, quiet: bool
 ) -> dict[str, Any]:
     """POST the task, follow its events (live display unless quiet), return the final task."""
-    from workers.client import ApiError, TaskClient
-    from workers.progress import ProgressView
+    from workers.cli.client import ApiError, TaskClient
+    from workers.cli.progress import ProgressView
 
     with TaskClient(base_url, api_key=api_key) as client:
         try:
@@ -164,7 +164,7 @@ def cancel_on_interrupt(client: TaskClient, task_id: str) -> Iterator[None]:
     """Ctrl-C while following a task asks the server to cancel it, then exits 130."""
     import httpx
 
-    from workers.client import ApiError
+    from workers.cli.client import ApiError
 
     try:
         yield
@@ -183,7 +183,7 @@ def local_server(settings: Settings) -> Iterator[str]:
     import uvicorn
 
     from app.db.migrate import upgrade
-    from workers.embedded import build_app
+    from workers.process.embedded import build_app
 
     settings = settings.model_copy(update={"redis_url": ""})  # this process runs the task
     upgrade(settings.effective_database_url)

@@ -4,7 +4,7 @@ Per step the log shows the model's intent in one capped line (the Worker's `next
 else the first line of its text or reasoning, from `llm.call`), each action with only the
 arguments it set (defaults of the tool's argument model are left out), and the Planner's
 checklist from `plan.updated`. The status line adds the cost when WEBAGENT_LLM_PRICES
-prices the models (same table and prefix rule as the budget, workers/budget.py).
+prices the models (same table and prefix rule as the budget, workers/adapters/budget.py).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from rich.table import Table
 from rich.text import Text
 
 from app.contracts import EventType
+from workers.adapters.budget import PER_TOKENS, Prices, price_of
 from workers.agent.roles.base import parse_json_object
 from workers.agent.tools import TOOLS
-from workers.budget import PER_TOKENS, Prices, price_of
-from workers.client import StreamedEvent
+from workers.cli.client import StreamedEvent
 
 STATUS_STYLE = {"succeeded": "green", "failed": "red", "timed_out": "yellow", "cancelled": "yellow"}
 THOUGHT_ROLES = frozenset({"worker", "orchestrator"})  # roles whose text is the agent's intent
