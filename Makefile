@@ -62,7 +62,7 @@ lock: setup
 
 # rewrite the committed API document (tests/unit/api/test_openapi.py fails while it is stale)
 openapi: setup
-	$(BIN)/python -m app.openapi > docs/openapi.json
+	$(BIN)/python -m app.openapi_doc > docs/openapi.json
 
 clean:
 	rm -rf $(VENV) .webagent .pytest_cache .mypy_cache .ruff_cache

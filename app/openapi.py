@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from typing import Any
 
 from fastapi import FastAPI
@@ -174,20 +173,3 @@ def install(app: FastAPI) -> None:
 
 def render(spec: dict[str, Any]) -> str:
     return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def reference_app() -> FastAPI:
-    """The app the committed document describes (settings that change no route)."""
-    from app.main import create_app
-    from app.settings import Settings
-
-    settings = Settings(database_url="sqlite+aiosqlite:///unused.db", redis_url="redis://unused")
-    return create_app(settings)
-
-
-def main() -> None:
-    sys.stdout.write(render(reference_app().openapi()))
-
-
-if __name__ == "__main__":
-    main()

@@ -32,7 +32,7 @@ from playwright.async_api import async_playwright  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from bench.support import machine  # noqa: E402
 from workers.agent.protocols import Action, ToolResult  # noqa: E402
-from workers.browser.launch import launch_chromium  # noqa: E402
+from workers.browser.runtime.launch import launch_chromium  # noqa: E402
 from workers.browser.session import PageSession  # noqa: E402
 
 PAGES = ROOT / "tests" / "integration" / "browser" / "pages"

@@ -207,8 +207,8 @@ def bench_queue_to_start(pg: str, rd: str, n: int) -> dict[str, Any]:
 async def _contexts(n: int) -> tuple[list[float], list[float]]:
     from playwright.async_api import async_playwright
 
-    from workers.browser.launch import launch_chromium
-    from workers.browser.pool import BrowserPool
+    from workers.browser.runtime.launch import launch_chromium
+    from workers.browser.runtime.pool import BrowserPool
 
     settings = Settings(allow_private_networks=True)
     cold: list[float] = []

@@ -28,8 +28,8 @@ from playwright.async_api import Page, async_playwright  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from bench.support import machine  # noqa: E402
 from workers.bench.server import MiniWobServer  # noqa: E402
-from workers.browser.launch import launch_chromium  # noqa: E402
-from workers.browser.miniwob_page import MiniWobPage  # noqa: E402
+from workers.browser.observe.miniwob_page import MiniWobPage  # noqa: E402
+from workers.browser.runtime.launch import launch_chromium  # noqa: E402
 from workers.browser.session import PageSession  # noqa: E402
 
 PAGES = ROOT / "tests" / "integration" / "browser" / "pages"

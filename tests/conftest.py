@@ -135,7 +135,7 @@ async def chromium_browser(chromium_path: str) -> AsyncIterator[object]:
     from playwright.async_api import async_playwright
 
     from app.settings import Settings
-    from workers.browser.launch import launch_chromium
+    from workers.browser.runtime.launch import launch_chromium
 
     async with async_playwright() as pw:
         browser = await launch_chromium(pw, Settings(chromium_path=chromium_path))

@@ -35,17 +35,19 @@ from workers.adapters.secrets import RedactingLLM, SecretVault
 from workers.adapters.sink import DbEventSink
 from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
+from workers.agent.metered import MeteredLLM
 from workers.agent.protocols import AgentOutcome, AgentTask, Browser
 from workers.agent.search import run_task as run_routed
 from workers.agent.supervised import supervise
-from workers.browser import click_memory, regions, views
-from workers.browser.click_memory import domain_of
-from workers.browser.crash import crash_watch
-from workers.browser.files import attachments_note, stage_attachments
-from workers.browser.pool import is_browser_fault
-from workers.browser.profile import SessionProfile, task_profile
+from workers.browser.act import click_memory
+from workers.browser.act.click_memory import domain_of
+from workers.browser.act.files import attachments_note, stage_attachments
+from workers.browser.observe import views
+from workers.browser.runtime import regions, storage_state
+from workers.browser.runtime.crash import crash_watch
+from workers.browser.runtime.pool import is_browser_fault
+from workers.browser.runtime.profile import SessionProfile, task_profile
 from workers.browser.session import PageSession
-from workers.llm.metered import MeteredLLM
 from workers.llm.vision_check import require_vision
 from workers.process import runtime
 from workers.process.cancellation import cancel_on_request, cancelled_outcome
@@ -203,7 +205,9 @@ async def _open_browser(
 ) -> AsyncIterator[Browser]:
     """A fresh browser context for the browser route (the search route never opens one)."""
     async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
-        await results.restore_profile(page)  # the task's browser profile, if it has one
+        state = await results.profile_state()  # the task's browser profile, if it has one
+        if state is not None:
+            await storage_state.restore(page, state)
         # perception's own LLM calls (summarizer, vision) become llm.call events
         redacted = RedactingLLM(rt.llm, sink.vault)
         perception = MeteredLLM(
@@ -231,11 +235,12 @@ async def _open_browser(
             # a Chromium or page crash ends the run at once as browser_crashed (crash.py)
             async with crash_watch(page):
                 # approvals before sensitive actions, handoffs on challenges (approval_policy)
-                gate = approval_gate(rt, spec, sink)
+                gate = approval_gate(rt.sessions, rt.settings, spec, sink)
                 supervised = supervise(browser, gate, supervision_of(spec, rt.settings), store)
                 yield results.watch(supervised)  # its pages are the answer check's evidence
         finally:
-            await results.capture_profile(page)  # written back after a succeeded run
+            if results.saves_profile:  # written back after a succeeded run
+                results.keep_state(await storage_state.capture(page))
             await browser.close()  # no background vision look outlives the task
             try:
                 await click_memory.save(store, clicks)

@@ -20,7 +20,7 @@ from app.urlpolicy import domain_of
 
 MAX_METADATA_BYTES = 16 * 1024
 MAX_PRIVATE_REGIONS = 20
-UNSAFE_SELECTOR = re.compile(r"[{};\\]|/\*|<")  # as workers/browser/regions.py refuses
+UNSAFE_SELECTOR = re.compile(r"[{};\\]|/\*|<")  # as workers/browser/runtime/regions.py refuses
 MAX_ALLOWED_DOMAINS = 100
 MAX_SECRETS = 20
 MAX_OUTPUT_SCHEMA_BYTES = 16 * 1024

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workers.browser.launch import CHROMIUM_ARGS
+from workers.browser.runtime.launch import CHROMIUM_ARGS
 
 HERE = Path(__file__).resolve().parent
 REALPAGES = Path("/work/shared/data/realpages")

@@ -40,8 +40,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
 from app.settings import Settings
-from workers.browser import frames, som
-from workers.browser.miniwob_page import MiniWobPage
+from workers.browser.observe import frames, som
+from workers.browser.observe.miniwob_page import MiniWobPage
 from workers.browser.session import PageSession
 
 TOOLS = ("ours", "pagemem", "playwright", "browser_use")

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.settings import Settings  # noqa: E402
 from app.urlpolicy import system_resolve  # noqa: E402
-from workers.browser.pool import BrowserPool  # noqa: E402
+from workers.browser.runtime.pool import BrowserPool  # noqa: E402
 
 PUBLIC_IP = "93.184.216.34"  # what the override resolves bench.test to
 PIXEL = bytes.fromhex(

@@ -21,8 +21,8 @@ import time
 from playwright.async_api import Page, async_playwright
 
 from app.settings import Settings
-from workers.browser.launch import launch_chromium
-from workers.browser.pool import BrowserPool
+from workers.browser.runtime.launch import launch_chromium
+from workers.browser.runtime.pool import BrowserPool
 
 PAGE = "<html><body><h1>hello</h1><script>document.title = 'hello'</script></body></html>"
 Times = tuple[list[float], list[float]]  # (page ready, first content done), seconds

@@ -1,7 +1,7 @@
 """Scripted "models" for the LLM server: they read ONLY the prompt, like a real model would.
 
 The observation is the text between <page_content ...> and </page_content> in the last user
-message, in the workers/browser/compact.py format: interactive elements are lines like
+message, in the workers/browser/observe/compact.py format: interactive elements are lines like
 `[3:12] button "Sort by price"` (ref, role, JSON-quoted accessible name, then optional
 `value="..."` and states, all ignored here), headings are `## Title`, other lines are text.
 """

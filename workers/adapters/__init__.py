@@ -1,2 +1,3 @@
-"""Task-scoped real parts behind the agent's protocols: event sink, Ledger store, approval gate,
-results, profiles, secrets, budgets, the HTTP fetcher. Never imports the CLI."""
+"""Task-scoped real parts behind the agent's protocols: event sink, Ledger store (with write-behind
+and outage retries), approval gate, results, profiles, secrets, budgets, HTTP fetcher.
+"""

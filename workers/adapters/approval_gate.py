@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -33,9 +33,6 @@ from app.settings import Settings
 from workers.agent.errors import ConfigurationError, TaskCancelled
 from workers.agent.protocols import ApprovalDecision, ApprovalRequest, ChallengeSolver, EventSink
 from workers.agent.supervised import Supervision
-
-if TYPE_CHECKING:
-    from workers.process.runtime import WorkerRuntime
 
 log = logging.getLogger(__name__)
 
@@ -221,13 +218,15 @@ def supervision_of(spec: TaskSpec, settings: Settings) -> Supervision:
     )
 
 
-def approval_gate(rt: WorkerRuntime, spec: TaskSpec, sink: EventSink) -> DbApprovalGate:
+def approval_gate(
+    sessions: SessionFactory, settings: Settings, spec: TaskSpec, sink: EventSink
+) -> DbApprovalGate:
     """The task's gate; waits at most approval_timeout_s and never past the task's time."""
     config = GateConfig(
         task_id=spec.task_id,
         tenant_id=spec.tenant_id,
-        timeout_s=rt.settings.approval_timeout_s,
-        poll_s=rt.settings.approval_poll_s,
+        timeout_s=settings.approval_timeout_s,
+        poll_s=settings.approval_poll_s,
         deadline=time.monotonic() + spec.timeout_s,
     )
-    return DbApprovalGate(rt.sessions, sink, config)
+    return DbApprovalGate(sessions, sink, config)

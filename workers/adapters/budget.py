@@ -22,8 +22,8 @@ from typing import Any
 from app.contracts import ErrorCode, EventType, TaskSpec
 from app.settings import Role, Settings
 from workers.agent.errors import AgentError, ConfigurationError
+from workers.agent.metered import llm_call_payload
 from workers.agent.protocols import LLM, EventSink, LLMReply, response_format_arg
-from workers.llm.metered import llm_call_payload
 
 PER_TOKENS = 1_000_000
 Prices = Mapping[str, tuple[float, float]]

@@ -4,7 +4,7 @@ One store per task. The Ledger snapshot (`ledgers`) is rewritten on each update;
 (`ledger_steps`), facts and episodic notes (`episodic_notes`) are append-only; dead ends are
 kept per domain (`dead_ends`) and loaded into the next task on that domain, as are the
 domain's learnings (`domain_learnings`). Every write is its own short transaction, run
-behind the agent loop in submission order (workers/process/write_behind.py: the loop does not wait
+behind the agent loop in submission order (workers/adapters/write_behind.py: the loop does not wait
 for its rows; `flush()` does, and the job flushes before it finishes the task) and retried
 across a short database outage like the events; a write that fails for good is raised by
 the next write or `flush()`. `GET /v1/tasks/{id}/ledger` (app/api/ledger.py) serves these
@@ -23,9 +23,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import models
 from app.db import repositories as repo
+from workers.adapters.outage import retry_outage
+from workers.adapters.write_behind import WriteBehind
 from workers.agent.ledger import DEAD_END_CAUSES, DeadEnd, EpisodicNote, Fact, StepOutcome
-from workers.process.outage import retry_outage
-from workers.process.write_behind import WriteBehind
 
 DOMAIN_DEAD_ENDS = 200  # the newest dead ends of a domain a new task starts with
 

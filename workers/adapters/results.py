@@ -29,9 +29,8 @@ from workers.agent import answer_check, structured
 from workers.agent.claims import SeenText
 from workers.agent.errors import ConfigurationError
 from workers.agent.grounding import SeeingBrowser, SeeingFetcher, Witness
+from workers.agent.metered import MeteredLLM
 from workers.agent.protocols import LLM, AgentOutcome, Browser, EventSink, Fetcher
-from workers.browser import storage_state
-from workers.llm.metered import MeteredLLM
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +75,9 @@ class TaskResults:
             return text
         return text + structured.schema_note(self.spec.output_schema)
 
-    async def restore_profile(self, page: Any) -> None:
-        """Start from the profile's saved cookies and localStorage (a fresh context)."""
+    async def profile_state(self) -> dict[str, Any] | None:
+        """The profile's saved cookies and localStorage to start from (None: none saved);
+        jobs.py puts it into the fresh context (browser/runtime/storage_state.py)."""
         try:
             state = await profiles.load_state(self.rt.sessions, self.rt.settings, self.spec)
         except InvalidToken as exc:
@@ -85,14 +85,15 @@ class TaskResults:
                 f"browser profile {self.spec.profile!r} was saved under another key: set the "
                 "same WEBAGENT_SECRETS_KEY on every worker"
             ) from exc
-        if state:
-            await storage_state.restore(page, state)
+        return state or None
 
-    async def capture_profile(self, page: Any) -> None:
-        """Keep the context's state for `after_finish` (only when the task saves it)."""
-        if not self.spec.save_profile:
-            return
-        self.state = await storage_state.capture(page)  # None: a crashed context
+    @property
+    def saves_profile(self) -> bool:
+        return bool(self.spec.save_profile)
+
+    def keep_state(self, state: dict[str, Any] | None) -> None:
+        """The context's state for `after_finish` (None: a crashed context)."""
+        self.state = state
 
     async def settle(self, outcome: AgentOutcome, llm: LLM) -> AgentOutcome:
         """Checkable success first, then the structured result (one repair call at most),

@@ -3,7 +3,7 @@
 The DB is the source of truth (SSE replays from it), so a publish that fails after the
 commit only delays live viewers until their reader backfills from the DB.
 
-Write-behind (workers/process/write_behind.py; seven rows a step cost the loop ~30 ms): `emit`
+Write-behind (workers/adapters/write_behind.py; seven rows a step cost the loop ~30 ms): `emit`
 queues the event and returns; the sink's writer commits them in order (seq order == commit
 order == publish order), retrying across a short outage; while it retries, `emit` waits for
 it, so a run does not act on with its record in memory only. `flush()` returns once
@@ -33,16 +33,16 @@ from app.contracts import Event, EventType, Usage
 from app.db import repositories
 from app.db.types import utcnow
 from app.events import EventBus
+from workers.adapters.outage import OUTAGE_ERRORS, retry_outage
 from workers.adapters.secrets import SecretVault
+from workers.adapters.write_behind import WriteBehind
 from workers.agent.tools import TOOLS
-from workers.process.outage import OUTAGE_ERRORS, retry_outage
-from workers.process.write_behind import WriteBehind
 
 log = logging.getLogger(__name__)
 
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
 SCREENSHOT_KIND = "screenshot"
-DOWNLOAD_KIND = "download"  # files the page produced (workers/browser/files.py)
+DOWNLOAD_KIND = "download"  # files the page produced (workers/browser/act/files.py)
 T = TypeVar("T")
 # label values of webagent_step_duration_seconds: the tool names, never model-chosen text
 STEP_ACTIONS = frozenset(TOOLS)  # every registered tool, offered by default or not

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.contracts import ErrorCode, TaskStatus
+from workers.agent.metered import LLMUsage
 from workers.agent.protocols import AgentOutcome
-from workers.llm.metered import LLMUsage
 
 
 @dataclass

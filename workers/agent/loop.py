@@ -34,6 +34,7 @@ from workers.agent.endings import Ending, Usage
 from workers.agent.errors import AgentError, TaskCancelled
 from workers.agent.history import CompressedHistory, History, StepRecord, call_line
 from workers.agent.ledger import Ledger, StepOutcome
+from workers.agent.metered import MeteredLLM
 from workers.agent.navigation import GuardedNavigation
 from workers.agent.protocols import (
     LLM,
@@ -50,7 +51,6 @@ from workers.agent.screenshots import StepScreenshots
 from workers.agent.step_events import observation_event
 from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
 from workers.agent.tools import worker_tools
-from workers.llm.metered import MeteredLLM
 
 __all__ = ["AgentLoop", "Ending", "Usage", "run_agent", "run_worker_loop", "run_worker_only"]
 

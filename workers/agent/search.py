@@ -23,6 +23,7 @@ from workers.agent import prompts
 from workers.agent.brain import BrainConfig
 from workers.agent.history import untrusted_block
 from workers.agent.loop import run_agent
+from workers.agent.metered import MeteredLLM
 from workers.agent.protocols import (
     LLM,
     AgentOutcome,
@@ -48,7 +49,6 @@ from workers.agent.roles.orchestrator import (
     substantive,
 )
 from workers.agent.testing import InMemoryMemoryStore
-from workers.llm.metered import MeteredLLM
 
 SEARCH_ROLE = "worker"  # the lookup is answered by the Worker's model
 MAX_URLS = 3

@@ -20,6 +20,7 @@ from typing import Any
 from app.contracts import ErrorCode, EventType, TaskStatus
 from app.settings import Settings
 from workers.agent.errors import ConfigurationError
+from workers.agent.metered import MeteredLLM
 from workers.agent.protocols import (
     LLM,
     Action,
@@ -31,12 +32,11 @@ from workers.agent.protocols import (
 )
 from workers.bench.report import BenchReport, EpisodeResult, Outcome, RunConfig, build_report
 from workers.bench.server import MiniWobServer
-from workers.browser import views
-from workers.browser.miniwob_page import EpisodeState, MiniWobPage, MiniWobPageError
-from workers.browser.pool import BrowserPool
+from workers.browser.observe import views
+from workers.browser.observe.miniwob_page import EpisodeState, MiniWobPage, MiniWobPageError
+from workers.browser.runtime.pool import BrowserPool
 from workers.browser.session import PageSession
 from workers.llm.client import OpenAILLM
-from workers.llm.metered import MeteredLLM
 from workers.llm.vision_check import require_vision
 
 AgentRunner = Callable[[AgentTask, Browser, LLM, "BenchSink"], Awaitable[AgentOutcome]]
@@ -240,7 +240,7 @@ async def _drive(
             mw = MiniWobPage(page)
             await mw.open(env.server.task_url(task))
             start = await mw.start(seed, keep_timer=env.options.keep_timer)
-            session.goal = start.utterance  # what observation mode "pipeline" works for
+            session.view.goal = start.utterance  # what observation mode "pipeline" works for
             browser = EpisodeBrowser(session, mw, sink)
             agent_task = AgentTask(
                 instruction=start.utterance,

@@ -1,1 +1,3 @@
-"""Everything that touches Playwright lives here (enforced by import-linter)."""
+"""The browser: everything that touches Playwright (import-linter enforces it). session.py is the
+facade over three rooms — act/ (the hand), observe/ (perception), runtime/ (the browser itself).
+"""

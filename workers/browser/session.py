@@ -1,11 +1,13 @@
-"""PageSession: the Browser protocol over one Playwright page (observe, act, screenshot).
+"""PageSession: the Browser protocol over one Playwright page — the facade of the package.
 
-observe() is change-gated (seed 000 §4.5): a cheap fingerprint first; an unchanged page gets
-the last observation back (same version, refs still valid), a changed one a new snapshot
-version. Actions name elements by `v:n` refs of the current version only (seed 003 §5.1.1);
-a stale ref fails safely with a fresh snapshot and the element's new refs (seed 003 §5.4).
-An open modal is shown alone (seed 001 A.4); mode "vision" appends [Vn] boxes (seed 000 §4.3);
-mode "pipeline" is the seed 001 §2.4 summary for the task goal; "full" is the untrimmed page.
+It wires the three rooms below it and owns nothing they do:
+  observe/  Perception (perception.py): snapshots, refs, the change gate, the views
+  act/      the tool handlers (handlers.py, the one registry), the click cascade, the
+            effect checks (verify.py, settle.py), workflows, files, tabs, dialogs
+  runtime/  the pool, contexts, egress, crash watch, profiles, private regions
+Handlers get the facade only through their narrow Protocol (act/context.py); nothing below
+imports this module. The facade listens to the page (navigations, dialogs, popups, downloads,
+console), runs each action's arm-act-settle effect check, and switches tabs.
 """
 
 from __future__ import annotations
@@ -14,55 +16,39 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from playwright.async_api import ConsoleMessage, Dialog, Download, ElementHandle, Error, Frame, Page
 
 from app.settings import Settings
 from workers.adapters.secrets import SecretVault
-from workers.agent.errors import ConfigurationError, FeedbackError
+from workers.agent.errors import FeedbackError
 from workers.agent.protocols import LLM, Action, ActionTarget, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.agent.tools import TOOLS, parse_action
-from workers.browser import (
-    actions,
-    files,
-    frames,
-    handlers,
-    handlers_read,
-    rerender,
-    settle,
-    verify,
-    views,
-)
-from workers.browser import fingerprint as gate
-from workers.browser.click import ClickPolicy, Hand
-from workers.browser.click_memory import ClickMemory, InMemoryClickMemory
-from workers.browser.dialogs import DialogDesk
-from workers.browser.fingerprint import Fingerprint, FingerprintError, ObservationCache
-from workers.browser.handlers import NAV_TIMEOUT_MS
-from workers.browser.humanize import Humanize
-from workers.browser.observe_pipeline import ObservePipeline
-from workers.browser.profile import Artifacts, SessionProfile
-from workers.browser.refs import RefError, RefTable, RefTarget, resolve
-from workers.browser.regions import NO_REGIONS, HiddenRegions, blackout
-from workers.browser.snapshot import Snapshot, capture
-from workers.browser.target_info import inspect as inspect_action_target
-from workers.browser.vision import VisionBox
-from workers.browser.vision_observer import VisionObserver
+from workers.browser.act import actions, files, handlers, handlers_read, settle, verify
+from workers.browser.act.click import ClickPolicy, Hand
+from workers.browser.act.click_memory import ClickMemory, InMemoryClickMemory
+from workers.browser.act.dialogs import DialogDesk
+from workers.browser.act.handlers import NAV_TIMEOUT_MS
+from workers.browser.act.humanize import Humanize
+from workers.browser.act.target_info import inspect as inspect_action_target
+from workers.browser.observe import frames, rerender
+from workers.browser.observe.perception import Perception
+from workers.browser.observe.refs import RefError, RefTable, RefTarget, resolve
+from workers.browser.observe.snapshot import Snapshot
+from workers.browser.observe.vision import VisionBox
+from workers.browser.runtime.profile import Artifacts, SessionProfile
+from workers.browser.runtime.regions import HiddenRegions, blackout
 
 CONSOLE_KEPT = 50
-RECENT_VERSIONS = 10  # past snapshots kept to re-find the element of a stale ref
 DOWNLOAD_CLOSE_S = 30.0  # a download still arriving when the task ends is waited for this long
 SETTLE_S = 0.3  # longest wait for a late effect when none has shown yet (settle.py first)
 
 
 class PageSession:
     """One task's page; build with `await PageSession.open(page, settings)`."""
-
-    hidden_regions: HiddenRegions = NO_REGIONS  # the task's private regions (regions.py)
 
     def __init__(
         self,
@@ -76,9 +62,7 @@ class PageSession:
         profile: SessionProfile | None = None,
     ) -> None:
         self.page = page
-        self.secrets = (
-            SecretVault()
-        )  # the task's secret values (workers/adapters/secrets.py; jobs wires)
+        self.secrets = SecretVault()  # the task's secret values (jobs wires the task's own)
         self.profile = profile or SessionProfile()  # attachments, artifacts dir, scripts
         self.artifacts = Artifacts(self.profile.artifacts_dir)
         self.downloads: list[str] = []  # artifact names of files the page downloaded
@@ -94,23 +78,12 @@ class PageSession:
         self.vision_boxes: tuple[VisionBox, ...] = ()  # [Vn] boxes click_at(index) uses
         self.last_status: int | None = None  # HTTP status of the last goto
         self.rerouted: list[str] = []  # stale refs re-resolved during the current tool
-        self.stale_told: int | None = None  # stale snapshot version already explained
         self._listened: set[int] = set()
         self._watches: dict[int, settle.NetworkWatch] = {}
-        self.goal = goal  # the task instruction: what mode "pipeline" summarises the page for
         self.settings = settings
-        self.max_tokens = max_tokens if max_tokens is not None else settings.snapshot_max_tokens
-        self.version = 0
-        self.last: Snapshot | None = None
-        self._recent: dict[int, Snapshot] = {}  # a few past versions, to re-find stale refs
-        self._refs: RefTable | None = None
-        self._navigated = False
-        self._cache: ObservationCache[Observation] = ObservationCache()
-        self._snap_fp: Fingerprint | None = None  # page fingerprint taken just before `last`
-        self._vision = VisionObserver(llm, settings) if llm and settings.vision_enabled else None
-        self._pipeline = ObservePipeline(llm) if llm else None  # per task: caches summaries
+        # perception: snapshots, refs and the change gate of the page acted on (observe/)
+        self.view = Perception(page, settings, max_tokens=max_tokens, llm=llm, goal=goal)
         self.look_llm = llm if llm and settings.vision_enabled else None  # the `look` tool
-        self._vision_on = False  # the model asked for vision: prefetch after mutating actions
         self._dialogs = self.dialogs.shown  # JS dialogs shown since the current action started
         self._popups: list[Page] = []  # tabs/windows the page opened, adopted after an action
         humane = Humanize(settings.humanize, settings.humanize_typos)
@@ -150,10 +123,10 @@ class PageSession:
         """Act on another tab from now on (tabs tool); its refs come with the next look."""
         if page is self.page:
             return
-        self.page = page
+        self.page = self.view.page = page
         self._listen(page)
-        self._refs = None
-        self._navigated = True
+        self.view.forget_refs()
+        self.view.navigated = True
         self.invalidate()
 
     def _on_popup(self, popup: Page) -> None:
@@ -192,17 +165,45 @@ class PageSession:
         one still keeps the file."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.settle_downloads(), DOWNLOAD_CLOSE_S)
-        if self._vision is not None:
-            await self._vision.close()
+        await self.view.close()
 
     def _on_navigated(self, frame: Frame) -> None:
         if frame == self.page.main_frame:
-            self._navigated = True
+            self.view.navigated = True
 
+    # the current snapshot, read through the facade (observe/perception.py owns it)
     @property
     def refs(self) -> RefTable | None:
         """Ref table of the current snapshot (None before the first or after navigation)."""
-        return self._refs
+        return self.view.refs
+
+    @property
+    def last(self) -> Snapshot | None:
+        return self.view.last
+
+    @property
+    def version(self) -> int:
+        return self.view.version
+
+    @property
+    def navigated(self) -> bool:
+        return self.view.navigated
+
+    @property
+    def max_tokens(self) -> int:
+        return self.view.max_tokens
+
+    @property
+    def hidden_regions(self) -> HiddenRegions:
+        return self.view.hidden_regions
+
+    @hidden_regions.setter
+    def hidden_regions(self, regions: HiddenRegions) -> None:
+        """The task's private regions (runtime/regions.py): out of text and screenshots."""
+        self.view.hidden_regions = regions
+
+    def forget_refs(self) -> None:
+        self.view.forget_refs()
 
     @property
     def url(self) -> str:
@@ -217,9 +218,9 @@ class PageSession:
             self.last_status = response.status if response is not None else None
         except Error as exc:
             return actions.failure("navigation_failed", f"Could not open {url}: {exc.message}")
-        self._refs = None
+        self.view.forget_refs()
         self.invalidate()
-        self._after_mutation()
+        self.after_mutation()
         shell = await handlers_read.dead_shell(self.page, self.last_status)
         if shell is not None:
             return shell
@@ -228,97 +229,12 @@ class PageSession:
         )
 
     async def snapshot(self, fresh: bool | None = None) -> Snapshot:
-        """New version, new refs; older refs become stale and cached observations go.
-        `fresh`: the fingerprint just read whether this document was walked before."""
-        self.version += 1
-        self._navigated = False
-        self._cache.invalidate()
-        self._snap_fp = None
-        snap, refs = await capture(
-            self.page,
-            version=self.version,
-            max_tokens=self.max_tokens,
-            hidden=self.hidden_regions,
-            fresh=fresh,
-        )
-        self.last, self._refs = snap, refs
-        self._recent = {v: s for v, s in self._recent.items() if v > snap.version - RECENT_VERSIONS}
-        self._recent[snap.version] = snap
-        return snap
-
-    async def _fingerprint(self) -> Fingerprint | None:
-        try:
-            return await gate.capture(self.page)
-        except FingerprintError:
-            return None  # mid-navigation: treat as changed
-
-    def _unchanged(self, fp: Fingerprint | None) -> bool:
-        """Seed 000 §4.5 gate: the current refs still describe the page."""
-        return (
-            fp is not None
-            and self._snap_fp is not None
-            and self._refs is not None
-            and not self._navigated
-            and not gate.changed(self._snap_fp, fp)
-        )
+        """New version, new refs; older refs become stale (perception.py)."""
+        return await self.view.snapshot(fresh)
 
     async def observe(self, mode: str = "compact") -> Observation:
         """Change-gated observation: reuse while the fingerprint holds, else a new version."""
-        if mode not in views.MODES:
-            raise ValueError(f"unknown observation mode {mode!r} ({'|'.join(views.MODES)})")
-        if mode == "vision" and self._vision is None:
-            raise ConfigurationError(
-                "observe(mode='vision') needs settings.vision_enabled and an injected vision LLM"
-            )
-        if mode == "pipeline" and (self._pipeline is None or self.goal is None):
-            raise ConfigurationError(
-                "observe(mode='pipeline') needs an injected summarizer LLM and the task goal"
-            )
-        started = time.perf_counter()
-        settled = (
-            await self._vision.settle(self.page.url) if mode == "vision" and self._vision else None
-        )
-        # the fingerprint also says whether the document is unwalked, so a new snapshot
-        # needs no check of its own before its first look (two round trips, two calls)
-        fp = await self._fingerprint()
-        unchanged = self._unchanged(fp)
-        cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
-        if cached is not None:
-            stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
-            return replace(cached, stats=stats)
-        fresh = fp.fresh if fp is not None else None
-        snap = self.last if unchanged and self.last is not None else await self.snapshot(fresh)
-        self._snap_fp = fp
-        text, extra = await views.render(
-            self.page,
-            mode,
-            snap,
-            max_tokens=self.max_tokens,
-            vision=self._vision,
-            fp=fp,
-            settled=settled,
-            pipeline=self._pipeline,
-            goal=self.goal or "",
-        )
-        image, shot = await views.som_image(self.page, mode, snap, self._refs, self.settings)
-        stats = {**snap.stats, **extra, **shot, "mode": mode, "reused": False}
-        stats["observe_ms"] = _ms(started)
-        obs = Observation(
-            url=snap.url,
-            title=snap.title,
-            text=text,
-            version=snap.version,
-            refs=int(stats["refs"]),
-            interactive=int(stats["interactive"]),
-            fingerprint=fp.key if fp is not None else views.text_key(snap),
-            tokens=(len(text) + 3) // 4,
-            stats=stats,
-            image=image,
-        )
-        if fp is not None:
-            self._cache.put(mode, fp, obs)
-        self._vision_on = self._vision_on or mode == "vision"
-        return obs
+        return await self.view.observe(mode)
 
     async def screenshot(self) -> bytes:
         await blackout(self.page, self.hidden_regions)  # a document not snapshotted yet too
@@ -330,15 +246,15 @@ class PageSession:
 
     async def execute(self, action: Action) -> ToolResult:
         """Run one tool; the hand watches for dead clicks and stalling (verify.py)."""
-        return self.hand.note(action, await self._execute(action))
+        return self.hand.note(action, await self.run_tool(action))
 
-    async def _execute(self, action: Action) -> ToolResult:
+    async def run_tool(self, action: Action) -> ToolResult:
         """Validate with the tool's argument model (workers/agent/tools), run its handler."""
         try:
             parsed = parse_action(ToolCall("browser", action.name, dict(action.args)))
         except FeedbackError as exc:
             return actions.failure(exc.error, exc.message)
-        handler = handlers.HANDLERS.get(parsed.name)
+        handler: handlers.Handler | None = handlers.HANDLERS.get(parsed.name)
         if handler is None:
             return actions.failure(
                 ToolError.unknown_tool,
@@ -360,36 +276,30 @@ class PageSession:
 
     async def _ref_failure(self, exc: RefError, action: Action) -> ToolResult:
         """Stale/bad ref that could not be re-resolved: a compact refusal (rerender.py)."""
-        return await rerender.stale_failure(self, exc, action)
+        return await rerender.stale_failure(self.view, exc, action)
 
-    async def _element(self, args: dict[str, Any]) -> tuple[Any, RefTarget]:
-        if self._navigated and self._refs is not None:
-            self._refs = None
+    async def element(self, args: Mapping[str, Any]) -> tuple[ElementHandle, RefTarget]:
+        if self.view.navigated and self.view.refs is not None:
+            self.view.forget_refs()
         try:
-            return await resolve(self._refs, args.get("ref"))
+            return await resolve(self.view.refs, args.get("ref"))
         except RefError as exc:
             if exc.code != ToolError.stale_ref:
                 raise
-            found = await rerender.reresolve(self, args.get("ref"))
+            found = await rerender.reresolve(self.view, args.get("ref"), self.rerouted)
             if found is None:
                 raise
             return found
 
     def invalidate(self) -> None:
         """Next observe() takes a new snapshot whatever the fingerprint says."""
-        self._cache.invalidate()
-        self._snap_fp = None
+        self.view.invalidate()
 
-    def _after_mutation(self) -> None:
+    def after_mutation(self) -> None:
         """A mutating action ran: start the background vision look (seed 000 §4.5 prefetch)."""
-        if self._vision is not None and self._vision_on:
-            vp = self.page.viewport_size or {
-                "width": self.settings.viewport_width,
-                "height": self.settings.viewport_height,
-            }
-            self._vision.schedule(self.page, (float(vp["width"]), float(vp["height"])))
+        self.view.after_mutation()
 
-    def _watch(self) -> settle.NetworkWatch:
+    def watch(self) -> settle.NetworkWatch:
         watch = self._watches.get(id(self.page))
         if watch is None or watch.page is not self.page:  # an id reused by a new page
             self._listened.discard(id(self.page))
@@ -401,10 +311,10 @@ class PageSession:
         """What the page did during the current action (listeners, not the DOM)."""
         downloads = self.downloads_started - self._downloads_before
         return verify.PageEvents(
-            self._navigated, tuple(self._dialogs), bool(self._popups), downloads
+            self.view.navigated, tuple(self._dialogs), bool(self._popups), downloads
         )
 
-    async def _effect(
+    async def effect(
         self,
         frame: Frame | None,
         el: ElementHandle | None,
@@ -414,7 +324,7 @@ class PageSession:
     ) -> verify.Outcome:
         """Arm, act, settle (verify.py, seed 004 F.2.2): what the action changed.
         `frame`, when given, is the element's own frame (a ref's or the snapper's)."""
-        watch = self._watch().mark()
+        watch = self.watch().mark()
         probe = await verify.arm(
             self.page,
             frame or self.page.main_frame,
@@ -422,7 +332,7 @@ class PageSession:
             exact=frame is not None,
             counted=lambda: watch.started,
         )
-        self._navigated = False
+        self.view.navigated = False
         self._dialogs.clear()
         self._downloads_before = self.downloads_started
         started = time.monotonic()
@@ -434,13 +344,13 @@ class PageSession:
         out = await verify.settle(probe, min_wait_s=0.0, max_wait_s=left, events=self._events)
         popup = await self._adopt_popup()
         if out.url_changed or popup is not None:
-            self._refs = None
+            self.view.forget_refs()
         if out.effect and (mutating or out.url_changed):
             self.invalidate()  # the fingerprint may miss class/style-only effects
-            self._after_mutation()
+            self.after_mutation()
         return out
 
-    async def _verified(
+    async def verified(
         self,
         what: str,
         frame: Frame | None,
@@ -450,11 +360,7 @@ class PageSession:
         el: ElementHandle | None = None,
     ) -> ToolResult:
         """Act, then report what changed; a ghost action with no effect fails (seed 002)."""
-        out = await self._effect(frame, el, act, SETTLE_S, mutating)
+        out = await self.effect(frame, el, act, SETTLE_S, mutating)
         if ghost and not out.effect:
             return verify.ghost(what, out)
         return verify.report(what, out, self.page.url)
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 1)

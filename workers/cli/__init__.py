@@ -1,2 +1,3 @@
-"""The `webagent` command line (main: the typer app; commands/) and its HTTP client library.
-Imports the process runtime lazily, inside commands."""
+"""The `webagent` command line (main: the typer app, commands/) and its HTTP client library.
+Above everything in workers/; loads the process runtime only inside the commands that need it.
+"""

@@ -1,2 +1,3 @@
-"""The model client (any OpenAI-compatible endpoint), metering of every call, the vision check.
-Imports app settings only."""
+"""The model client for any OpenAI-compatible endpoint and the vision check on image settings.
+Imports the agent's protocols only.
+"""

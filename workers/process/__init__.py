@@ -1,3 +1,3 @@
-"""The worker process runtime: one event-loop thread with warm Chromium (runtime), the rq
-supervisor and the embedded pool, write-behind, outage retries, cancellation.
-Imports adapters and llm."""
+"""The worker process: runtime (one event-loop thread, warm Chromium, clients), the rq supervisor,
+the embedded pool, cancellation, worker ids. Runs workers.jobs by the queue's name (JOB_FUNC).
+"""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -22,14 +23,13 @@ from sqlalchemy import select
 
 from app import llm_probe
 from app.api.health import rq_workers_check
-from app.contracts import QUEUE_NAME, TaskStatus
+from app.contracts import JOB_FUNC, QUEUE_NAME, TaskStatus
 from app.db import Task
 from app.dispatch import InProcessDispatcher
 from app.events import EventBus, MemoryEventBus
 from app.main import LifespanExtra, create_app
 from app.reaper import run_reaper
 from app.settings import Settings
-from workers import jobs
 from workers.process import runtime
 from workers.process.runtime import LLMFactory, WorkerRuntime, default_llm, make_worker_id
 
@@ -61,6 +61,7 @@ class EmbeddedWorkers:
         """Launch the warm browser and install the runtime for run_task (blocking)."""
         self.runtime.start()
         runtime.install(self.runtime)
+        _job()  # the job code loads now, not inside the first task
         self._executor = ThreadPoolExecutor(self.concurrency, thread_name_prefix="webagent-job")
 
     def stop(self, grace_s: float = 10.0) -> None:
@@ -106,9 +107,17 @@ class EmbeddedWorkers:
         with self._lock:
             self._waiting -= 1
         try:
-            jobs.run_task(task_id)
+            _job()(task_id)
         except Exception:  # a pool thread must survive any job failure (the job boundary)
             log.exception("embedded job for task %s failed", task_id)
+
+
+def _job() -> Callable[[str], None]:
+    """The job function the queue names (JOB_FUNC), found as rq finds it: both deployments
+    run the same `workers.jobs.run_task`, and the process runtime imports no job code."""
+    module, name = JOB_FUNC.rsplit(".", 1)
+    job: Callable[[str], None] = getattr(importlib.import_module(module), name)
+    return job
 
 
 async def resubmit_queued(sessions: Any, submit: Callable[[str], None]) -> int:

@@ -21,8 +21,8 @@ from app.db import create_engine, session_factory
 from app.events import EventBus
 from app.settings import Settings
 from workers.agent.protocols import LLM
-from workers.browser import tokens
-from workers.browser.pool import BrowserPool
+from workers.browser.observe import tokens
+from workers.browser.runtime.pool import BrowserPool
 from workers.process.worker_id import make_worker_id
 
 __all__ = ["LLMFactory", "WorkerRuntime", "current", "default_llm", "install", "make_worker_id"]

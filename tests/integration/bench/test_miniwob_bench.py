@@ -19,8 +19,8 @@ from workers.bench.miniwob import BenchOptions, run_benchmark
 from workers.bench.report import Outcome
 from workers.bench.server import MiniWobServer
 from workers.bench.suite import SMOKE_TASKS
-from workers.browser.miniwob_page import LIFTED_EPISODE_MS, MiniWobPage
-from workers.browser.pool import BrowserPool
+from workers.browser.observe.miniwob_page import LIFTED_EPISODE_MS, MiniWobPage
+from workers.browser.runtime.pool import BrowserPool
 
 pytestmark = pytest.mark.browser
 

@@ -16,10 +16,10 @@ from playwright.async_api import Page
 from app.settings import Settings
 from tests.support.sites import TestSite
 from workers.agent.protocols import Action
-from workers.browser.click import Hand, Target, TierFailed
+from workers.browser.act.click import Hand, Target, TierFailed
+from workers.browser.observe.snapshot import Node
+from workers.browser.observe.vision import Rect, VisionBox
 from workers.browser.session import PageSession
-from workers.browser.snapshot import Node
-from workers.browser.vision import Rect, VisionBox
 
 from .conftest import PAGES, _Quiet
 
@@ -298,7 +298,7 @@ async def test_chevron_row_snaps_to_the_expand_control(
     await open_page(session, probe_port, "chevron.html")
     row = await box_of(session, "#us")
     result = await session.hand.click_at(
-        session.page, row, "United States", "click_at", session._effect, {}
+        session.page, row, "United States", "click_at", session.effect, {}
     )
     assert result.success, result.reason
     assert "phase B" in result.reason
@@ -327,7 +327,7 @@ async def test_date_picker_24px_cells(session: PageSession, probe_port: int) -> 
         await box_of(session, "tr:nth-child(3) td:nth-child(4)"),
     )
     week = Rect(a.x0, a.y0, b.x1, b.y1)  # cells 16-18, labelled "17"
-    picked = await session.hand.click_at(session.page, week, "17", "click_at", session._effect, {})
+    picked = await session.hand.click_at(session.page, week, "17", "click_at", session.effect, {})
     assert picked.success, picked.reason
     assert await js(session, "window.picked") == "2026-11-17"
 
@@ -373,7 +373,7 @@ async def test_cross_origin_iframe_button(
     await session.page.wait_for_function("window.innerClicked === 1")
     box = await box_of(session, "#accept", "#cross")
     again = await session.hand.click_at(
-        session.page, box, "Accept offer", "click_at", session._effect, {}
+        session.page, box, "Accept offer", "click_at", session.effect, {}
     )
     assert again.success and "A-alt" in again.reason, again.reason
     await session.page.wait_for_function("window.innerClicked === 2")
@@ -384,9 +384,7 @@ async def test_same_origin_iframe_input_by_descent(
 ) -> None:
     await _frames_page(session, probe_port, second_port)
     box = await box_of(session, "#email", "#same")
-    result = await session.hand.click_at(
-        session.page, box, "Email", "click_at", session._effect, {}
-    )
+    result = await session.hand.click_at(session.page, box, "Email", "click_at", session.effect, {})
     assert result.success and "phase A-alt" in result.reason, result.reason
     focused = await session.page.evaluate(
         "document.getElementById('same').contentDocument.activeElement.id"

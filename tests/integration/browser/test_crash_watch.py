@@ -1,5 +1,5 @@
-"""crash_watch (workers/browser/crash.py): a renderer crash interrupts the task's work at once
-with BrowserCrashed; an ordinary cancel stays a cancel."""
+"""crash_watch (workers/browser/runtime/crash.py): a renderer crash interrupts the task's work
+at once with BrowserCrashed; an ordinary cancel stays a cancel."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from playwright.async_api import Page
 
 from app.contracts import ErrorCode
-from workers.browser.crash import BrowserCrashed, crash_watch
+from workers.browser.runtime.crash import BrowserCrashed, crash_watch
 
 pytestmark = pytest.mark.browser
 

@@ -12,8 +12,8 @@ from playwright.async_api import Browser
 from app.settings import Settings
 from workers.agent.protocols import Action
 from workers.bench.server import MiniWobServer
-from workers.browser import tokens
-from workers.browser.miniwob_page import MiniWobPage
+from workers.browser.observe import tokens
+from workers.browser.observe.miniwob_page import MiniWobPage
 from workers.browser.session import PageSession
 
 pytestmark = [pytest.mark.browser]

@@ -12,7 +12,7 @@ from playwright.async_api import Page
 
 from app.settings import Settings
 from workers.agent.protocols import Action, ToolResult
-from workers.browser.profile import SessionProfile
+from workers.browser.runtime.profile import SessionProfile
 from workers.browser.session import PageSession
 
 pytestmark = pytest.mark.browser

@@ -13,7 +13,7 @@ from playwright.async_api import Page
 
 from app.settings import Settings
 from workers.agent.protocols import Action, ToolResult
-from workers.browser.click import Hand, Target, TierFailed
+from workers.browser.act.click import Hand, Target, TierFailed
 from workers.browser.session import PageSession
 
 pytestmark = pytest.mark.browser

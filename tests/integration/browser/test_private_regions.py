@@ -1,6 +1,6 @@
-"""Private regions (issue 12, snapshot filtering, workers/browser/regions.py): subtrees named
-by CSS selectors never reach the snapshot text, read_text or dom_search, and are painted black
-in screenshots; a selector the browser rejects fails the observation."""
+"""Private regions (issue 12, snapshot filtering, workers/browser/runtime/regions.py):
+subtrees named by CSS selectors never reach the snapshot text, read_text or dom_search, and are
+painted black in screenshots; a selector the browser rejects fails the observation."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from playwright.async_api import Browser
 
 from app.settings import Settings
 from workers.agent.protocols import Action
-from workers.browser import som
-from workers.browser.profile import SessionProfile
-from workers.browser.regions import HiddenRegionError, HiddenRegions
+from workers.browser.observe import som
+from workers.browser.runtime.profile import SessionProfile
+from workers.browser.runtime.regions import HiddenRegionError, HiddenRegions
 from workers.browser.session import PageSession
 
 pytestmark = [pytest.mark.browser]

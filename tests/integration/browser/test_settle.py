@@ -1,4 +1,4 @@
-"""Settle on evidence (workers/browser/settle.py): the wait after an action ends when the
+"""Settle on evidence (workers/browser/act/settle.py): the wait after an action ends when the
 network is idle and the DOM has been quiet, not after a fixed pause; it follows a delayed
 response to its render, ignores a ticking clock, and follows a navigation."""
 
@@ -9,8 +9,8 @@ import asyncio
 import pytest
 from playwright.async_api import Page, Route
 
-from workers.browser import settle, verify
-from workers.browser.frames import js
+from workers.browser.act import settle, verify
+from workers.browser.runtime.scripts import js
 
 pytestmark = pytest.mark.browser
 

@@ -7,8 +7,8 @@ import urllib.parse
 import pytest
 from playwright.async_api import Page
 
-from workers.browser import fingerprint, frames, som
-from workers.browser.snapshot import capture
+from workers.browser.observe import fingerprint, frames, som
+from workers.browser.observe.snapshot import capture
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ from playwright.async_api import Page
 from app.settings import Settings
 from tests.integration.browser.served import served
 from workers.agent.protocols import Action
-from workers.browser.frames import js
+from workers.browser.runtime.scripts import js
 from workers.browser.session import PageSession
 
 pytestmark = pytest.mark.browser

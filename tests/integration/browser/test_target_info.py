@@ -1,4 +1,4 @@
-"""What an action would touch, read on real Chromium (workers/browser/target_info.py), and
+"""What an action would touch, read on real Chromium (workers/browser/act/target_info.py), and
 the sensitive-action rules deciding on it; SupervisedBrowser over a real PageSession keeps a
 denied click off the page."""
 

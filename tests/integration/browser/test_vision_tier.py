@@ -11,10 +11,10 @@ import pytest
 from playwright.async_api import Page
 
 from workers.agent.protocols import LLMReply
-from workers.browser import frames
-from workers.browser.snapshot import capture
-from workers.browser.vision import Rect
-from workers.browser.vision_tier import VisionTier, to_1000
+from workers.browser.observe import frames
+from workers.browser.observe.snapshot import capture
+from workers.browser.observe.vision import Rect
+from workers.browser.observe.vision_tier import VisionTier, to_1000
 
 pytestmark = pytest.mark.browser
 

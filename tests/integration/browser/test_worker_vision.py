@@ -14,7 +14,7 @@ from playwright.async_api import Page
 from app.settings import Settings
 from workers.agent.protocols import Action, LLMReply
 from workers.agent.testing import FakeLLM
-from workers.browser import som
+from workers.browser.observe import som
 from workers.browser.session import PageSession
 
 pytestmark = pytest.mark.browser

@@ -10,8 +10,8 @@ from playwright.async_api import Page
 
 from app.settings import Settings
 from workers.agent.protocols import Action, ToolResult
+from workers.browser.act.workflows import match
 from workers.browser.session import PageSession
-from workers.browser.workflows import match
 
 pytestmark = pytest.mark.browser
 

@@ -39,7 +39,7 @@ from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentTask
 from workers.agent.supervised import SupervisedBrowser, Supervision
 from workers.agent.testing import ObeyingLLM, RecordingSink, ScriptedGate
-from workers.browser.pool import BrowserPool
+from workers.browser.runtime.pool import BrowserPool
 from workers.browser.session import PageSession
 
 SHOP_IP, EVIL_IP = "93.184.216.40", "93.184.216.41"

@@ -23,7 +23,7 @@ from tests.integration.security.injection import (
     shop_page,
 )
 from tests.support.recording_server import RecordingServer
-from workers.browser.pool import BrowserPool
+from workers.browser.runtime.pool import BrowserPool
 
 pytestmark = pytest.mark.browser
 

@@ -101,7 +101,7 @@ async def test_request_waits_for_the_decision_then_resumes(
     assert decision.approved is (answer == "approved")
     assert metrics.sample_value("webagent_approvals_total", labels) == counted + 1
     assert await status_of(sessions, task_id) == TaskStatus.running
-    await sink.flush()  # events are written behind the run (workers/process/write_behind.py)
+    await sink.flush()  # events are written behind the run (workers/adapters/write_behind.py)
     seen = await events(sessions, task_id)
     assert [t for t, _ in seen] == ["approval.requested", "approval.resolved"]
     requested, resolved = seen[0][1], seen[1][1]

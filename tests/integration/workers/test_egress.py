@@ -17,8 +17,8 @@ from playwright.async_api import Error as PlaywrightError
 
 from app.settings import Settings
 from app.urlpolicy import system_resolve
-from workers.browser.egress import EgressProxy
-from workers.browser.pool import BrowserPool
+from workers.browser.runtime.egress import EgressProxy
+from workers.browser.runtime.pool import BrowserPool
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from app.settings import Settings
 from tests.integration.workers.site import LocalSite
-from workers.browser.pool import BrowserPool
+from workers.browser.runtime.pool import BrowserPool
 
 pytestmark = pytest.mark.browser
 

@@ -16,8 +16,8 @@ from app.db import repositories
 from app.events import MemoryEventBus
 from tests.integration.workers.conftest import new_task
 from workers import jobs
+from workers.adapters import outage as outage_module
 from workers.adapters.sink import DbEventSink
-from workers.process import outage as outage_module
 
 pytestmark = pytest.mark.services
 

@@ -28,7 +28,7 @@ from playwright.async_api import Page
 
 from app.settings import Settings
 from tests.support.recording_server import Answer, FakeNetwork, RecordingServer
-from workers.browser.pool import BrowserPool
+from workers.browser.runtime.pool import BrowserPool
 
 pytestmark = pytest.mark.browser
 

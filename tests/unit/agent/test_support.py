@@ -11,7 +11,7 @@ from tests.support.llm_server import conversation_error, estimate_tokens
 from tests.support.policies import elements, find_ref, latest_observation
 from tests.support.sites import PRODUCTS, TestSite, cheapest
 
-# Verbatim compact snapshot of /form (workers/browser/compact.py format).
+# Verbatim compact snapshot of /form (workers/browser/observe/compact.py format).
 FORM_SNAPSHOT = """# Contact us
 == form ==
 [4:2] textbox "Full name" required

@@ -7,7 +7,7 @@ built-in CAPTCHA solving: challenges are handed to a person)."""
 from __future__ import annotations
 
 from workers.agent.tools import ALIASES, TOOLS, resolve_alias
-from workers.browser.handlers import HANDLERS
+from workers.browser.act.handlers import HANDLERS
 
 APPENDIX_A = [
     "navigate",

@@ -21,7 +21,7 @@ from workers.bench.suite import (
     UnknownTask,
     resolve_tasks,
 )
-from workers.browser.miniwob_page import EpisodeState
+from workers.browser.observe.miniwob_page import EpisodeState
 
 
 def _outcome(status: str, error: str | None = None) -> AgentOutcome:

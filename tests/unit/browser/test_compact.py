@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from workers.browser import compact, tokens
-from workers.browser.refs import RefError, parse_ref
-from workers.browser.snapshot import Node, Snapshot, Viewport
+from workers.browser.observe import compact, tokens
+from workers.browser.observe.refs import RefError, parse_ref
+from workers.browser.observe.snapshot import Node, Snapshot, Viewport
 
 VP = Viewport(1280, 800, 0, 0, 1280, 5000)
 

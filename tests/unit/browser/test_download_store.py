@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from app.settings import Settings
-from workers.browser import files
+from workers.browser.act import files
 
 
 def _session(cap: int, kept: list[tuple[str, str, bytes]]) -> Any:

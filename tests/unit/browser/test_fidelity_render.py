@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tests.unit.browser.test_compact import VP, node
-from workers.browser import compact, tokens
-from workers.browser.snapshot import Viewport
+from workers.browser.observe import compact, tokens
+from workers.browser.observe.snapshot import Viewport
 
 
 def test_cut_text_names_its_length_and_ref() -> None:

@@ -1,10 +1,10 @@
-"""Read-back of browser-normalised values (workers/browser/field_values.py)."""
+"""Read-back of browser-normalised values (workers/browser/act/field_values.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from workers.browser.field_values import native_form, parse_date, same_value
+from workers.browser.act.field_values import native_form, parse_date, same_value
 
 
 @pytest.mark.parametrize(

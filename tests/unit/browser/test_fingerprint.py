@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from workers.browser.fingerprint import Fingerprint, ObservationCache, changed, mutation_delta
+from workers.browser.observe.fingerprint import (
+    Fingerprint,
+    ObservationCache,
+    changed,
+    mutation_delta,
+)
 
 BASE = Fingerprint(
     url="http://127.0.0.1/a",

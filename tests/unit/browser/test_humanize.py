@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from workers.browser import humanize as h
+from workers.browser.act import humanize as h
 
 
 def test_step_count_and_duration_follow_distance() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.browser.test_pagemem import n, snap
-from workers.browser.modal import Modal, dialog_nodes, focus_text
+from workers.browser.observe.modal import Modal, dialog_nodes, focus_text
 
 
 def test_dialog_section_is_the_whole_view() -> None:

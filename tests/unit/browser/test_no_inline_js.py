@@ -1,5 +1,5 @@
 """No JavaScript source in Python strings under workers/browser (project rule: JS lives in
-workers/browser/js/*.js, data goes in through evaluate's argument).
+workers/browser/{observe,act,runtime}/js/*.js, data goes in through evaluate's argument).
 
 Every call to evaluate / evaluate_handle / wait_for_function / add_init_script is checked
 with the ast module: its script argument, followed through names assigned in the module or
@@ -118,16 +118,16 @@ def inline_js(source: str) -> tuple[list[str], list[str]]:
 
 def test_no_js_source_in_python_strings() -> None:
     found = {}
-    for path in sorted(BROWSER.glob("*.py")):
+    for path in sorted(BROWSER.rglob("*.py")):
         offending, _ = inline_js(path.read_text("utf-8"))
         if offending:
             found[path.name] = [o.split(": ", 1)[1] for o in offending]
-    assert found == {}, f"move these scripts into workers/browser/js/: {found}"
+    assert found == {}, f"move these scripts into a js/ folder beside their module: {found}"
 
 
 def test_only_the_run_script_tool_is_exempt() -> None:
     marked = {}
-    for path in sorted(BROWSER.glob("*.py")):
+    for path in sorted(BROWSER.rglob("*.py")):
         _, found = inline_js(path.read_text("utf-8"))
         if found:
             marked[path.name] = [m.split(":")[0] for m in found]

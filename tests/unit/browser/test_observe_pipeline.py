@@ -8,9 +8,9 @@ from typing import Any
 
 from tests.unit.browser.test_pagemem import n, shop_nodes, snap
 from workers.agent.protocols import LLMReply
-from workers.browser import pagemem
-from workers.browser.observe_pipeline import ObservePipeline
-from workers.browser.summaries import SummaryCache, parse_json, summarize
+from workers.browser.observe import pagemem
+from workers.browser.observe.observe_pipeline import ObservePipeline
+from workers.browser.observe.summaries import SummaryCache, parse_json, summarize
 
 
 class ScriptedLLM:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from workers.browser import pagemem
-from workers.browser.snapshot import Node, Snapshot, Viewport
+from workers.browser.observe import pagemem
+from workers.browser.observe.snapshot import Node, Snapshot, Viewport
 
 VP = Viewport(1280, 800, 0, 0, 1280, 3000)
 

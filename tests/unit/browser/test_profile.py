@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workers.browser.profile import Artifacts, task_profile
+from workers.browser.runtime.profile import Artifacts, task_profile
 
 
 def test_task_profile_reads_the_tasks_attachments(tmp_path: Path) -> None:

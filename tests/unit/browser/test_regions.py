@@ -1,10 +1,11 @@
-"""Private regions named by landmark instead of CSS (workers/browser/regions.py, issue 12)."""
+"""Private regions named by landmark instead of CSS (workers/browser/runtime/regions.py,
+issue 12)."""
 
 from __future__ import annotations
 
 import pytest
 
-from workers.browser.regions import HiddenRegionError, HiddenRegions, expand
+from workers.browser.runtime.regions import HiddenRegionError, HiddenRegions, expand
 
 
 def test_landmark_roles_expand_to_native_elements_and_roles() -> None:

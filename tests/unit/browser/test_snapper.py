@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from workers.browser.snapper import area_factor, choose, label_factor, score, widget_kind
-from workers.browser.vision import Rect
+from workers.browser.act.snapper import area_factor, choose, label_factor, score, widget_kind
+from workers.browser.observe.vision import Rect
 
 ROW = Rect(100, 100, 400, 140)  # 300×40: row-shaped (w ≥ 60, h ≥ 24)
 

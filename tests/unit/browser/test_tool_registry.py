@@ -8,7 +8,7 @@ from pathlib import Path
 
 from workers.agent.toolerrors import HINTS, ToolError
 from workers.agent.tools import DONE, TOOLS, worker_tools
-from workers.browser.handlers import HANDLERS
+from workers.browser.act.handlers import HANDLERS
 
 BROWSER = Path(__file__).parents[3] / "workers" / "browser"
 EMITTED = re.compile(

@@ -9,12 +9,11 @@ from typing import Any
 from PIL import Image
 
 from workers.agent.protocols import Action, ToolResult
-from workers.browser import click_memory
-from workers.browser.click_memory import InMemoryClickMemory, tier_order
-from workers.browser.verify import (
-    DeadClickGuard,
+from workers.browser.act import click_memory
+from workers.browser.act.click_memory import InMemoryClickMemory, tier_order
+from workers.browser.act.repeats import DeadClickGuard, StallMonitor
+from workers.browser.act.verify import (
     PageEvents,
-    StallMonitor,
     merge,
     outcome,
     pixel_difference,
@@ -154,7 +153,7 @@ async def test_click_memory_persists_through_learnings() -> None:
 
 
 def test_guard_delta_counts_navigation_as_life() -> None:
-    from workers.browser.click import _delta
+    from workers.browser.act.click import _delta
 
     assert _delta(outcome({"causal": 0})) == 0
     assert _delta(outcome({"causal": 3})) == 3

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.settings import Settings
-from workers.browser import views
+from workers.browser.observe import views
 
 
 def test_vision_mode_without_opt_in_is_a_configuration_problem() -> None:

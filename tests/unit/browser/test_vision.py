@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from workers.browser.vision import (
+from workers.browser.observe.vision import (
     Candidate,
     Rect,
     VisionBox,

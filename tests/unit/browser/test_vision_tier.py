@@ -7,9 +7,9 @@ import base64
 
 import pytest
 
-from workers.browser import vision_tier
-from workers.browser.vision import Rect, VisionBox
-from workers.browser.vision_tier import (
+from workers.browser.observe import vision_tier
+from workers.browser.observe.vision import Rect, VisionBox
+from workers.browser.observe.vision_tier import (
     VisionEpoch,
     VisionPrefetch,
     VisionTier,

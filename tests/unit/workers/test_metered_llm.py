@@ -7,9 +7,9 @@ import pytest
 from app.contracts import EventType
 from workers.adapters.sink import UsageMeter
 from workers.agent.errors import LLMUnavailable
+from workers.agent.metered import MeteredLLM
 from workers.agent.protocols import LLMReply
 from workers.agent.testing import FakeLLM, RecordingSink
-from workers.llm.metered import MeteredLLM
 
 
 async def test_each_call_is_emitted_with_its_figures_and_counted() -> None:

@@ -1,4 +1,4 @@
-"""WriteBehind (workers/process/write_behind.py): ordered background writes, flush, failures
+"""WriteBehind (workers/adapters/write_behind.py): ordered background writes, flush, failures
 handed over."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from workers.process.write_behind import WriteBehind
+from workers.adapters.write_behind import WriteBehind
 
 
 def writer() -> WriteBehind:

@@ -75,7 +75,7 @@ async def _observe(
     local_file: Path | None = None,
 ) -> dict[str, Any]:
     # imported here: workers.cli.main must not import Playwright at start-up (import contract)
-    from workers.browser.pool import BrowserPool
+    from workers.browser.runtime.pool import BrowserPool
     from workers.browser.session import PageSession
     from workers.llm.client import OpenAILLM
 
@@ -139,7 +139,7 @@ async def _observe(
 async def _screenshot(session: Any, mode: Mode, path: Path) -> None:
     png = path.suffix.lower() == ".png"
     if mode is Mode.som:
-        som = importlib.import_module("workers.browser.som")
+        som = importlib.import_module("workers.browser.observe.som")
         data = await som.annotate(session.page, session.last, session.refs, jpeg=not png)
     else:
         data = await session.page.screenshot(type="png" if png else "jpeg")

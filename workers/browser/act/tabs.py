@@ -1,0 +1,76 @@
+"""Browser tabs (seed 003 §5.2.2 browser_tabs(action, url?, tabId?)): list, open, switch,
+close. Tab ids are positions in the context's page list; the session acts on one tab."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from playwright.async_api import Error, Page
+
+from workers.agent.protocols import ToolResult
+from workers.agent.toolerrors import ToolError as E
+from workers.browser.act import actions
+
+if TYPE_CHECKING:
+    from workers.agent.tools.args import TabsArgs
+    from workers.browser.act.context import TabContext
+
+NAV_TIMEOUT_MS = 30000
+
+
+def _open_pages(s: TabContext) -> list[Page]:
+    return [p for p in s.page.context.pages if not p.is_closed()]
+
+
+async def _listing(s: TabContext) -> tuple[str, list[dict[str, object]]]:
+    rows: list[dict[str, object]] = []
+    for i, p in enumerate(_open_pages(s)):
+        title = ""
+        with contextlib.suppress(Error):
+            title = await p.title()
+        rows.append({"tab_id": i, "url": p.url, "title": title[:80], "current": p is s.page})
+    text = "; ".join(
+        f"{r['tab_id']}{'*' if r['current'] else ''} {r['title']!r} {r['url']}" for r in rows
+    )
+    return text, rows
+
+
+async def tabs(s: TabContext, args: TabsArgs) -> ToolResult:
+    pages = _open_pages(s)
+    if args.action == "list":
+        text, rows = await _listing(s)
+        return ToolResult(success=True, reason=f"tabs (* = current): {text}", data={"tabs": rows})
+    if args.action == "open":
+        page = await s.page.context.new_page()
+        s.switch_to(page)
+        if args.url:
+            result = await s.goto(args.url)
+            if not result.success:
+                return result
+        return await _done(s, f"opened tab {len(pages)}")
+    index = pages.index(s.page) if args.tab_id is None and s.page in pages else args.tab_id
+    if index is None or not 0 <= index < len(pages):
+        text, _ = await _listing(s)
+        return actions.failure(E.tab_not_found, f"no tab {args.tab_id}; tabs: {text}")
+    target = pages[index]
+    if args.action == "switch":
+        s.switch_to(target)
+        await target.bring_to_front()
+        return await _done(s, f"switched to tab {index}")
+    if len(pages) == 1:
+        return actions.failure(E.tab_not_found, "this is the only tab; it cannot be closed.")
+    await target.close()
+    if target is s.page:
+        s.switch_to(_open_pages(s)[-1])
+    return await _done(s, f"closed tab {index}")
+
+
+async def _done(s: TabContext, what: str) -> ToolResult:
+    text, rows = await _listing(s)
+    return ToolResult(
+        success=True,
+        reason=f"{what}; now at {s.page.url}; tabs: {text}",
+        page_changed=True,
+        data={"tabs": rows},
+    )

@@ -1,0 +1,428 @@
+"""Knowing that an action worked (seed 004 App. F.2, seed 002 verify-act-verify, seed 000 §4.5).
+
+Before an action, `arm` starts an effect session in the target's frame (js/verify.js on top of
+the js/verify_tracker.js MutationObserver); after it, `settle` waits for evidence and returns
+an `Outcome`: URL / navigation, dialog, popup, DOM mutations attributed to the action, focus,
+scroll, modal appearance, the target's active state and value, another form field's value
+(a chosen suggestion fills its input), the target hidden (its menu closed) or removed, and
+network requests sent (a click whose handler only posts to the server is not silent).
+Mutations count only when an input event caused them (delivered while its task and
+microtasks ran) or when they come late from an element that is not ticking on its own: a
+clock or carousel that changes in two or more separate bursts without input is ambient and
+never counts (issue 7 class 2: a click on a dead target was reported done because a page
+timer mutated the DOM); a field's new value or the target hidden still counts when the
+mutations that carried it were ambient (a suggestion list rebuilt by search timers).
+DOM-silent widgets (canvas, video, embed, object) fall back to seed 002's screenshot
+difference: the widget's box, 256×256 grayscale, mean |Δ|/255 ≥ 0.01 means it changed.
+
+Judgements over several actions (the dead-click guard, stalling) are in repeats.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from PIL import Image
+from playwright.async_api import ElementHandle, Error, FloatRect, Frame, Page, Request
+
+from workers.agent.protocols import ToolResult
+from workers.agent.toolerrors import ToolError
+from workers.browser.runtime.scripts import js
+
+PIXEL_SIZE = (256, 256)
+PIXEL_THRESHOLD = 0.01  # seed 002 ghost-click threshold
+MIN_SETTLE_S = 0.15  # let handlers and transitions run before the first look
+POLL_S = 0.05
+
+
+async def install(target: Any) -> None:
+    """Install the effect tracker in every frame of a context or page (before page scripts)."""
+    await target.add_init_script(script=js("verify_tracker.js"))
+
+
+@dataclass(frozen=True)
+class PageEvents:
+    """What the session saw while the action ran (listeners on the page, not the DOM)."""
+
+    navigated: bool = False
+    dialogs: tuple[str, ...] = ()
+    popup: bool = False
+    downloads: int = 0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an action changed; `effect` is False for a ghost (silent) action."""
+
+    url_changed: bool = False
+    dialogs: tuple[str, ...] = ()
+    popup: bool = False
+    causal: int = 0  # mutations delivered while an input event ran
+    late: int = 0  # later mutations of elements that do not tick on their own
+    target: int = 0  # of those, on/inside the target (or its ancestors' attributes)
+    ambient: int = 0  # mutations of ticking elements, ignored
+    focus_moved: bool = False
+    scrolled: bool = False
+    modal: int = 0  # modals opened (+) or closed (-)
+    state_changed: bool = False
+    active_before: bool = False
+    active_after: bool = False
+    value_changed: bool = False
+    value: str | None = None
+    detached: bool = False
+    hidden: bool = False  # the target is still in the page but no longer shown
+    hidden_popup: bool = False  # ... and it sat in a menu/list/floating box: that closed
+    field: tuple[str, str] | None = None  # another form field whose value changed: name, value
+    pixel_diff: float | None = None
+    children: tuple[str, ...] = ()  # separately clickable things inside the target
+    requests: int = 0  # network requests the page sent meanwhile (fetch, XHR, form, ...)
+    downloads: int = 0  # downloads the action started
+
+    @property
+    def mutations(self) -> int:
+        return self.causal + self.late
+
+    @property
+    def toggled(self) -> bool:
+        return self.active_before != self.active_after
+
+    @property
+    def effect(self) -> bool:
+        pixels = self.pixel_diff is not None and self.pixel_diff >= PIXEL_THRESHOLD
+        return bool(
+            self.url_changed or self.dialogs or self.popup or self.mutations or self.requests
+            or self.downloads or self.focus_moved
+            or self.scrolled or self.modal or self.state_changed or self.value_changed
+            or self.detached or self.hidden or self.field is not None or pixels
+        )  # fmt: skip
+
+    def _field_text(self) -> str:
+        return f"field {self.field[0]!r} now {self.field[1]!r}"[:80] if self.field else ""
+
+    def evidence(self) -> str:
+        """A short account of the effect for the tool result's reason."""
+        parts = [
+            (self.modal > 0, "a modal opened"),
+            (self.modal < 0, "a modal closed"),
+            (self.toggled, f"it is now {'on' if self.active_after else 'off'}"),
+            (self.value_changed, f"value now {self.value!r}"[:80]),
+            (self.target > 0, f"{self.target} changes on the element"),
+            (self.mutations - self.target > 0, f"{self.mutations - self.target} page changes"),
+            (self.focus_moved, "focus moved"),
+            (self.scrolled, "scrolled"),
+            (self.detached, "the element was replaced"),
+            (self.hidden and self.hidden_popup, "its menu or list closed"),
+            (self.hidden and not self.hidden_popup, "the view changed (the element is hidden)"),
+            (self.field is not None, self._field_text()),
+            (self.requests > 0, f"{self.requests} requests sent"),
+            (self.pixel_diff is not None and self.pixel_diff >= PIXEL_THRESHOLD, "pixels changed"),
+        ]
+        return ", ".join(text for on, text in parts if on)
+
+
+def pixel_difference(before: bytes, after: bytes) -> float:
+    """Seed 002: both images as 256×256 grayscale, mean absolute difference / 255."""
+
+    def gray(png: bytes) -> np.ndarray:
+        with Image.open(io.BytesIO(png)) as img:
+            return np.asarray(img.convert("L").resize(PIXEL_SIZE), dtype=np.float32)
+
+    return float(np.abs(gray(before) - gray(after)).mean() / 255.0)
+
+
+def outcome(
+    summary: Mapping[str, Any] | None,
+    events: PageEvents | None = None,
+    *,
+    pixel_diff: float | None = None,
+    requests: int = 0,
+) -> Outcome:
+    """Build an Outcome from verify.js "collect" (None: the frame went away = navigation)."""
+    ev = events or PageEvents()
+    seen: dict[str, Any] = {
+        "dialogs": ev.dialogs,
+        "popup": ev.popup,
+        "downloads": ev.downloads,
+        "pixel_diff": pixel_diff,
+        "requests": requests,
+    }
+    if summary is None:
+        return Outcome(url_changed=True, **seen)
+    return Outcome(
+        url_changed=ev.navigated or bool(summary.get("url")),
+        causal=int(summary.get("causal", 0)),
+        late=int(summary.get("late", 0)),
+        target=int(summary.get("target", 0)),
+        ambient=int(summary.get("ambient", 0)),
+        focus_moved=bool(summary.get("focusMoved")),
+        scrolled=bool(summary.get("scrolled")),
+        modal=int(summary.get("modal", 0)),
+        state_changed=bool(summary.get("stateChanged")),
+        active_before=bool(summary.get("activeBefore")),
+        active_after=bool(summary.get("activeAfter")),
+        value_changed=bool(summary.get("valueChanged")),
+        value=summary.get("value"),
+        detached=bool(summary.get("detached")),
+        hidden=bool(summary.get("hidden")),
+        hidden_popup=bool(summary.get("hiddenPopup")),
+        field=_field(summary.get("field")),
+        children=tuple(summary.get("children") or ()),
+        **seen,
+    )
+
+
+def _field(raw: Any) -> tuple[str, str] | None:
+    return (str(raw[0]), str(raw[1])) if raw else None
+
+
+@dataclass
+class Probe:
+    """An armed effect session: where it runs and what the page looked like before."""
+
+    page: Page
+    frame: Frame
+    element: ElementHandle | None
+    url: str
+    xpath: str = ""
+    active: bool = False
+    clip: FloatRect | None = None
+    shot: bytes | None = None
+    requests: list[str] = field(default_factory=list)
+    top: Probe | None = None  # the main frame's session when the target is in an iframe
+    # requests counted by the caller's own listener (a session's settle.NetworkWatch, marked
+    # at arm time): no listener of our own, whose (un)subscription costs two round trips
+    counted: Callable[[], int] | None = None
+
+    @property
+    def sent(self) -> int:
+        """Requests the page sent since the session was armed."""
+        return self.counted() if self.counted is not None else len(self.requests)
+
+    def _on_request(self, request: Request) -> None:
+        self.requests.append(request.url)
+
+    def listen(self) -> None:
+        if self.counted is None:
+            self.page.on("request", self._on_request)
+
+    def stop(self) -> None:
+        if self.counted is None:
+            self.page.remove_listener("request", self._on_request)
+
+
+async def _frame_of(frame: Frame, el: ElementHandle | None) -> Frame:
+    if el is None:
+        return frame
+    try:
+        return await el.owner_frame() or frame
+    except Error:
+        return frame
+
+
+async def arm(
+    page: Page,
+    frame: Frame,
+    el: ElementHandle | None,
+    *,
+    exact: bool = False,
+    counted: Callable[[], int] | None = None,
+) -> Probe:
+    """Start watching the element's document; a DOM-silent target also gets a screenshot.
+    `exact`: `frame` is the element's own frame (a ref's), no need to ask; `counted`: the
+    caller's count of requests sent since now (Probe.counted)."""
+    own = frame if exact or el is None else await _frame_of(frame, el)
+    probe = Probe(page, own, el, page.url, counted=counted)
+    probe.listen()
+    try:
+        if own != page.main_frame:  # an iframe's click often shows in the parent page
+            probe.top = Probe(page, page.main_frame, None, page.url)
+            await _verify_js(probe.top, "arm", script=_arm_js())
+        # the tracker is installed in the same call where its init script has not run
+        before = await _verify_js(probe, "arm", script=_arm_js())
+    except Error:
+        return probe
+    if before:
+        probe.xpath = str(before.get("xpath", ""))
+        probe.active = bool(before.get("state", {}).get("active"))
+        if before.get("silent") and el is not None:
+            box = await el.bounding_box()
+            if box and box["width"] > 0 and box["height"] > 0:
+                probe.clip = box
+                probe.shot = await _shot(page, box)
+    return probe
+
+
+@lru_cache(maxsize=1)
+def _arm_js() -> str:
+    """verify.js behind verify_tracker.js (a no-op where the init script already ran):
+    arming costs one round trip, not two."""
+    return f"(a, b) => {{\n{js('verify_tracker.js')}\nreturn ({js('verify.js')})(a, b);\n}}"
+
+
+async def _shot(page: Page, clip: FloatRect) -> bytes | None:
+    try:
+        return await page.screenshot(clip=clip, type="png", animations="disabled")
+    except Error:
+        return None
+
+
+async def _verify_js(probe: Probe, op: str, end: bool | str = False, script: str = "") -> Any:
+    """verify.js in the element's own document (handles stay in their own context)."""
+    if probe.element is not None:
+        return await probe.element.evaluate(script or js("verify.js"), [op, end])
+    return await probe.frame.evaluate(script or js("verify.js"), [op, None, end])
+
+
+async def _collect(probe: Probe, end: bool | str) -> Mapping[str, Any] | None:
+    try:
+        result: Mapping[str, Any] | None = await _verify_js(probe, "collect", end)
+        top = await _verify_js(probe.top, "collect", end) if probe.top is not None else None
+    except Error:
+        return None
+    return merge(result, top) if result is not None and top is not None else result
+
+
+def merge(own: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """The target frame's summary plus what changed in the main page around it."""
+    out = dict(own)
+    for key in ("causal", "late", "ambient", "modal"):
+        out[key] = int(own.get(key, 0)) + int(top.get(key, 0))
+    for key in ("url", "focusMoved", "scrolled"):
+        out[key] = bool(own.get(key)) or bool(top.get(key))
+    out["field"] = own.get("field") or top.get("field")
+    return out
+
+
+async def settle(
+    probe: Probe,
+    *,
+    min_wait_s: float = MIN_SETTLE_S,
+    max_wait_s: float,
+    events: Callable[[], PageEvents] = PageEvents,
+) -> Outcome:
+    """Wait min_wait_s, then until the action shows an effect or max_wait_s has passed, and
+    say what changed, with what the session saw meanwhile (`events()`)."""
+    started = time.monotonic()
+    await asyncio.sleep(min(min_wait_s, max_wait_s))
+    diff: float | None = None
+    while True:
+        summary = await _collect(probe, end=_early_end(probe, events))
+        current = outcome(summary, events(), requests=probe.sent)
+        if not current.effect and probe.shot is not None and probe.clip is not None:
+            after = await _shot(probe.page, probe.clip)  # a DOM-silent widget: look at it
+            diff = pixel_difference(probe.shot, after) if after is not None else None
+            current = replace(current, pixel_diff=diff)
+        if current.effect or time.monotonic() - started >= max_wait_s:
+            break
+        await asyncio.sleep(POLL_S)
+    probe.stop()
+    ended = summary is not None and bool(summary.get("ended"))
+    final = await _collect(probe, end=True) if summary is not None and not ended else None
+    seen = events()
+    seen = replace(seen, navigated=seen.navigated or probe.page.url != probe.url)
+    return outcome(
+        final if final is not None else summary, seen, pixel_diff=diff, requests=probe.sent
+    )
+
+
+def _early_end(probe: Probe, events: Callable[[], PageEvents]) -> bool | str:
+    """How the next look may end the session itself, making it the final account (one round
+    trip less): at once when what the session saw (a request, a navigation, a dialog, a tab,
+    a download) is already an effect; else when the DOM shows one. Never with an iframe
+    target: its frame and the main page are read separately."""
+    if probe.top is not None:
+        return False
+    return True if outcome({}, events(), requests=probe.sent).effect else "effect"
+
+
+async def pointer(page: Page) -> tuple[float, float] | None:
+    """Where the page last saw the pointer (after a hover by another tool, say)."""
+    try:
+        at = await page.main_frame.evaluate(js("verify.js"), ["mouse", None])
+    except Error:
+        return None
+    return (float(at[0]), float(at[1])) if at else None
+
+
+async def focused(page: Page) -> dict[str, Any] | None:
+    """The focused element's state (js/verify_focus.js), None when nothing is focused."""
+    try:
+        state = await page.main_frame.evaluate(js("verify_focus.js"))
+    except Error:
+        return None
+    return dict(state) if state else None
+
+
+_FOCUS_FIELDS = (
+    ("value", "value"),
+    ("valuenow", "value"),
+    ("valuetext", "value text"),
+    ("checked", "checked"),
+    ("expanded", "expanded"),
+    ("selected", "selected"),
+    ("text", "text"),
+)
+
+
+def focus_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> str:
+    """What a key press did to the focused element: `the focused slider "Volume": value
+    '-97' -> '-99'`, focus moving to another element, or a handle that moved; '' if nothing."""
+    if after is None:
+        return "focus left the element" if before is not None else ""
+    name = f' "{after["name"]}"' if after.get("name") else ""
+    if before is None or (before["what"], before.get("name")) != (after["what"], after.get("name")):
+        return f"focus is now on a {after['what']}{name}"
+    changes: list[str] = []
+    for key, label in _FOCUS_FIELDS:
+        old, new = before.get(key), after.get(key)
+        if old != new and label not in {c.split(" ", 1)[0] for c in changes}:
+            changes.append(f"{label} {str(old)[:30]!r} -> {str(new)[:30]!r}")
+    if not changes and (before["x"], before["y"]) != (after["x"], after["y"]):
+        dx, dy = after["x"] - before["x"], after["y"] - before["y"]
+        changes.append(f"moved by ({dx:+d}, {dy:+d}) px")
+    return f"the focused {after['what']}{name}: {', '.join(changes)}" if changes else ""
+
+
+def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
+    """The ghost click of seed 002 (click_silent of seed 000 Alg. 5) with concrete next moves."""
+    alternatives: list[str] = []
+    if out is not None and out.children:
+        parts = ", ".join(repr(c) for c in out.children)
+        alternatives.append(f"it contains separately clickable parts ({parts}): click one of those")
+    alternatives += [
+        "the element may be disabled, decorative or only a label: observe again and pick the"
+        " real control",
+        "press_key Enter (or Space) if the element has focus",
+    ]
+    ambient = f" ({out.ambient} changes by page timers ignored)" if out and out.ambient else ""
+    tiers = f"; tried {', '.join(tried)}" if tried else ""
+    return ToolResult(
+        success=False,
+        error=ToolError.no_effect,
+        reason=f"{what} had no visible effect: no navigation, DOM change, focus, value, scroll"
+        f" or dialog change{ambient}{tiers}.",
+        alternatives=tuple(alternatives),
+        tried=tuple(tried),
+    )
+
+
+def report(what: str, out: Outcome, url: str) -> ToolResult:
+    """A successful action: what it changed, where the page is now."""
+    evidence = out.evidence()
+    reason = f"{what} done" + (f" ({evidence})" if evidence else "")
+    if out.url_changed:
+        reason += f"; now at {url}"
+    if out.popup:
+        reason += " (it opened a new tab; you are now in that tab)"
+    if out.downloads:
+        reason += "; it started a download (see read_download)"
+    if out.dialogs:
+        reason += f"; the page showed a dialog: {'; '.join(out.dialogs)}"
+    return ToolResult(success=True, reason=reason, page_changed=out.url_changed or out.popup)
