@@ -193,6 +193,10 @@ class PageSession:
     def max_tokens(self) -> int:
         return self.view.max_tokens
 
+    @max_tokens.setter
+    def max_tokens(self, tokens: int) -> None:
+        self.view.max_tokens = tokens
+
     @property
     def hidden_regions(self) -> HiddenRegions:
         return self.view.hidden_regions

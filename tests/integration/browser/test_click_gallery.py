@@ -97,7 +97,7 @@ async def test_merged_target_names_its_parts(plain: PageSession, probe_port: int
     merged = await plain.page.query_selector("#merged")  # one box around two controls
     assert merged is not None
     target = Target(merged, plain.page.main_frame)
-    result = await plain.hand.click(plain.page, target, "click merged", plain._effect)
+    result = await plain.hand.click(plain.page, target, "click merged", plain.effect)
     assert await js(plain, "[window.replied, window.forwarded]") == [None, None]
     assert result.error == "no_effect", result.reason
     assert any("'Reply'" in a and "'Forward'" in a for a in result.alternatives)
@@ -214,7 +214,7 @@ async def test_hits_on_the_targets_own_descendants_are_not_covers(
         el = await plain.page.query_selector(selector)
         assert el is not None
         target = Target(el, plain.page.main_frame)
-        done = await plain.hand.click(plain.page, target, selector, plain._effect)
+        done = await plain.hand.click(plain.page, target, selector, plain.effect)
         assert done.success and done.tried == ("cdp",), done.reason
     hits = "[window.itemHits, window.iconHits, window.spannedHits, window.fancyHits]"
     assert await js(plain, hits) == [1, 1, 1, 1]
