@@ -78,6 +78,9 @@ TaskIdPath = Annotated[
 ]
 
 
+ECHO_CHARS = 100  # a refused value is echoed back at most this long
+
+
 def invalid(loc: tuple[str, ...], message: str, value: Any, kind: str = "value_error") -> NoReturn:
     """Raise a 422 in FastAPI's own error format at `loc`, e.g. ("query", "cursor")."""
     raise RequestValidationError([{"type": kind, "loc": loc, "msg": message, "input": value}])
@@ -88,11 +91,12 @@ def parse_event_id(header: str | None) -> int:
     text = (header or "").strip()
     if not text:
         return 0
-    if not text.isascii() or not text.isdigit() or int(text) > INT32_MAX:
+    digits = text.lstrip("0") or "0"
+    if not text.isascii() or not text.isdigit() or len(digits) > 10 or int(digits) > INT32_MAX:
         invalid(
             ("header", "last-event-id"),
             f"Last-Event-ID must be an event seq between 0 and {INT32_MAX}",
-            text,
+            text[:ECHO_CHARS],
         )
     return int(text)
 
@@ -113,5 +117,19 @@ def json_safe(value: Any) -> Any:
 async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """FastAPI's 422 body (`detail` list of {type, loc, msg, input}), always encodable."""
     assert isinstance(exc, RequestValidationError)
-    detail = json_safe(jsonable_encoder(exc.errors()))
+    errors = [{**e, "input": cut_echo(e["input"])} if "input" in e else e for e in exc.errors()]
+    detail = json_safe(jsonable_encoder(errors))
     return JSONResponse(status_code=422, content={"detail": detail})
+
+
+def cut_echo(value: Any) -> Any:
+    """A refused input as echoed back: each string at most ECHO_CHARS, with a count of the rest."""
+    if isinstance(value, str) and len(value) > ECHO_CHARS:
+        return f"{value[:ECHO_CHARS]}…[+{len(value) - ECHO_CHARS} chars]"
+    if isinstance(value, bytes) and len(value) > ECHO_CHARS:
+        return cut_echo(value.decode("utf-8", "backslashreplace"))
+    if isinstance(value, dict):
+        return {k: cut_echo(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [cut_echo(v) for v in value]
+    return value

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from app.api.inputs import parse_event_id
 from app.db.migrate import upgrade_async
 from app.main import create_app
 from tests.integration.api.conftest import RecordingDispatcher, make_settings, running
@@ -112,12 +113,55 @@ async def test_hostile_path_and_query_are_422_naming_the_field(
     assert loc in field_error(resp)
 
 
-@pytest.mark.parametrize("value", ["1e30", "99999999999", "-5", "abc"])
+@pytest.mark.parametrize(
+    "value", ["1e30", "99999999999", "-5", "abc", "9" * 5000, "0" * 4990 + "9" * 11]
+)
 async def test_last_event_id_out_of_range_is_422(
     api: httpx.AsyncClient, task_id: str, value: str
 ) -> None:
     resp = await api.get(f"/v1/tasks/{task_id}/events", headers={"Last-Event-ID": value})
     assert ["header", "last-event-id"] in field_error(resp)
+
+
+HOSTILE_HEADER_VALUES = [
+    "9" * 5000,
+    "x" * 5000,
+    "\u00e9t\u00e9".encode("latin-1"),
+    " \t ",
+    "Bearer " + "a" * 5000,
+    "wa_" + "Z" * 40 + "_" + "1" * 8,
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "header"),
+    [
+        ("GET", "/v1/tasks/{id}/events", "last-event-id"),
+        ("POST", "/v1/tasks", "idempotency-key"),
+        ("GET", "/v1/tasks", "authorization"),
+        ("GET", "/v1/tasks", "cookie"),
+        ("POST", "/v1/tasks", "origin"),
+        ("POST", "/v1/tasks", "content-type"),
+    ],
+)
+@pytest.mark.parametrize("value", HOSTILE_HEADER_VALUES, ids=range(len(HOSTILE_HEADER_VALUES)))
+async def test_every_header_the_api_reads_is_refused_or_ignored_never_a_500(
+    api: httpx.AsyncClient, task_id: str, method: str, path: str, header: str, value: str | bytes
+) -> None:
+    if header == "last-event-id" and value == " \t ":
+        assert parse_event_id(value) == 0  # blank is "absent": the stream opens (and stays)
+        return
+    body = {"instruction": "x", "start_url": OK_URL} if method == "POST" else None
+    headers = {header: value}
+    request = api.build_request(method, path.replace("{id}", task_id), json=body, headers=headers)
+    resp = await api.send(request, stream=True)
+    try:
+        assert resp.status_code < 500, (header, resp.status_code)
+        if resp.status_code >= 400:
+            text = (await resp.aread()).decode("utf-8")
+            assert len(text) < 2000, text[:200]  # the hostile value is not echoed whole
+    finally:
+        await resp.aclose()
 
 
 async def test_post_cancel_with_nul_task_id_is_422(api: httpx.AsyncClient) -> None:
