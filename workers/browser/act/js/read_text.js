@@ -1,6 +1,6 @@
 // Visible text of an element (or the page's main content) as light markdown: headings,
 // paragraphs, list items, links, table rows, image alts; open shadow roots included.
-// `hidden`: private regions (a selector list, workers/browser/regions.py), never read.
+// `hidden`: private regions (a selector list, workers/browser/runtime/regions.py), never read.
 (el, hidden) => {
   const root = el || document.querySelector('main, [role=main], article') || document.body;
   const priv = (n) => !!hidden && n.nodeType === 1 && n.matches(hidden);

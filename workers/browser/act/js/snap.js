@@ -2,7 +2,7 @@
 // viewport coordinates: Phase A pinpoint at the box centre (WalkFront2Back to the first
 // interactive element), Phase A-alt descent into same-origin iframes (coordinates translated
 // back), and the Phase B grid points (i, j = 1..4 of a 5×5 division). Scoring is done in
-// Python (workers/browser/snapper.py); the hit elements stay in window.__webagentSnapHits so a
+// Python (workers/browser/act/snapper.py); the hit elements stay in window.__webagentSnapHits so a
 // handle to the chosen one can be taken. A cross-origin iframe is reported, not entered.
 (args) => {
   const [x0, y0, x1, y1] = args.box;
