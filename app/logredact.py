@@ -22,9 +22,11 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from app.secret_forms import MIN_CHARS, SecretForms
+
 MASK = "***"
 API_KEY_LIKE = re.compile(r"\bwa_[0-9A-Za-z]{16,}_[0-9A-Za-z]{4,}\b")
-MIN_SECRET_CHARS = 3  # shorter values would mask ordinary words
+MIN_SECRET_CHARS = MIN_CHARS  # shorter values would mask ordinary words
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
     "message",
     "asctime",
@@ -37,7 +39,7 @@ class SecretRegistry:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_owner: dict[int, frozenset[str]] = {}
-        self._values: tuple[str, ...] = ()
+        self._forms = SecretForms(())
 
     def register(self, owner: object, values: Iterable[str]) -> None:
         """Mask `values` until `owner` is garbage collected (or `forget(owner)`)."""
@@ -60,12 +62,11 @@ class SecretRegistry:
 
     def _rebuild(self) -> None:
         values = set().union(*self._by_owner.values()) if self._by_owner else set()
-        self._values = tuple(sorted(values, key=len, reverse=True))  # longest first
+        self._forms = SecretForms(values, MASK)  # also reversed, separated, base64, ...
 
     def redact(self, text: str) -> str:
-        for value in self._values:
-            if value in text:
-                text = text.replace(value, MASK)
+        if self._forms:
+            text = self._forms.mask(text)
         return API_KEY_LIKE.sub(f"wa_{MASK}", text)
 
 

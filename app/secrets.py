@@ -12,11 +12,14 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from cryptography.fernet import Fernet
 from pydantic import BaseModel, ConfigDict
+
+from app.secret_forms import SecretForms
 
 KEY_FILE = "secrets.key"
 REDACTED = "[secret]"
@@ -63,18 +66,16 @@ def unseal(token: str | None, key: bytes) -> dict[str, SecretEntry]:
 
 
 def redact(value: Any, secrets: tuple[str, ...]) -> Any:
-    """`value` (str, or JSON-like dict/list nesting) with every secret value replaced."""
+    """`value` (str, or JSON-like dict/list nesting) with every secret value replaced, in each
+    of the forms app/secret_forms.py lists (reversed, separated, base64, URL, HTML, case)."""
     if not secrets:
         return value
-    if isinstance(value, str):
-        for s in secrets:
-            value = value.replace(s, REDACTED)
-        return value
-    if isinstance(value, Mapping):
-        return {redact(k, secrets): redact(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(redact(v, secrets) for v in value)
-    return value
+    return forms_of(secrets).redact(value)
+
+
+@lru_cache(maxsize=64)
+def forms_of(secrets: tuple[str, ...]) -> SecretForms:
+    return SecretForms(secrets, REDACTED)
 
 
 def secrets_note(names: tuple[str, ...]) -> str:

@@ -7,6 +7,7 @@ refused with `secret_not_allowed`.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
@@ -38,8 +39,25 @@ LOGIN = """<!doctype html><title>Sign in</title><form method="post" action="/log
 
 CANARY = "Hunter2-CANARY-77"
 ECHO = """<!doctype html><title>Code</title><label>Access code <input id=c type=text></label>
-<p id=echo></p><script>c.addEventListener('input',
- () => { echo.textContent = 'You typed ' + c.value; });</script>"""
+<p id=echo></p><p id=rev></p><p id=spaced></p><p id=b64></p><script>
+c.addEventListener('input', () => {
+  echo.textContent = 'You typed ' + c.value;
+  rev.textContent = 'Backwards: ' + c.value.split('').reverse().join('');
+  spaced.textContent = 'Spelled: ' + c.value.split('').join(' ');
+  b64.textContent = 'Encoded: ' + btoa('user:' + c.value);
+});</script>"""
+SCRIPT = "() => document.getElementById('c').value.split('').join('-')"
+
+
+def canary_forms() -> list[str]:
+    """The copies of the canary the echo page and the script make."""
+    return [
+        CANARY,
+        CANARY[::-1],
+        " ".join(CANARY),
+        "-".join(CANARY),
+        base64.b64encode(f"user:{CANARY}".encode()).decode(),
+    ]
 
 
 class LoginSite:
@@ -91,9 +109,13 @@ def login_policy(request: dict[str, Any]) -> Reply:
 
 
 def literal_policy(request: dict[str, Any], obs: str) -> Reply:
-    """Type a literal value marked `secret=true`, then finish."""
-    if last_tool_results(request):
+    """Type a literal value marked `secret=true`, run a script that spells it out (refused),
+    then finish."""
+    results = last_tool_results(request)
+    if any(r.get("error") == "secret_in_result" for r in results):
         return tool_reply(("done", {"answer": "typed", "success": True}))
+    if results:
+        return tool_reply(("evaluate_script", {"script": SCRIPT}))
     ref = ref_of(obs, "Access code")
     return tool_reply(("type", {"ref": ref, "text": CANARY, "secret": True}))
 
@@ -184,7 +206,12 @@ def test_text_typed_with_secret_true_is_masked_in_every_read_back(
     caplog.set_level(logging.DEBUG)
     before = len(llm.requests)
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
-        body = {"instruction": "enter the access code", "start_url": f"{site_url}/echo"}
+        body = {
+            "instruction": "enter the access code",
+            "start_url": f"{site_url}/echo",
+            "allow_scripts": True,
+            "approval_policy": "none",  # a script would wait for a person
+        }
         created = client.post("/v1/tasks", json=body)
         assert created.status_code == 202, created.text
         task_id = created.json()["id"]
@@ -194,9 +221,11 @@ def test_text_typed_with_secret_true_is_masked_in_every_read_back(
             for tail in ("", "/steps", "/ledger", "/events")
         )
     assert final["status"] == "succeeded", final
-    requests = json.dumps(llm.requests[before:])
-    assert len(llm.requests) - before >= 2  # the model saw the page after typing
-    assert CANARY not in requests and CANARY not in shown
-    assert "[secret]" in requests  # the read-back is there, masked
-    assert CANARY not in dump(data_dir)
-    assert CANARY not in caplog.text
+    requests = json.dumps(llm.requests[before:], ensure_ascii=False)
+    assert len(llm.requests) - before >= 3  # the page after typing, the refused script
+    assert "[secret]" in requests  # the read-backs are there, masked
+    assert "secret_in_result" in requests
+    stored = dump(data_dir)
+    for form in canary_forms():  # the page's echoes and the script's copy, in every read-back
+        assert form not in requests and form not in shown, form
+        assert form not in stored and form not in caplog.text, form

@@ -13,7 +13,7 @@ from typing import Any
 
 from app import logredact
 from app.contracts import TaskSpec
-from app.secrets import TOKEN, SecretEntry, fernet_key, redact, unseal
+from app.secrets import TOKEN, SecretEntry, fernet_key, forms_of, redact, unseal
 from app.settings import Settings
 from workers.agent.protocols import LLM, LLMReply
 from workers.agent.toolerrors import ToolError
@@ -75,7 +75,12 @@ class SecretVault:
         return TOKEN.sub(value, text)
 
     def redact(self, value: Any) -> Any:
+        """`value` with every secret masked, in all forms app/secret_forms.py lists."""
         return redact(value, self.values)
+
+    def found(self, text: str) -> bool:
+        """Whether `text` holds a secret of the task in any of those forms."""
+        return bool(self.values) and forms_of(self.values).found(text)
 
 
 class RedactingLLM:

@@ -51,6 +51,7 @@ class ToolError(StrEnum):
     pdf_failed = "pdf_failed"
     scripts_not_allowed = "scripts_not_allowed"
     script_error = "script_error"
+    secret_in_result = "secret_in_result"
     not_supported = "not_supported"
     bad_arguments = "bad_arguments"
     vision_unavailable = "vision_unavailable"
@@ -131,6 +132,8 @@ HINTS: dict[ToolError, str] = {
     ToolError.scripts_not_allowed: "Running scripts is not allowed for this task. Use the"
     " interaction tools instead.",
     ToolError.script_error: "The script threw an error. Fix it or use the interaction tools.",
+    ToolError.secret_in_result: "The script's result holds a secret of the task (in some form),"
+    " so it was withheld. Read what you need without the secret's value.",
     ToolError.vision_unavailable: "No vision model answered. Work from the page text, or read"
     " pixel colours with read_canvas.",
     ToolError.screenshot_failed: "The screenshot failed. Scroll the element into view or look"

@@ -116,6 +116,7 @@ class SnapshotView(PageContext, Protocol):
 
 
 class ReadContext(Acting, SnapshotView, Protocol):
+    secrets: SecretVault
     last_status: int | None
     facts: dict[str, str]
     console_errors: Any  # a bounded deque of strings

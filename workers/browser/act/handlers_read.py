@@ -256,5 +256,9 @@ async def evaluate_script(s: ReadContext, args: a.EvaluateScriptArgs) -> ToolRes
     except Error as exc:
         return actions.failure(E.script_error, f"script error: {exc.message[:300]}")
     s.invalidate()
-    text = json.dumps(value, ensure_ascii=False, default=str)[:SCRIPT_RESULT_CHARS]
-    return ToolResult(success=True, reason="script ran", data={"result": text})
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if s.secrets.found(text):  # a copy of a secret, however encoded, is never returned
+        return actions.failure(E.secret_in_result, "script ran; its result holds a secret.")
+    return ToolResult(
+        success=True, reason="script ran", data={"result": text[:SCRIPT_RESULT_CHARS]}
+    )
