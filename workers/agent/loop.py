@@ -102,6 +102,8 @@ class AgentLoop:
     async def _run(self) -> Ending:
         if self.brain is not None:
             await self.brain.start(self.ledger, self.task)  # line 7: L <- Ledger(goal = T)
+            for site in self.ledger.sites.values():  # the URL grammar earlier runs learned
+                self.navigation.learn(site)
         if self.task.start_url:  # line 8: page <- OpenBrowser(T.url)
             ending = await self._bounded(self._open)
             if ending is not None:
@@ -143,6 +145,10 @@ class AgentLoop:
         self.usage.steps = self.llm.step = step
         await self.sink.emit(EventType.step_started, {"step": step})
         state = await self._observe(step)  # line 9
+        if self.brain is not None:  # a domain the run enters brings its learnings
+            site = await self.brain.enter(self.ledger, state)
+            if site is not None:
+                self.navigation.learn(site)
         if self.brain is not None and self.brain.due(step):  # line 10
             verdict = await self.brain.review(self.ledger, step, state, self.brain.trigger(step))
             if verdict.done:  # line 12
