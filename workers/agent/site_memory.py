@@ -264,3 +264,23 @@ def render_site(memory: SiteMemory, now: datetime | None = None, *, brief: bool 
             f"(from {_clip(fact.get('url', ''), 80)}, {_age(fact.get('seen'), now)})"
         )
     return "\n".join(lines)
+
+
+# --- consent banners ------------------------------------------------------------------------------
+
+_CONSENT_PAGE = re.compile(r"\b(?:cookies?|consent|gdpr|privacy (?:settings|preferences))\b", re.I)
+_CONSENT_BUTTON = re.compile(
+    r'^(?:button|link)\s+"(?:accept(?: all)?(?: cookies)?|allow(?: all)?(?: cookies)?|'
+    r"agree|i agree|i accept|got it|ok(?:ay)?|reject all|decline(?: all)?|"
+    r'only (?:necessary|essential)(?: cookies)?|continue without accepting)"$',
+    re.I,
+)
+
+
+def consent_dismissal(label: str, page_text: str) -> dict[str, str] | None:
+    """The popups learning for a click on `label` (`button "Accept all"`) on a page that
+    showed a cookie / consent banner, or None when it was not one."""
+    if not _CONSENT_BUTTON.match(label.strip()) or not _CONSENT_PAGE.search(page_text):
+        return None
+    name = label.split('"', 1)[1].rsplit('"', 1)[0]
+    return {"kind": "consent", "action": "click", "role": label.split()[0].lower(), "name": name}
