@@ -132,17 +132,17 @@ def _carries_state(segment: str, task_words: set[str]) -> bool:
 def learn_templates(urls: Iterable[str], instruction: str = "") -> list[UrlTemplate]:
     """Templates for the URLs a run reached that carried state (seed 000 §6.5: "the location
     as a path segment, the filters as query parameters"). A segment is a slot when it is an
-    id, spells a value of the task, or differs between reached URLs of the same shape (the
-    rest equal); every query parameter is a slot. URLs that carried no state give none."""
+    id, spells a value of the task, or differs between reached URLs of the same shape under
+    the same first segment (the rest equal); every query parameter is a slot. URLs that carried no state give none."""
     task_words = _slug_words(instruction)
     split = [_split(u) for u in dict.fromkeys(urls) if urlsplit(u).scheme in ("http", "https")]
     templates: dict[str, UrlTemplate] = {}
     for segments, params in split:
         slots = [_carries_state(s, task_words) for s in segments]
-        for other, _ in split:  # segments that vary between same-shape URLs carry state
-            if len(other) == len(segments) and other != segments:
+        for other, _ in split:  # a segment that varies under the same parent carries state
+            if len(other) == len(segments) > 1 and other != segments:
                 differs = [a.lower() != b.lower() for a, b in zip(segments, other, strict=True)]
-                if sum(differs) == 1:
+                if sum(differs) == 1 and not differs[0]:
                     slots = [s or d for s, d in zip(slots, differs, strict=True)]
         if not any(slots) and not params:
             continue
