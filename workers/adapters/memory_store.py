@@ -122,10 +122,9 @@ class DbMemoryStore:
         if not domain:
             return
         seen = self.now()
-        tenant, task = self.tenant_id, self.task_id
 
         async def count(s: AsyncSession, **values: Any) -> None:  # the site's row, per tenant
-            await repo.record_site_dead_end(s, tenant_id=tenant, task_id=task, seen=seen, **values)
+            await repo.record_site_dead_end(s, seen=seen, **values)
 
         self._later(
             "site dead end",

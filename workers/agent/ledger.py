@@ -276,7 +276,9 @@ class Ledger:
         return list(chosen.values())
 
     def is_dead_end(self, url: str, signature: str) -> bool:
-        return any(d.signature == signature and _same_page(d.url, url) for d in self.dead_ends)
+        """This action failed on this page before, in this run or an unexpired earlier one."""
+        known = (*self.dead_ends, *self.remembered.values())
+        return any(d.signature == signature and _same_page(d.url, url) for d in known)
 
     @staticmethod
     def _same_dead_end(a: DeadEnd, b: DeadEnd) -> bool:
