@@ -69,6 +69,16 @@ class Browser(Protocol):
         ...
 
 
+@runtime_checkable
+class PopupDismisser(Protocol):
+    """A browser that can dismiss a popup a run learned about (a consent banner), by the
+    role and accessible name of the element that dismissed it before (issue 21)."""
+
+    async def dismiss_popup(self, role: str, name: str) -> bool:
+        """True when the element was shown and clicked."""
+        ...
+
+
 @dataclass(frozen=True)
 class ToolCall:
     id: str

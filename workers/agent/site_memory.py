@@ -133,7 +133,8 @@ def learn_templates(urls: Iterable[str], instruction: str = "") -> list[UrlTempl
     """Templates for the URLs a run reached that carried state (seed 000 §6.5: "the location
     as a path segment, the filters as query parameters"). A segment is a slot when it is an
     id, spells a value of the task, or differs between reached URLs of the same shape under
-    the same first segment (the rest equal); every query parameter is a slot. URLs that carried no state give none."""
+    the same first segment (the rest equal); every query parameter is a slot. URLs that
+    carried no state give none."""
     task_words = _slug_words(instruction)
     split = [_split(u) for u in dict.fromkeys(urls) if urlsplit(u).scheme in ("http", "https")]
     templates: dict[str, UrlTemplate] = {}

@@ -59,6 +59,9 @@ DOWNLOAD_CLOSE_S = 30.0  # a download still arriving when the task ends is waite
 SETTLE_S = 0.3  # longest wait for a late effect when none has shown yet (settle.py first)
 
 
+POPUP_CLICK_MS = 2000  # a learned consent button that does not take a click is left alone
+
+
 class PageSession:
     """One task's page; build with `await PageSession.open(page, settings)`."""
 
@@ -226,6 +229,20 @@ class PageSession:
         return ToolResult(
             success=True, reason=f"Opened {self.page.url}", page_changed=before != url
         )
+
+    async def dismiss_popup(self, role: str, name: str) -> bool:
+        """Click the one visible element with this role and exact accessible name, if the
+        page shows it (a consent banner earlier runs dismissed, issue 21); True if clicked."""
+        try:
+            target = self.page.get_by_role(role, name=name, exact=True)  # type: ignore[arg-type]
+            if await target.count() != 1 or not await target.is_visible():
+                return False
+            await target.click(timeout=POPUP_CLICK_MS)
+        except Error:
+            return False
+        self.invalidate()
+        self._after_mutation()
+        return True
 
     async def snapshot(self, fresh: bool | None = None) -> Snapshot:
         """New version, new refs; older refs become stale and cached observations go.

@@ -140,6 +140,12 @@ async def test_run_two_uses_what_run_one_learned(
     assert second.status == TaskStatus.succeeded and second.answer == "15 EUR", second.error_detail
     calls_two = len(llm_server.requests)
     assert calls_two < calls_one
+    async with sessions() as s:  # the known consent banner went before the first look
+        events = await repositories.list_events(s, task_id=second.id)
+    dismissed = [e.data for e in events if e.data.get("action") == "dismiss_popup"]
+    assert dismissed and dismissed[0]["success"] and dismissed[0]["step"] == 0
+    page = str(llm_server.requests[0]["messages"][-1]["content"])  # the first observation
+    assert "Red kettles" in page and 'button "Accept all"' not in page
     first_prompt = _text(llm_server.requests[0])
     fenced = first_prompt.split('<page_content untrusted="true">')
     assert any("/search?color=*" in part.split("</page_content>")[0] for part in fenced[1:])
