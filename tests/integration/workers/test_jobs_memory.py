@@ -34,7 +34,9 @@ HOME = """<!doctype html><title>Kettles</title>
 <div id=banner role=dialog aria-label="Cookie consent"><p>We use cookies.</p>
 <button onclick="document.getElementById('banner').remove()">Accept all</button></div>
 <h1>Kettles</h1><a href="/search?color=red">Red kettles</a>"""
-RESULTS = "<!doctype html><title>{color} kettles</title><h1>{color} kettle</h1><p>Price: {price}</p>"
+RESULTS = (
+    "<!doctype html><title>{color} kettles</title><h1>{color} kettle</h1><p>Price: {price}</p>"
+)
 
 
 def _handler() -> type[BaseHTTPRequestHandler]:

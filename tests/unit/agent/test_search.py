@@ -7,8 +7,8 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from workers.agent.protocols import AgentTask, Browser, FetchedPage, LLMReply
 from workers.adapters.site_learning import RunLearnings
+from workers.agent.protocols import AgentTask, Browser, FetchedPage, LLMReply
 from workers.agent.search import lookup_urls, run_task
 from workers.agent.testing import (
     BRAIN_SIDE,
