@@ -43,7 +43,8 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     for count in (0, n):
         print(
-            f"{count:4d} unrelated dead ends on the host: Planner request {prompt_bytes(count):7d} bytes"
+            f"{count:4d} unrelated dead ends on the host: "
+            f"Planner request {prompt_bytes(count):7d} bytes"
         )
 
 
