@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from app import logredact
 from app.api import approvals as approvals_api
 from app.api import artifacts as artifacts_api
+from app.api import domains as domains_api
 from app.api import events as events_api
 from app.api import health, profiles, results, tasks, unavailable
 from app.api import ledger as ledger_api
@@ -138,6 +139,7 @@ def create_app(
     install_viewer(app)  # run viewer at / and offline docs; its cookie middleware wraps the guard
     app.include_router(tasks.router, responses=AUTH_RESPONSES)
     app.include_router(ledger_api.router, responses=AUTH_RESPONSES)
+    app.include_router(domains_api.router, responses=AUTH_RESPONSES)
     app.include_router(events_api.router, responses=AUTH_RESPONSES)
     app.include_router(approvals_api.router, responses=AUTH_RESPONSES)
     app.include_router(results.router, responses=AUTH_RESPONSES)

@@ -33,6 +33,7 @@ from workers.adapters.memory_store import DbMemoryStore
 from workers.adapters.results import TaskResults
 from workers.adapters.secrets import RedactingLLM, SecretVault
 from workers.adapters.sink import DbEventSink
+from workers.adapters.site_learning import RunLearnings
 from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
 from workers.agent.metered import MeteredLLM
@@ -158,6 +159,9 @@ async def _run_agent(
             planner_every_n_steps=rt.settings.planner_every_n_steps,
             planner_at_start=rt.settings.planner_at_start,
         )
+        # what the run shows about its sites, written after the checks (issue 21)
+        learner = RunLearnings(spec.instruction, spec.task_id)
+        opener = partial(_open_browser, rt, spec, sink, results, budget=budget, learner=learner)
         try:
             async with (
                 asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S),
@@ -165,14 +169,16 @@ async def _run_agent(
             ):
                 outcome = await run_routed(
                     agent_task,
-                    partial(_open_browser, rt, spec, sink, results, budget=budget),
+                    opener,
                     llm,
-                    results.sink,
+                    learner.watch_sink(results.sink),
                     memory=memory,
                     fetcher=results.watch_fetcher(fetcher),
                     config=brain,
                 )
-                return await results.settle(outcome, llm)
+                outcome = await results.settle(outcome, llm)
+                await _learn(learner, memory, outcome, spec)
+                return outcome
         finally:
             await memory.settle()  # the Ledger rows run behind the loop: all in before the end
             await fetcher.close()
@@ -183,6 +189,16 @@ async def _run_agent(
     except Exception as exc:  # the job boundary: any failure becomes a failed task
         log.exception("task %s failed", spec.task_id)
         return failed_outcome(TaskStatus.failed, error_code(exc), f"{type(exc).__name__}: {exc}")
+
+
+async def _learn(
+    learner: RunLearnings, memory: DbMemoryStore, outcome: AgentOutcome, spec: TaskSpec
+) -> None:
+    """The run's learnings, from the checked outcome; a failed write does not fail the run."""
+    try:
+        await learner.commit(memory, outcome, spec.start_url)
+    except SQLAlchemyError:
+        log.warning("task %s: site learnings not saved", spec.task_id)
 
 
 async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:
@@ -202,6 +218,7 @@ async def _open_browser(
     sink: DbEventSink,
     results: TaskResults,
     budget: budgets.Budget | None = None,
+    learner: RunLearnings | None = None,
 ) -> AsyncIterator[Browser]:
     """A fresh browser context for the browser route (the search route never opens one)."""
     async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
@@ -235,9 +252,11 @@ async def _open_browser(
             # a Chromium or page crash ends the run at once as browser_crashed (crash.py)
             async with crash_watch(page):
                 # approvals before sensitive actions, handoffs on challenges (approval_policy)
-                gate = approval_gate(rt.sessions, rt.settings, spec, sink)
+                learner = learner or RunLearnings(spec.instruction, spec.task_id)
+                gate = approval_gate(rt.sessions, rt.settings, spec, learner.watch_sink(sink))
                 supervised = supervise(browser, gate, supervision_of(spec, rt.settings), store)
-                yield results.watch(supervised)  # its pages are the answer check's evidence
+                # its pages are the answer check's evidence and the site learnings' source
+                yield results.watch(learner.watch(supervised))
         finally:
             if results.saves_profile:  # written back after a succeeded run
                 results.keep_state(await storage_state.capture(page))

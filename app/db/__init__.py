@@ -13,6 +13,7 @@ from app.db.models import (
     Fact,
     Ledger,
     LedgerStep,
+    SiteDeadEnd,
     Task,
     TaskEvent,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "InvalidCursor",
     "Ledger",
     "LedgerStep",
+    "SiteDeadEnd",
     "Task",
     "TaskEvent",
     "UnsupportedBackend",

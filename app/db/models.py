@@ -213,6 +213,7 @@ class Fact(DomainMemory, Base):
     confidence: Mapped[float] = mapped_column(Float)
     source_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    url: Mapped[str | None] = mapped_column(Text, nullable=True)  # the page it was read on
 
 
 class DeadEnd(DomainMemory, Base):
@@ -270,6 +271,36 @@ class DomainLearning(Base):
     value: Mapped[Any] = mapped_column(JSON)
     hits: Mapped[int] = mapped_column(Integer, default=1, server_default=sql_text("1"))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # the runs that wrote this key, newest first (migration 0010; a few kept)
+    task_ids: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime | None] = mapped_column(nullable=True, default=utcnow)
+
+
+class SiteDeadEnd(Base):
+    """One dead end of a site as later runs read it (seed 000 §5.2, issue 21): per
+    (tenant, domain, page + action) `key`, with a count, first/last seen, the runs that saw
+    it first and last, and when it stops blocking (`expires_at`, by cause; NULL: lasts).
+    `dead_ends` keeps each run's own record."""
+
+    __tablename__ = "site_dead_ends"
+    __table_args__ = (UniqueConstraint("tenant_id", "domain", "key"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    domain: Mapped[str] = mapped_column(String(255))
+    key: Mapped[str] = mapped_column(String(64))  # sha256 of (page, signature or description)
+    page: Mapped[str] = mapped_column(Text)  # host + path
+    url: Mapped[str] = mapped_column(Text)  # the last URL it happened on
+    cause: Mapped[str] = mapped_column(String(64))
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    signature: Mapped[str | None] = mapped_column(Text, nullable=True)
+    target: Mapped[str | None] = mapped_column(Text, nullable=True)  # element, page text
+    count: Mapped[int] = mapped_column(Integer, default=1, server_default=sql_text("1"))
+    first_seen: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    first_task_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    last_task_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class ApiKey(Base):

@@ -1,18 +1,21 @@
-"""Cross-run memory: facts, dead ends and per-domain learnings (seed 000 §5.2).
+"""Cross-run memory: facts, dead ends and per-domain learnings (seed 000 §5.2, issue 21).
 
-Domains are stored lower-cased. Functions flush but never commit.
+Domains are stored lower-cased. Functions flush but never commit. `dead_ends` is each run's
+own record; `site_dead_ends` the per-site view later runs read (one row per page + action,
+counted, with an expiry by cause).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.dialect import dialect_insert
 from app.db.inserts import add_row
-from app.db.models import DeadEnd, DomainLearning, Fact, new_id
+from app.db.models import DeadEnd, DomainLearning, Fact, SiteDeadEnd, new_id
 from app.db.types import utcnow
 
 Record = TypeVar("Record", Fact, DeadEnd)  # per-domain memory rows listed the same way
@@ -33,6 +36,7 @@ async def add_fact(
     confidence: float,
     source_step: int | None = None,
     key: str | None = None,
+    url: str | None = None,
 ) -> Fact:
     return await add_row(
         s,
@@ -45,6 +49,7 @@ async def add_fact(
         text=text,
         confidence=float(confidence),
         source_step=source_step,
+        url=url,
     )
 
 
@@ -146,10 +151,36 @@ async def list_domain_learnings(
     return list((await s.execute(stmt)).scalars())
 
 
+RUNS_KEPT = 10  # task ids kept per learning (the viewer's "from which runs")
+
+
 async def put_domain_learning(
+    s: AsyncSession,
+    *,
+    tenant_id: str,
+    domain: str,
+    key: str,
+    value: Any,
+    task_id: str | None = None,
+) -> None:
+    """Upsert a learning: a new key starts at hits=1, a repeat replaces value and adds a hit;
+    `task_id` (the run that wrote it) goes to the front of `task_ids`."""
+    await _upsert_learning(s, tenant_id=tenant_id, domain=domain, key=key, value=value)
+    if task_id is None:
+        return
+    where = (
+        DomainLearning.tenant_id == tenant_id,
+        DomainLearning.domain == _norm(domain),
+        DomainLearning.key == key,
+    )
+    runs = (await s.execute(select(DomainLearning.task_ids).where(*where))).scalar_one_or_none()
+    runs = [task_id, *[r for r in runs or [] if r != task_id]][:RUNS_KEPT]
+    await s.execute(update(DomainLearning).where(*where).values(task_ids=runs))
+
+
+async def _upsert_learning(
     s: AsyncSession, *, tenant_id: str, domain: str, key: str, value: Any
 ) -> None:
-    """Upsert a learning: a new key starts at hits=1, a repeat replaces value and adds a hit."""
     table = DomainLearning.__table__
     stmt = dialect_insert(s, table).values(  # type: ignore[arg-type]
         id=new_id(),
@@ -159,6 +190,7 @@ async def put_domain_learning(
         value=value,
         hits=1,
         updated_at=utcnow(),
+        created_at=utcnow(),
     )
     stmt = stmt.on_conflict_do_update(
         index_elements=["tenant_id", "domain", "key"],
@@ -169,3 +201,113 @@ async def put_domain_learning(
         },
     )
     await s.execute(stmt)
+
+
+async def record_site_dead_end(
+    s: AsyncSession,
+    *,
+    tenant_id: str,
+    domain: str,
+    key: str,
+    page: str,
+    url: str,
+    cause: str,
+    description: str | None,
+    signature: str | None,
+    target: str | None,
+    task_id: str | None,
+    seen: datetime,
+    expires_at: datetime | None,
+) -> None:
+    """Count a dead end of a site: a new (page, action) starts at 1, a repeat adds one and
+    moves last_seen, the expiry (by its cause, from last_seen) and the last run."""
+    table = SiteDeadEnd.__table__
+    stmt = dialect_insert(s, table).values(  # type: ignore[arg-type]
+        id=new_id(),
+        tenant_id=tenant_id,
+        domain=_norm(domain),
+        key=key,
+        page=page,
+        url=url,
+        cause=cause,
+        description=description,
+        signature=signature,
+        target=target,
+        count=1,
+        first_seen=seen,
+        last_seen=seen,
+        expires_at=expires_at,
+        first_task_id=task_id,
+        last_task_id=task_id,
+    )
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["tenant_id", "domain", "key"],
+        set_={
+            "count": table.c.count + 1,
+            "url": stmt.excluded.url,
+            "cause": stmt.excluded.cause,
+            "description": stmt.excluded.description,
+            "last_seen": stmt.excluded.last_seen,
+            "expires_at": stmt.excluded.expires_at,
+            "last_task_id": stmt.excluded.last_task_id,
+        },
+    )
+    await s.execute(stmt)
+
+
+async def list_site_dead_ends(
+    s: AsyncSession,
+    *,
+    tenant_id: str,
+    domain: str,
+    now: datetime | None = None,
+    limit: int = 200,
+) -> list[SiteDeadEnd]:
+    """A site's dead ends, most recently seen first; with `now`, only those not expired."""
+    stmt = select(SiteDeadEnd).where(
+        SiteDeadEnd.tenant_id == tenant_id, SiteDeadEnd.domain == _norm(domain)
+    )
+    if now is not None:
+        stmt = stmt.where(or_(SiteDeadEnd.expires_at.is_(None), SiteDeadEnd.expires_at > now))
+    stmt = stmt.order_by(SiteDeadEnd.last_seen.desc(), SiteDeadEnd.id).limit(limit)
+    return list((await s.execute(stmt)).scalars())
+
+
+async def list_domains(s: AsyncSession, *, tenant_id: str) -> list[dict[str, Any]]:
+    """Every domain the tenant has learnings or dead ends for: counts and last update."""
+    learned = (
+        select(
+            DomainLearning.domain,
+            func.count().label("n"),
+            func.max(DomainLearning.updated_at).label("at"),
+        )
+        .where(DomainLearning.tenant_id == tenant_id)
+        .group_by(DomainLearning.domain)
+    )
+    dead = (
+        select(
+            SiteDeadEnd.domain, func.count().label("n"), func.max(SiteDeadEnd.last_seen).label("at")
+        )
+        .where(SiteDeadEnd.tenant_id == tenant_id)
+        .group_by(SiteDeadEnd.domain)
+    )
+    out: dict[str, dict[str, Any]] = {}
+    for field, stmt in (("learnings", learned), ("dead_ends", dead)):
+        for domain, n, at in (await s.execute(stmt)).all():
+            row = out.setdefault(
+                domain, {"domain": domain, "learnings": 0, "dead_ends": 0, "updated_at": at}
+            )
+            row[field] = n
+            row["updated_at"] = max(row["updated_at"], at)
+    return sorted(out.values(), key=lambda r: r["domain"])
+
+
+async def forget_domain(s: AsyncSession, *, tenant_id: str, domain: str) -> int:
+    """Delete a site's learnings and dead ends (each run's own ledger rows stay)."""
+    removed = 0
+    for model in (DomainLearning, SiteDeadEnd):
+        result = await s.execute(
+            delete(model).where(model.tenant_id == tenant_id, model.domain == _norm(domain))
+        )
+        removed += result.rowcount or 0  # type: ignore[attr-defined]
+    return removed

@@ -20,6 +20,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.templating import Jinja2Templates
 
 from app.api.deps import SessionDep
+from app.api.domains import domain_memory
 from app.api.inputs import TASK_ID_PATTERN
 from app.api.schemas import TaskCreate
 from app.auth import Principal, Scope
@@ -52,6 +53,7 @@ CSP = (
 )
 MAX_FORM_BYTES = 4096
 TASK_ID = re.compile(TASK_ID_PATTERN)
+DOMAIN = re.compile(r"^[A-Za-z0-9.-]{1,255}$")
 # optional request fields the form offers when the API accepts them (added by other features)
 OPTIONAL_FIELDS = ("max_tokens", "max_cost_usd", "output_schema")
 CHOICE_FIELDS = ("approval_policy", "task_profile")  # shown as <select> with the API's values
@@ -87,6 +89,19 @@ async def reader(request: Request) -> Principal:
 
 
 ReaderDep = Annotated[Principal, Depends(reader)]
+
+
+async def learnings_reader(request: Request) -> Principal:
+    """Page guard of the domain pages: a principal allowed to read learnings."""
+    principal = await viewer_principal(request)
+    if principal is None:
+        raise LoginRequired
+    if not principal.allows(Scope.learnings_read):
+        raise Forbidden
+    return principal
+
+
+LearningsReaderDep = Annotated[Principal, Depends(learnings_reader)]
 
 
 async def _costs(session: Any, request: Request, task_ids: list[str]) -> dict[str, float | None]:
@@ -189,6 +204,33 @@ async def run_page(
         "prices": json.dumps(settings.llm_prices),
     }
     return _page(request, "run.html", context)
+
+
+@router.get("/domains", response_class=HTMLResponse)
+async def domain_list(
+    request: Request, session: SessionDep, principal: LearningsReaderDep
+) -> Response:
+    """The sites this tenant's runs learned something about (issue 21)."""
+    rows = await repositories.list_domains(session, tenant_id=principal.tenant_id)
+    return _page(request, "domains.html", {"domains": rows})
+
+
+@router.get("/domains/{domain}", response_class=HTMLResponse)
+async def domain_page(
+    request: Request, domain: str, session: SessionDep, principal: LearningsReaderDep
+) -> Response:
+    """What runs learned about one site, when, and from which runs (GET /v1/domains/{domain})."""
+    found = None
+    if DOMAIN.match(domain):
+        found = await domain_memory(session, principal.tenant_id, domain)
+    if found is None:
+        return _page(request, "domain_missing.html", {"domain": domain}, status=404)
+    learnings = [
+        {**row.model_dump(), "shown": json.dumps(row.value, indent=1, ensure_ascii=False)}
+        for row in found.learnings
+    ]
+    context = {"domain": found.domain, "learnings": learnings, "dead_ends": found.dead_ends}
+    return _page(request, "domain.html", context)
 
 
 @router.get("/login", response_class=HTMLResponse)

@@ -1,9 +1,11 @@
 """`DbMemoryStore`: the agent's MemoryStore protocol over the app's tables (seed 000 §5.2).
 
 One store per task. The Ledger snapshot (`ledgers`) is rewritten on each update; steps
-(`ledger_steps`), facts and episodic notes (`episodic_notes`) are append-only; dead ends are
-kept per domain (`dead_ends`) and loaded into the next task on that domain, as are the
-domain's learnings (`domain_learnings`). Every write is its own short transaction, run
+(`ledger_steps`), facts and episodic notes (`episodic_notes`) are append-only; each dead end
+is the run's own row (`dead_ends`) and is counted into its site's row (`site_dead_ends`,
+one per page + action, with first/last seen and an expiry by cause) that later runs entering
+the domain load while it has not expired; learnings (`domain_learnings`) carry the runs that
+wrote them. Every write is its own short transaction, run
 behind the agent loop in submission order (workers/adapters/write_behind.py: the loop does not wait
 for its rows; `flush()` does, and the job flushes before it finishes the task) and retried
 across a short database outage like the events; a write that fails for good is raised by
@@ -13,8 +15,10 @@ rows back.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -25,7 +29,15 @@ from app.db import models
 from app.db import repositories as repo
 from workers.adapters.outage import retry_outage
 from workers.adapters.write_behind import WriteBehind
-from workers.agent.ledger import DEAD_END_CAUSES, DeadEnd, EpisodicNote, Fact, StepOutcome
+from workers.agent.ledger import (
+    DEAD_END_CAUSES,
+    DeadEnd,
+    EpisodicNote,
+    Fact,
+    StepOutcome,
+    page_of,
+)
+from workers.agent.site_memory import dead_end_expiry
 
 DOMAIN_DEAD_ENDS = 200  # the newest dead ends of a domain a new task starts with
 
@@ -46,6 +58,7 @@ class DbMemoryStore:
         self._redact: Callable[[Any], Any] = redact or (lambda value: value)
         self.task_id, self.tenant_id = task_id, tenant_id
         self._writes = WriteBehind(f"ledger {task_id}", (SQLAlchemyError, OSError))
+        self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # expiry clock (tests)
 
     async def flush(self) -> None:
         """Return once every write so far is committed; raise one that failed."""
@@ -78,7 +91,7 @@ class DbMemoryStore:
     async def append_step(self, outcome: StepOutcome) -> None:
         self._later("step", repo.add_ledger_step, step=outcome.step, data=asdict(outcome))
 
-    async def append_fact(self, fact: Fact, domain: str) -> None:
+    async def append_fact(self, fact: Fact, domain: str, url: str = "") -> None:
         self._later(
             "fact",
             repo.add_fact,
@@ -88,12 +101,14 @@ class DbMemoryStore:
             text=fact.value,
             confidence=fact.confidence,
             source_step=fact.source_step,
+            url=url or None,
         )
 
     async def append_episodic(self, note: EpisodicNote) -> None:
         self._later("note", repo.add_episodic_note, text=note.text, step=note.step, kind=note.kind)
 
     async def record_dead_end(self, domain: str, dead_end: DeadEnd) -> None:
+        domain = domain or dead_end.domain
         self._later(
             "dead end",
             repo.add_dead_end,
@@ -104,16 +119,37 @@ class DbMemoryStore:
             signature=dead_end.signature or None,
             step=dead_end.step,
         )
+        if not domain:
+            return
+        seen = self.now()
+
+        async def count(s: AsyncSession, **values: Any) -> None:  # the site's row, per tenant
+            await repo.record_site_dead_end(s, seen=seen, **values)
+
+        self._later(
+            "site dead end",
+            count,
+            domain=domain,
+            key=dead_end_key(dead_end),
+            page=page_of(dead_end.url),
+            url=dead_end.url,
+            cause=dead_end.cause,
+            description=dead_end.description,
+            signature=dead_end.signature or None,
+            target=dead_end.target or None,
+            expires_at=dead_end_expiry(dead_end.cause, seen),
+        )
 
     async def load_domain_dead_ends(self, domain: str) -> Sequence[DeadEnd]:
+        """The domain's dead ends that have not expired, most recently seen first."""
         if not domain:
             return []
         await self.flush()  # reads see this task's own writes
         async with self._sessions() as s:
-            rows = await repo.list_dead_ends(
-                s, tenant_id=self.tenant_id, domain=domain, limit=DOMAIN_DEAD_ENDS, newest=True
+            rows = await repo.list_site_dead_ends(
+                s, tenant_id=self.tenant_id, domain=domain, now=self.now(), limit=DOMAIN_DEAD_ENDS
             )
-        return [dead_end_from_row(r) for r in rows]
+        return [site_dead_end_from_row(r) for r in rows]
 
     async def load_domain_learnings(self, domain: str) -> Mapping[str, Any]:
         if not domain:
@@ -125,14 +161,38 @@ class DbMemoryStore:
     async def record_learning(self, domain: str, key: str, value: Any) -> None:
         if not domain:
             return
-        tenant = self.tenant_id
+        tenant, task = self.tenant_id, self.task_id
 
         async def put(s: AsyncSession, **_: object) -> None:  # a learning is per tenant
             await repo.put_domain_learning(
-                s, tenant_id=tenant, domain=domain, key=key, value=self._redact(value)
+                s,
+                tenant_id=tenant,
+                domain=domain,
+                key=key,
+                value=self._redact(value),
+                task_id=task,
             )
 
         self._later("learning", put)
+
+
+def dead_end_key(dead_end: DeadEnd) -> str:
+    """The site row a dead end counts into: its page and its action."""
+    page, action = dead_end.key
+    return hashlib.sha256(f"{page}\n{action}".encode()).hexdigest()
+
+
+def site_dead_end_from_row(row: models.SiteDeadEnd) -> DeadEnd:
+    cause = row.cause if row.cause in DEAD_END_CAUSES else "generic"
+    return DeadEnd(
+        description=row.description or row.cause,
+        url=row.url,
+        cause=cause,  # type: ignore[arg-type]
+        signature=row.signature or "",
+        target=row.target or "",
+        count=row.count,
+        earlier=True,
+    )
 
 
 def dead_end_from_row(row: models.DeadEnd) -> DeadEnd:

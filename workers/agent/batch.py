@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.contracts import EventType
-from workers.agent.brain import describe_action
+from workers.agent.brain import describe_action, element_label
 from workers.agent.dead_end_causes import cause_of
 from workers.agent.endings import Usage
 from workers.agent.errors import FeedbackError, TaskCancelled
@@ -30,7 +30,15 @@ from workers.agent.tools import DONE, MAX_ACTIONS_PER_STEP, is_page_changing, pa
 
 # failures that say "re-read the page", not "this path leads nowhere"
 NOT_DEAD_ENDS = frozenset(
-    {"skipped", "stale_ref", "bad_ref", "ref_not_found", "invalid_tool_call", "unknown_tool"}
+    {
+        "skipped",
+        "stale_ref",
+        "bad_ref",
+        "ref_not_found",
+        "invalid_tool_call",
+        "unknown_tool",
+        "guessed_url",  # a refused guess says nothing about the site
+    }
 )
 DONE_AFTER_FAILURE = "an earlier action of this turn failed; read its result before finishing"
 
@@ -115,6 +123,7 @@ class BatchRunner:
         if result.success or (result.error or "") in NOT_DEAD_ENDS:
             return False
         description, signature = describe_action(action, state.text)
+        target = element_label(state.text, str(action.args["ref"])) if "ref" in action.args else ""
         repeated = self.ledger.is_dead_end(state.url, signature)
         reason = " ".join((result.reason or result.error or "failed").split())[:120]
         self.ledger.mark_dead_end(
@@ -123,6 +132,7 @@ class BatchRunner:
             cause_of(result.error),
             step=step,
             signature=signature,
+            target=target,
         )
         return repeated
 

@@ -60,8 +60,28 @@ def elements_block(body: str, label: str = "") -> str:
     return f"{head}\n{defuse(body)}\n{ELEMENTS_CLOSE}"
 
 
+# Page-derived text inside the Ledger (element names of dead ends, what earlier runs
+# learned about a site) is fenced as untrusted (issue 21): views wrap it with `fenced`,
+# whose sentinels no page text can carry (they are stripped from every body), and
+# `ledger_block` turns each sentinel pair into the declared untrusted delimiters.
+_FENCE_OPEN, _FENCE_CLOSE = "\x02", "\x03"
+_FENCED = re.compile("\x02([^\x02\x03]*)\x03")
+UNTRUSTED_OPEN, UNTRUSTED_CLOSE = '<page_content untrusted="true">', "</page_content>"
+
+
+def _unsentinel(text: str) -> str:
+    return text.replace(_FENCE_OPEN, "").replace(_FENCE_CLOSE, "")
+
+
+def fenced(text: str) -> str:
+    """Page-derived text for a Ledger view: shown inside the untrusted fence."""
+    return f"{_FENCE_OPEN}{_unsentinel(text)}{_FENCE_CLOSE}"
+
+
 def ledger_block(rendered: str) -> str:
-    return f"{LEDGER_OPEN}\n{defuse(rendered)}\n{LEDGER_CLOSE}"
+    body = defuse(rendered)  # page text cannot open or close a fence of its own
+    body = _FENCED.sub(lambda m: f"{UNTRUSTED_OPEN}\n{m[1]}\n{UNTRUSTED_CLOSE}", body)
+    return f"{LEDGER_OPEN}\n{_unsentinel(body)}\n{LEDGER_CLOSE}"
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from workers.agent.roles.planner import (
     render_planner_view,
 )
 from workers.agent.roles.worker import WORKER, WorkerNotes
+from workers.agent.site_memory import SiteMemory
 from workers.agent.testing import InMemoryMemoryStore
 from workers.agent.tools import DONE, is_page_changing
 from workers.agent.views import render_worker, worker_view
@@ -109,6 +110,14 @@ def _dead_end_event(dead_end: DeadEnd, step: int) -> dict[str, Any]:
     }
 
 
+@dataclass
+class PageSeen:
+    """The page last observed: the Worker view selects earlier runs' dead ends by it."""
+
+    url: str = ""
+    text: str = ""
+
+
 class Brain:
     """One per run: the Planner, the adaptive memory and the Ledger's persistence."""
 
@@ -129,6 +138,7 @@ class Brain:
         self._last_move: tuple[str, str, str] | None = None  # (url, description, signature)
         self._session = history.session_text
         self._saved: dict[str, Any] | None = None  # the ledger row as last written
+        self.page = PageSeen()
 
     @classmethod
     def create(
@@ -141,23 +151,41 @@ class Brain:
     ) -> tuple[Brain, Ledger, LedgerHistory]:
         ledger = Ledger(task.instruction)
         adaptive = AdaptiveMemory(llm, ledger)
+        page = PageSeen()
 
         def render(ledger: Ledger, url: str) -> str:
-            return render_worker(worker_view(ledger, url, adaptive.window), include_goal=False)
+            text = page.text if page.url == url else ""
+            view = worker_view(ledger, url, adaptive.window, text)
+            return render_worker(view, include_goal=False)
 
         clock = RunClock.start(task.deadline, task.time_zone)
         history = LedgerHistory(task, ledger, clock, render)
         store = memory if memory is not None else InMemoryMemoryStore()
         brain = cls(Planner(llm), adaptive, store, sink, history, config)
+        brain.page = page
         return brain, ledger, history
 
-    # -- start and cadence ----------------------------------------------------------------
+    # -- start, new domains and cadence ---------------------------------------------------
     async def start(self, ledger: Ledger, task: AgentTask) -> None:
-        """Dead ends remembered for the start page's domain enter the new Ledger."""
-        domain = domain_of(task.start_url or "")
-        if domain:  # the store decides how many (DbMemoryStore: the newest DOMAIN_DEAD_ENDS)
-            ledger.load_dead_ends(await self.memory.load_domain_dead_ends(domain))
+        """What earlier runs left on the start page's domain enters the new Ledger."""
+        await self._recall(ledger, domain_of(task.start_url or ""))
         await self.persist(ledger, 0)
+
+    async def enter(self, ledger: Ledger, state: Observation) -> SiteMemory | None:
+        """Each observation: the page the views select dead ends for; on a domain the run
+        had not entered yet, its learnings and unexpired dead ends (issue 21). Returns the
+        new domain's learnings, None when the domain is not new."""
+        self.page.url, self.page.text = state.url, state.text
+        return await self._recall(ledger, domain_of(state.url))
+
+    async def _recall(self, ledger: Ledger, domain: str) -> SiteMemory | None:
+        if not domain or domain in ledger.sites:
+            return None
+        # the store decides which: DbMemoryStore gives the unexpired ones, newest first
+        ledger.load_dead_ends(await self.memory.load_domain_dead_ends(domain))
+        site = SiteMemory.of(domain, await self.memory.load_domain_learnings(domain))
+        ledger.sites[domain] = site
+        return site
 
     def due(self, step: int) -> bool:
         return self.trigger(step) is not None
@@ -194,7 +222,10 @@ class Brain:
         spent, before = self._checklist_step == step, ledger.checklist
 
         async def prepare(messages: list[Message]) -> list[Message]:
-            return await self._evict(messages, ledger, step, render_planner_view, PLANNER)
+            def render(led: Ledger) -> str:
+                return render_planner_view(led, state)
+
+            return await self._evict(messages, ledger, step, render, PLANNER)
 
         verdict = await self.planner.review(
             ledger, self._session, state, claim, checklist_update=not spent, prepare=prepare
@@ -303,7 +334,8 @@ class Brain:
         if change.kind == "step":
             await self.memory.append_step(entry)
         elif change.kind == "fact":
-            await self.memory.append_fact(entry, domain_of(self.history.current_url))
+            url = self.history.current_url
+            await self.memory.append_fact(entry, domain_of(url), url)
             await self.sink.emit(EventType.fact_recorded, _fact_event(entry, step))
         elif change.kind == "dead_end":
             domain = entry.domain or domain_of(self.history.current_url)

@@ -1,7 +1,10 @@
 """Security enforced in code, not by the model (seed 003 §8.4.1-8.4.2): domain allowlisting,
 and the direct-navigation guards of seed 000 §6.5 (domain pinning plus a minimal OAuth/CDN
 safe list, no pivot to a general search engine, no re-navigation to a URL that just served a
-challenge, a navigate back to a visited URL flagged as a regression).
+challenge, a navigate back to a visited URL flagged as a regression, and "the double edge":
+a navigate to a guessed URL — one whose query parameters carry state the run has not seen —
+only when it matches the site's URL grammar, learned by earlier runs (`url_templates`,
+workers/agent/site_memory.py) or read off a URL this run reached through the page).
 
 The browser pool refuses requests to hosts outside a task's allowed domains, but a redirect
 hop or a script on an allowed page can still land the tab elsewhere; the loop checks where
@@ -10,11 +13,14 @@ the page is after every action and before every observation, and leads it back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from app.urlpolicy import domain_allowed
+from workers.agent.ledger import domain_of
 from workers.agent.protocols import ToolResult
+from workers.agent.site_memory import SiteMemory, UrlTemplate, shape_of
 from workers.agent.toolerrors import ToolError
 
 NEUTRAL_PAGE = "about:blank"
@@ -105,3 +111,47 @@ class NavigationGuard:
             self.challenged.add(key)
         else:
             self.challenged.discard(key)
+
+
+class UrlGrammar:
+    """Seed 000 §6.5: direct navigation is reliable "after the page's URL grammar is known
+    (read off an earlier in-UI interaction) rather than guessed cold". A navigate whose URL
+    has query parameters is a guess unless that URL is known (the start URL, a URL in the
+    task, a URL this run reached) or its shape matches a known template of its host."""
+
+    def __init__(self, start_url: str | None, instruction: str = "") -> None:
+        self.known: set[str] = {_page_key(u) for u in _URLS.findall(instruction)}
+        self.templates: dict[str, list[UrlTemplate]] = {}
+        if start_url:
+            self.reached(start_url)
+
+    def learn(self, site: SiteMemory) -> None:
+        """The templates earlier runs learned on a domain."""
+        self.templates.setdefault(site.domain, []).extend(site.templates)
+
+    def reached(self, url: str) -> None:
+        """A URL the page actually got to: known, and its shape is grammar from now on."""
+        self.known.add(_page_key(url))
+        shape = shape_of(url)
+        if shape is not None:
+            self.templates.setdefault(domain_of(url), []).append(shape)
+
+    def refusal(self, url: str) -> ToolResult | None:
+        parts = urlsplit(url)
+        if not parts.query or _page_key(url) in self.known:
+            return None
+        host = domain_of(url)
+        templates = self.templates.get(host, [])
+        if any(t.matches(url) for t in templates):
+            return None
+        known = ", ".join(dict.fromkeys(t.pattern for t in templates)) or "none yet"
+        return ToolResult(
+            success=False,
+            error=ToolError.guessed_url,
+            reason=f"{url} is a guessed URL: its query parameters match no URL pattern known "
+            f"for {host} (known: {known}); direct navigation is allowed only on a known "
+            "pattern. Reach that state through the page first (links, search box, filters).",
+        )
+
+
+_URLS = re.compile(r"https?://[^\s<>\"')\]]+")

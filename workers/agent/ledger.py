@@ -33,6 +33,8 @@ DeadEndCause = Literal[
     "rate_limit",
     "handoff_timeout",
     "generic",
+    "timeout",  # transient like network (issue 21: expiry by cause)
+    "login_required",  # lasts, like policy_block
 ]
 ChecklistStatus = Literal["pending", "in_progress", "completed", "failed"]
 ChangeKind = Literal["step", "fact", "dead_end", "checkpoint", "episodic", "plan", "checklist"]
@@ -79,10 +81,18 @@ class DeadEnd:
     cause: DeadEndCause = "generic"
     step: int = 0
     signature: str = ""  # the failing action, so the loop can tell a repeat
+    target: str = ""  # the element the failing action touched (`button "Buy"`), page text
+    count: int = 1  # how often it happened (earlier runs' dead ends carry their count)
+    earlier: bool = False  # remembered from an earlier run, not seen in this one
 
     @property
     def domain(self) -> str:
         return domain_of(self.url)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(page, action): one dead end however often it is recorded or loaded."""
+        return page_of(self.url), self.signature or self.description
 
 
 @dataclass(frozen=True)
@@ -126,6 +136,15 @@ def domain_of(url: str) -> str:
     return host.rstrip(".").lower()
 
 
+def page_of(url: str) -> str:
+    """Host and path of a URL (no query, fragment or trailing slash): a dead end's page."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    return f"{(parts.hostname or '').lower()}{parts.path.rstrip('/') or '/'}"
+
+
 def _same_page(a: str, b: str) -> bool:
     """URLs compared without fragment or trailing slash."""
     return a.split("#", 1)[0].rstrip("/") == b.split("#", 1)[0].rstrip("/")
@@ -140,6 +159,10 @@ class Ledger:
     archive: list[StepOutcome] = field(default_factory=list)  # steps that left `recent`
     facts: dict[str, Fact] = field(default_factory=dict)
     dead_ends: list[DeadEnd] = field(default_factory=list)
+    # earlier runs' dead ends on the domains this run entered, by (page, action) (issue 21)
+    remembered: dict[tuple[str, str], DeadEnd] = field(default_factory=dict)
+    # per-domain learnings of earlier runs, parsed (workers/agent/site_memory.py), by domain
+    sites: dict[str, Any] = field(default_factory=dict)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     episodic: list[EpisodicNote] = field(default_factory=list)
     checklist: tuple[ChecklistItem, ...] = ()
@@ -206,11 +229,12 @@ class Ledger:
         *,
         step: int = 0,
         signature: str = "",
+        target: str = "",
     ) -> DeadEnd | None:
         """Add a dead end; returns None when the same (url, signature or description) exists."""
         if cause not in DEAD_END_CAUSES:
             cause = "generic"
-        dead_end = DeadEnd(" ".join(description.split()), url, cause, step, signature)  # type: ignore[arg-type]
+        dead_end = DeadEnd(" ".join(description.split()), url, cause, step, signature, target)  # type: ignore[arg-type]
         if any(self._same_dead_end(d, dead_end) for d in self.dead_ends):
             return None
         self.dead_ends.append(dead_end)
@@ -218,20 +242,43 @@ class Ledger:
         return dead_end
 
     def load_dead_ends(self, dead_ends: Iterable[DeadEnd]) -> int:
-        """Seed the Ledger with dead ends remembered from earlier runs (not journalled)."""
+        """Remember dead ends of earlier runs (not journalled, kept apart from this run's:
+        `earlier`); one per (page, action), their counts added up."""
         added = 0
         for dead_end in dead_ends:
-            if not any(self._same_dead_end(d, dead_end) for d in self.dead_ends):
-                self.dead_ends.append(dead_end)
-                added += 1
+            known = self.remembered.get(dead_end.key)
+            count = dead_end.count + (known.count if known else 0)
+            self.remembered[dead_end.key] = replace(dead_end, earlier=True, count=count)
+            added += known is None
         return added
 
     def dead_ends_for(self, url: str) -> list[DeadEnd]:
-        """Dead ends scoped to the current page (the Worker's view, seed 000 eq. 16)."""
+        """This run's dead ends on the current page (the Worker's view, seed 000 eq. 16)."""
         return [d for d in self.dead_ends if _same_page(d.url, url)]
 
+    def relevant_dead_ends(
+        self, url: str, page_text: str = "", *, whole_run: bool = False
+    ) -> list[DeadEnd]:
+        """This run's dead ends on the page (all of them with `whole_run`, the Planner's
+        view) and earlier runs' only where they apply here: the same URL path, and an action
+        whose target element is on the current page. Each (page, action) once, with a count."""
+        here, text = page_of(url), page_text.lower()
+        chosen: dict[tuple[str, str], DeadEnd] = {}
+        for d in self.dead_ends:
+            if whole_run or _same_page(d.url, url):
+                prior = chosen.get(d.key)
+                chosen[d.key] = replace(d, count=d.count + (prior.count if prior else 0))
+        for key, d in self.remembered.items():
+            if page_of(d.url) != here or (d.target and d.target.lower() not in text):
+                continue
+            prior = chosen.get(key)
+            chosen[key] = replace(prior, count=prior.count + d.count) if prior else d
+        return list(chosen.values())
+
     def is_dead_end(self, url: str, signature: str) -> bool:
-        return any(d.signature == signature and _same_page(d.url, url) for d in self.dead_ends)
+        """This action failed on this page before, in this run or an unexpired earlier one."""
+        known = (*self.dead_ends, *self.remembered.values())
+        return any(d.signature == signature and _same_page(d.url, url) for d in known)
 
     @staticmethod
     def _same_dead_end(a: DeadEnd, b: DeadEnd) -> bool:
@@ -324,6 +371,7 @@ class Ledger:
             "archive": [asdict(s) for s in self.archive],
             "facts": [asdict(f) for f in self.facts_by_recency()],
             "dead_ends": [asdict(d) for d in self.dead_ends],
+            "remembered": [asdict(d) for d in self.remembered.values()],
             "checkpoints": [asdict(c) for c in self.checkpoints],
             "episodic": [asdict(n) for n in self.episodic],
             "checklist": [asdict(i) for i in self.checklist],
@@ -341,6 +389,8 @@ class Ledger:
         facts = [Fact(**f) for f in data.get("facts", ())]
         ledger.facts = {f.key: f for f in sorted(facts, key=lambda f: f.referenced)}
         ledger.dead_ends = [DeadEnd(**d) for d in data.get("dead_ends", ())]
+        remembered = [DeadEnd(**d) for d in data.get("remembered", ())]
+        ledger.remembered = {d.key: d for d in remembered}
         ledger.checkpoints = [Checkpoint(**c) for c in data.get("checkpoints", ())]
         ledger.episodic = [EpisodicNote(**n) for n in data.get("episodic", ())]
         ledger.checklist = tuple(ChecklistItem(**i) for i in data.get("checklist", ()))

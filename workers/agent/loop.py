@@ -33,7 +33,7 @@ from workers.agent.brain import Brain, BrainConfig, Trigger
 from workers.agent.endings import Ending, Usage
 from workers.agent.errors import AgentError, TaskCancelled
 from workers.agent.history import CompressedHistory, History, StepRecord, call_line
-from workers.agent.ledger import Ledger, StepOutcome
+from workers.agent.ledger import Ledger, StepOutcome, domain_of
 from workers.agent.metered import MeteredLLM
 from workers.agent.navigation import GuardedNavigation
 from workers.agent.protocols import (
@@ -45,9 +45,12 @@ from workers.agent.protocols import (
     EventSink,
     MemoryStore,
     Observation,
+    PopupDismisser,
+    ToolResult,
 )
 from workers.agent.roles.worker import Worker, WorkerTurn
 from workers.agent.screenshots import StepScreenshots
+from workers.agent.site_memory import SiteMemory
 from workers.agent.step_events import observation_event
 from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
 from workers.agent.tools import worker_tools
@@ -102,6 +105,8 @@ class AgentLoop:
     async def _run(self) -> Ending:
         if self.brain is not None:
             await self.brain.start(self.ledger, self.task)  # line 7: L <- Ledger(goal = T)
+            for site in self.ledger.sites.values():  # the URL grammar earlier runs learned
+                self.navigation.learn(site)
         if self.task.start_url:  # line 8: page <- OpenBrowser(T.url)
             ending = await self._bounded(self._open)
             if ending is not None:
@@ -133,16 +138,34 @@ class AgentLoop:
             return Ending.timed_out()
 
     async def _open(self) -> None:
-        """A start page that fails to load is reported to the model, not fatal."""
+        """A start page that fails to load is reported to the model, not fatal. A consent
+        banner earlier runs dismissed on this domain is dismissed before the first look."""
         url = str(self.task.start_url)
         result = await self.navigation.open(url)
         await self.actions.emit(0, Action("navigate", {"url": url}), result)
+        site = self.ledger.sites.get(domain_of(self.browser.url))
+        if result.success and isinstance(site, SiteMemory):
+            await self._dismiss_known_popups(site)
+
+    async def _dismiss_known_popups(self, site: SiteMemory) -> None:
+        if not isinstance(self.browser, PopupDismisser):
+            return
+        for popup in site.popups:
+            role, name = str(popup.get("role") or "button"), str(popup.get("name") or "")
+            if name and await self.browser.dismiss_popup(role, name):
+                done = ToolResult(success=True, reason=f"dismissed the known {role} {name!r}")
+                await self.actions.emit(0, Action("dismiss_popup", {"name": name}), done)
+                return
 
     # -- one step of Algorithm 1 ----------------------------------------------------------
     async def _step(self, step: int) -> Ending | None:
         self.usage.steps = self.llm.step = step
         await self.sink.emit(EventType.step_started, {"step": step})
         state = await self._observe(step)  # line 9
+        if self.brain is not None:  # a domain the run enters brings its learnings
+            site = await self.brain.enter(self.ledger, state)
+            if site is not None:
+                self.navigation.learn(site)
         if self.brain is not None and self.brain.due(step):  # line 10
             verdict = await self.brain.review(self.ledger, step, state, self.brain.trigger(step))
             if verdict.done:  # line 12

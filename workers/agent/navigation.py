@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from workers.agent.dead_end_causes import cause_of
-from workers.agent.guards import DomainGuard, NavigationGuard
+from workers.agent.guards import DomainGuard, NavigationGuard, UrlGrammar
 from workers.agent.protocols import Action, AgentTask, Browser, ToolResult
+from workers.agent.site_memory import SiteMemory
 
 REGRESSION_NOTE = "regression: this page was already visited; repair the current state"
 
@@ -22,22 +23,31 @@ class GuardedNavigation:
         self.browser = browser
         self.guard = DomainGuard(task.allowed_domains)
         self.nav_guard = NavigationGuard(task.allowed_domains, task.start_url)
+        self.grammar = UrlGrammar(task.start_url, task.instruction)
+
+    def learn(self, site: SiteMemory) -> None:
+        """The URL templates earlier runs learned on a domain the run entered."""
+        self.grammar.learn(site)
 
     async def open(self, url: str) -> ToolResult:
         """The start page; a failure to load it is a result for the model, not a fault."""
         result = await self.browser.goto(url)
+        self.grammar.reached(self.browser.url)
         self.nav_guard.after_hop(url, challenged=cause_of(result.error) == "bot_block")
         return result
 
     async def execute(self, action: Action) -> ToolResult:
         """Run one action; a navigate is checked before it runs and noted after."""
         target = str(action.args.get("url", "")) if action.name == "navigate" else ""
-        refusal = self.nav_guard.before_navigate(target) if target else None
+        refusal = None
+        if target:
+            refusal = self.nav_guard.before_navigate(target) or self.grammar.refusal(target)
         if refusal is not None:
             return refusal
         regression = bool(target) and self.nav_guard.regression(target)
         result = await self.browser.execute(action)
         result = await self.stay_on_allowlist() or result
+        self.grammar.reached(self.browser.url)  # a URL the page got to teaches its shape
         if target:
             challenged = cause_of(result.error) == "bot_block"
             self.nav_guard.after_hop(target, challenged=challenged)

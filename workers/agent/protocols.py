@@ -69,6 +69,16 @@ class Browser(Protocol):
         ...
 
 
+@runtime_checkable
+class PopupDismisser(Protocol):
+    """A browser that can dismiss a popup a run learned about (a consent banner), by the
+    role and accessible name of the element that dismissed it before (issue 21)."""
+
+    async def dismiss_popup(self, role: str, name: str) -> bool:
+        """True when the element was shown and clicked."""
+        ...
+
+
 @dataclass(frozen=True)
 class ToolCall:
     id: str
@@ -115,8 +125,8 @@ class MemoryStore(Protocol):
     """Where a run's Ledger is persisted (seed 000 §5.2) and cross-run memory is read.
 
     One store is bound to one task: the snapshot is rewritten on each update, steps, facts
-    and episodic notes are append-only, dead ends and learnings are kept per domain so the
-    next task on that domain starts with them.
+    and episodic notes are append-only; dead ends and learnings are kept per domain, and a
+    later run entering the domain reads them (dead ends only until they expire by cause).
     """
 
     async def save_ledger(self, snapshot: Mapping[str, Any]) -> None:
@@ -125,7 +135,9 @@ class MemoryStore(Protocol):
 
     async def append_step(self, outcome: StepOutcome) -> None: ...
 
-    async def append_fact(self, fact: Fact, domain: str) -> None: ...
+    async def append_fact(self, fact: Fact, domain: str, url: str = "") -> None:
+        """`url`: the page the fact was read on (a later run shows it with its age)."""
+        ...
 
     async def append_episodic(self, note: EpisodicNote) -> None: ...
 

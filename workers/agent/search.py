@@ -167,16 +167,16 @@ async def run_task(
         searched.step = 1
         result = await SearchWorker(fetcher, searched, sink).answer(task)
         found = substantive(result.answer, result.found)
-        await orchestrator.record(task.instruction, task.start_url, SEARCH, result.answer, found)
-        if found:
+        if found:  # a win is counted after the service's checks (workers/adapters/site_learning)
             return _answered(result.answer, searched, "answered by the search route")
+        # nothing found is the service's own finding: counted against the route now
+        await orchestrator.record(task.instruction, task.start_url, SEARCH, result.answer, False)
         fallback = RouteDecision(BROWSER, decision.confidence, decision.families, "search_fallback")
         await sink.emit(EventType.route_decided, fallback.event())
     async with open_browser() as browser:
         outcome = await run_agent(task, browser, llm, sink, memory=memory, config=config)
-    await orchestrator.record(
-        task.instruction, task.start_url, BROWSER, outcome.answer, outcome.success
-    )
+    # the route's outcome is recorded by the caller after its checks of the answer
+    # (grounding, output_schema, answer check): workers/adapters/site_learning.py
     if searched is None:
         return outcome
     return replace(

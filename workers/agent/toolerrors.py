@@ -66,6 +66,7 @@ class ToolError(StrEnum):
     guard_violation = "guard_violation"
     search_engine_refused = "search_engine_refused"
     challenge_pending = "challenge_pending"
+    guessed_url = "guessed_url"
     bot_block = "bot_block"
     http_error = "http_error"
     # a person's decision on a sensitive action (workers/agent/supervised.py)
@@ -159,6 +160,8 @@ HINTS: dict[ToolError, str] = {
     " box or navigation instead.",
     ToolError.challenge_pending: "That URL just showed a challenge page. Do not reload it;"
     " wait for a person to clear it or work elsewhere on the site.",
+    ToolError.guessed_url: "That URL's parameters are a guess. Reach that state through the"
+    " page (links, search box, filters); its URL pattern is then known.",
     ToolError.bot_block: "The site showed a CAPTCHA, bot check or regional block. Do not retry"
     " it; report that a person must clear it.",
     ToolError.http_error: "The server returned an error page. Try another URL on the site or"

@@ -27,7 +27,7 @@ from workers.agent.errors import FeedbackError
 from workers.agent.protocols import LLM, Action, ActionTarget, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.agent.tools import TOOLS, parse_action
-from workers.browser.act import actions, files, handlers, handlers_read, settle, verify
+from workers.browser.act import actions, files, handlers, handlers_read, popups, settle, verify
 from workers.browser.act.click import ClickPolicy, Hand
 from workers.browser.act.click_memory import ClickMemory, InMemoryClickMemory
 from workers.browser.act.dialogs import DialogDesk
@@ -231,6 +231,10 @@ class PageSession:
         return ToolResult(
             success=True, reason=f"Opened {self.page.url}", page_changed=before != url
         )
+
+    async def dismiss_popup(self, role: str, name: str) -> bool:
+        """A consent banner earlier runs dismissed, dismissed again (act/popups.py)."""
+        return await popups.dismiss(self, role, name)
 
     async def snapshot(self, fresh: bool | None = None) -> Snapshot:
         """New version, new refs; older refs become stale (perception.py)."""

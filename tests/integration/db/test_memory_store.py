@@ -7,7 +7,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -90,7 +90,8 @@ async def test_dead_ends_reach_the_next_task_on_the_domain_only(sessions: Sessio
 
     second = await _store(sessions)
     loaded = await second.load_domain_dead_ends("shop.test")
-    assert loaded == [dead]  # description, url, cause, step and signature survive
+    # description, url, cause and signature survive; the site row counts, not steps
+    assert loaded == [replace(dead, step=0, earlier=True)]
     assert await second.load_domain_dead_ends("other.test") == []
     assert await second.load_domain_learnings("SHOP.test") == {
         "route": {"kind": "browser", "confidence": 0.9}
@@ -143,3 +144,68 @@ async def test_writes_run_behind_the_caller_in_order(sessions: Sessions) -> None
     async with sessions() as s:
         rows = await repo.list_ledger_steps(s, task_id=task_id)
     assert [r.step for r in rows] == [1, 2, 3, 4, 5]
+
+
+async def test_site_dead_ends_count_repeats_and_expire_by_cause(sessions: Sessions) -> None:
+    """Issue 21: one row per (page, action) with a count, first/last seen and the runs; a
+    transient `network` dead end stops blocking after its expiry, a `policy_block` lasts."""
+    from datetime import UTC, datetime, timedelta
+
+    from workers.agent.ledger import DeadEnd
+
+    start = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    down = DeadEnd("navigate failed: 502", SHOP, "network", signature="navigate(url=/x)")
+    refused = DeadEnd(
+        'click button "Pay" failed: refused',
+        SHOP,
+        "policy_block",
+        signature='click button "pay"',
+        target='button "Pay"',
+    )
+    first, second = await _store(sessions), await _store(sessions)
+    for store in (first, second):
+        store.now = lambda: start
+        await store.record_dead_end("shop.test", down)
+        await store.record_dead_end("shop.test", refused)
+        await store.flush()
+    async with sessions() as s:
+        rows = await repo.list_site_dead_ends(s, tenant_id=DEFAULT_TENANT, domain="shop.test")
+    assert sorted((r.cause, r.count) for r in rows) == [("network", 2), ("policy_block", 2)]
+    row = next(r for r in rows if r.cause == "network")
+    assert (row.first_task_id, row.last_task_id) == (first.task_id, second.task_id)
+    assert row.expires_at is not None and row.last_seen is not None
+    assert next(r for r in rows if r.cause == "policy_block").expires_at is None
+
+    later = await _store(sessions)
+    later.now = lambda: start + timedelta(hours=1)
+    loaded = await later.load_domain_dead_ends("shop.test")
+    assert sorted((d.cause, d.count, d.earlier) for d in loaded) == [
+        ("network", 2, True),
+        ("policy_block", 2, True),
+    ]
+    assert next(d for d in loaded if d.cause == "policy_block").target == 'button "Pay"'
+    later.now = lambda: start + timedelta(days=30)
+    assert [d.cause for d in await later.load_domain_dead_ends("shop.test")] == ["policy_block"]
+
+
+async def test_learnings_keep_the_runs_that_wrote_them_and_a_site_can_be_forgotten(
+    sessions: Sessions,
+) -> None:
+    first, second = await _store(sessions), await _store(sessions)
+    await first.record_learning("shop.test", "url_templates", [{"pattern": "/p/{}"}])
+    await first.flush()
+    await second.record_learning("shop.test", "url_templates", [{"pattern": "/p/{}"}])
+    await second.record_dead_end("shop.test", Ledger("g").mark_dead_end("d", SHOP) or None)  # type: ignore[arg-type]
+    await second.flush()
+    async with sessions() as s:
+        (row,) = await repo.list_domain_learnings(s, tenant_id=DEFAULT_TENANT, domain="shop.test")
+        assert row.task_ids == [second.task_id, first.task_id] and row.hits == 2
+        domains = await repo.list_domains(s, tenant_id=DEFAULT_TENANT)
+        assert [(d["domain"], d["learnings"], d["dead_ends"]) for d in domains] == [
+            ("shop.test", 1, 1)
+        ]
+        assert await repo.list_domains(s, tenant_id="other") == []
+        assert await repo.forget_domain(s, tenant_id="other", domain="shop.test") == 0
+        assert await repo.forget_domain(s, tenant_id=DEFAULT_TENANT, domain="Shop.test") == 2
+        await s.commit()
+        assert await repo.list_domains(s, tenant_id=DEFAULT_TENANT) == []

@@ -70,6 +70,6 @@ async def test_a_run_leaves_its_ledger_and_the_next_run_starts_with_its_dead_end
         again = await repositories.get_ledger(s, task_id=second)
     assert again is not None
     # earlier runs on 127.0.0.1 in this test session may have left dead ends of their own
-    assert (url, "network") in [(d["url"], d["cause"]) for d in again.data["dead_ends"]]
+    assert (url, "network") in [(d["url"], d["cause"]) for d in again.data["remembered"]]
     async with sessions() as s:
         assert await repositories.list_dead_ends(s, tenant_id="default", task_id=second) == []

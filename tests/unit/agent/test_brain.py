@@ -177,7 +177,7 @@ async def test_failed_actions_become_dead_ends_that_the_next_run_starts_with() -
     first_prompt = second.prompts[0]
     ledger = next(m for m in first_prompt if "<ledger>" in str(m["content"]))
     assert 'hover button "Noop" failed' in ledger["content"]
-    assert store.snapshots[before]["dead_ends"][0]["description"] == recorded[0]["description"]
+    assert store.snapshots[before]["remembered"][0]["description"] == recorded[0]["description"]
 
 
 async def test_a_move_the_worker_calls_failed_becomes_a_dead_end() -> None:

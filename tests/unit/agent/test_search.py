@@ -7,6 +7,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from workers.adapters.site_learning import RunLearnings
 from workers.agent.protocols import AgentTask, Browser, FetchedPage, LLMReply
 from workers.agent.search import lookup_urls, run_task
 from workers.agent.testing import (
@@ -92,14 +93,17 @@ async def test_a_lookup_without_an_answer_falls_back_to_the_browser() -> None:
 async def test_the_circuit_breaker_answers_a_repeated_lookup_without_delegating() -> None:
     store = InMemoryMemoryStore()
     fetcher = FakeFetcher({WIKI: FetchedPage(WIKI, 200, "Norway", NORWAY)})
+    learn = RunLearnings("What is the capital of Norway")
     first = await run_task(
         task("What is the capital of Norway"),
         Opener(),
         FakeLLM([answer("Oslo")]),
-        RecordingSink(),
+        learn.watch_sink(RecordingSink()),
         memory=store,
         fetcher=fetcher,
     )
+    assert store.learnings == {}  # nothing is learned before the caller's checks
+    await learn.commit(store, first, WIKI)  # the checked outcome (workers/jobs.py)
     llm = FakeLLM([])
     again = await run_task(
         task("what is the capital of norway"),

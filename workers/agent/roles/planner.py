@@ -143,14 +143,17 @@ def planner_messages(
     return [
         {"role": "system", "content": prompts.load("planner_system.md").strip()},
         {"role": "user", "content": session},
-        {"role": "system", "content": ledger_block(render_planner_view(ledger))},
+        {"role": "system", "content": ledger_block(render_planner_view(ledger, observation))},
         {"role": "user", "content": request},
     ]
 
 
-def render_planner_view(ledger: Ledger) -> str:
-    """The Planner's view of the Ledger (seed 000 eq. 17 plus the checklist)."""
-    return render_planner(planner_view(ledger))
+def render_planner_view(ledger: Ledger, observation: Observation | None = None) -> str:
+    """The Planner's view of the Ledger (seed 000 eq. 17 plus the checklist); dead ends of
+    earlier runs only where they apply to the observed page."""
+    if observation is None:
+        return render_planner(planner_view(ledger))
+    return render_planner(planner_view(ledger, observation.url, observation.text))
 
 
 Prepare = Callable[[list[Message]], Awaitable[list[Message]]]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
 from workers.agent.protocols import ApprovalDecision, ApprovalRequest
+from workers.agent.site_memory import dead_end_expiry
 
 
 @dataclass
@@ -33,7 +35,8 @@ class RecordingSink:
 
 @dataclass
 class InMemoryMemoryStore:
-    """MemoryStore kept in dicts; `domain_dead_ends` outlives a task like the real tables."""
+    """MemoryStore kept in dicts; `domain_dead_ends` outlives a task like the real tables,
+    and loads like DbMemoryStore: one per (page, action), counted, unexpired by `now()`."""
 
     snapshots: list[dict[str, Any]] = field(default_factory=list)
     steps: list[StepOutcome] = field(default_factory=list)
@@ -41,6 +44,8 @@ class InMemoryMemoryStore:
     episodic: list[EpisodicNote] = field(default_factory=list)
     domain_dead_ends: dict[str, list[DeadEnd]] = field(default_factory=dict)
     learnings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    expiry: dict[tuple[str, str, str], datetime | None] = field(default_factory=dict)
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
     async def save_ledger(self, snapshot: Mapping[str, Any]) -> None:
         self.snapshots.append(dict(snapshot))
@@ -48,7 +53,7 @@ class InMemoryMemoryStore:
     async def append_step(self, outcome: StepOutcome) -> None:
         self.steps.append(outcome)
 
-    async def append_fact(self, fact: Fact, domain: str) -> None:
+    async def append_fact(self, fact: Fact, domain: str, url: str = "") -> None:
         self.facts.append((domain, fact))
 
     async def append_episodic(self, note: EpisodicNote) -> None:
@@ -56,9 +61,18 @@ class InMemoryMemoryStore:
 
     async def record_dead_end(self, domain: str, dead_end: DeadEnd) -> None:
         self.domain_dead_ends.setdefault(domain.lower(), []).append(dead_end)
+        self.expiry[(domain.lower(), *dead_end.key)] = dead_end_expiry(dead_end.cause, self.now())
 
     async def load_domain_dead_ends(self, domain: str) -> Sequence[DeadEnd]:
-        return list(self.domain_dead_ends.get(domain.lower(), ()))
+        now = self.now()
+        counted: dict[tuple[str, str], DeadEnd] = {}
+        for d in self.domain_dead_ends.get(domain.lower(), ()):
+            expires = self.expiry.get((domain.lower(), *d.key))
+            if expires is not None and expires <= now:
+                continue
+            prior = counted.get(d.key)
+            counted[d.key] = replace(d, earlier=True, count=d.count + (prior.count if prior else 0))
+        return list(counted.values())
 
     async def load_domain_learnings(self, domain: str) -> Mapping[str, Any]:
         return dict(self.learnings.get(domain.lower(), {}))

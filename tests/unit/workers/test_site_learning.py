@@ -1,0 +1,100 @@
+"""Site learnings are written only from the service's verified outcomes (issue 21): the
+route's win after the checks, bot walls as `bot_protected` (the click cascade's scripted tier
+is then never used), consent dismissals, URL templates and facts of checked successes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.contracts import EventType
+from workers.adapters.site_learning import RunLearnings
+from workers.agent.protocols import Action, AgentOutcome, ToolResult
+from workers.agent.testing import FakeBrowser, InMemoryMemoryStore, RecordingSink
+from workers.browser import click_memory
+
+HOME = "http://shop.test/"
+FILTERED = "http://shop.test/search?color=red&size=m"
+PAGES = {
+    HOME: [("button", "Accept all", None), ("link", "Red", FILTERED)],
+    FILTERED: [("link", "Kettle", HOME)],
+}
+WON = AgentOutcome("42", True, "succeeded", 3, 4, 100, 10)
+# the model claimed success; the answer check (or grounding, output_schema) failed it
+FAILED_BY_CHECKS = replace(WON, success=False, status="failed", error="answer_not_grounded")
+
+
+async def _run(learn: RunLearnings, *, cookie_banner: bool = True) -> None:
+    extra = "\nWe use cookies to improve your visit." if cookie_banner else ""
+    browser = learn.watch(FakeBrowser(PAGES, text_extra=extra))
+    sink = learn.watch_sink(RecordingSink())
+    await sink.emit(EventType.route_decided, {"kind": "browser"})
+    await browser.goto(HOME)
+    await browser.observe()
+    await browser.execute(Action("click", {"ref": "1:1"}))  # Accept all
+    await browser.execute(Action("navigate", {"url": FILTERED}))
+    await browser.observe()
+    await sink.emit(
+        EventType.fact_recorded,
+        {"key": "price", "value": "12 EUR", "category": "observation", "confidence": 1.0},
+    )
+
+
+async def test_a_run_the_checks_failed_is_no_route_win_and_teaches_no_site_facts() -> None:
+    store = InMemoryMemoryStore()
+    learn = RunLearnings("find a red kettle in size m", "task-1")
+    await _run(learn)
+    assert store.learnings == {}  # nothing before the checks
+    await learn.commit(store, FAILED_BY_CHECKS, HOME)
+    shop = store.learnings["shop.test"]
+    assert shop["route_stats"] == {"browser": [0, 1]}
+    assert set(shop) == {"route_stats", "route"}  # no templates, popups or facts
+
+    again = RunLearnings("find a red kettle in size m", "task-2")
+    await _run(again)
+    await again.commit(store, WON, HOME)
+    shop = store.learnings["shop.test"]
+    assert shop["route_stats"] == {"browser": [1, 2]}
+    assert [t["pattern"] for t in shop["url_templates"]] == ["/search?color=*&size=*"]
+    assert shop["url_templates"][0]["example"] == FILTERED
+    assert shop["url_templates"][0]["runs"] == ["task-2"]
+    assert shop["popups"][0] | {"last_seen": ""} == {
+        "kind": "consent",
+        "action": "click",
+        "role": "button",
+        "name": "Accept all",
+        "last_seen": "",
+    }
+    fact = shop["facts"][0]
+    assert (fact["key"], fact["value"], fact["url"]) == ("price", "12 EUR", FILTERED)
+
+
+async def test_an_accept_button_without_a_consent_banner_is_not_a_popup() -> None:
+    store = InMemoryMemoryStore()
+    learn = RunLearnings("find a red kettle", "t")
+    await _run(learn, cookie_banner=False)
+    await learn.commit(store, WON, HOME)
+    assert "popups" not in store.learnings["shop.test"]
+
+
+async def test_a_bot_wall_marks_the_domain_and_the_scripted_click_tier_is_never_used() -> None:
+    store = InMemoryMemoryStore()
+    learn = RunLearnings("read the page", "t")
+    inner = FakeBrowser(PAGES)
+    inner.fail["navigate"] = ToolResult(success=False, reason="captcha", error="bot_block")
+    browser = learn.watch(inner)
+    await browser.goto(HOME)
+    await browser.execute(Action("navigate", {"url": FILTERED}))
+    await learn.watch_sink(RecordingSink()).emit(
+        EventType.approval_requested,
+        {"kind": "challenge", "url": HOME, "element": "captcha, interstitial"},
+    )
+    await learn.commit(store, FAILED_BY_CHECKS, HOME)  # a sighting counts whatever the outcome
+    shop = store.learnings["shop.test"]
+    assert shop["bot_protected"] is True
+    assert shop["challenges"]["count"] == 2
+    assert shop["challenges"]["kinds"] == ["captcha", "interstitial"]
+
+    clicks = await click_memory.load(store, ["shop.test"])
+    assert "js" not in click_memory.tier_order(clicks, "shop.test", allow_untrusted=True)
+    fresh = await click_memory.load(InMemoryMemoryStore(), ["shop.test"])
+    assert "js" in click_memory.tier_order(fresh, "shop.test", allow_untrusted=True)
