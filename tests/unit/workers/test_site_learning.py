@@ -10,7 +10,7 @@ from app.contracts import EventType
 from workers.adapters.site_learning import RunLearnings
 from workers.agent.protocols import Action, AgentOutcome, ToolResult
 from workers.agent.testing import FakeBrowser, InMemoryMemoryStore, RecordingSink
-from workers.browser import click_memory
+from workers.browser.act import click_memory
 
 HOME = "http://shop.test/"
 FILTERED = "http://shop.test/search?color=red&size=m"
