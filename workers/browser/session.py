@@ -19,7 +19,16 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from playwright.async_api import ConsoleMessage, Dialog, Download, ElementHandle, Error, Frame, Page
+from playwright.async_api import (
+    ConsoleMessage,
+    Dialog,
+    Download,
+    ElementHandle,
+    Error,
+    Frame,
+    Page,
+    Request,
+)
 
 from app.settings import Settings
 from workers.adapters.secrets import SecretVault
@@ -35,7 +44,7 @@ from workers.browser.act.handlers import NAV_TIMEOUT_MS
 from workers.browser.act.humanize import Humanize
 from workers.browser.act.target_info import inspect as inspect_action_target
 from workers.browser.observe import frames, rerender
-from workers.browser.observe.perception import Perception
+from workers.browser.observe.perception import Perception, refusal_reason
 from workers.browser.observe.refs import RefError, RefTable, RefTarget, resolve
 from workers.browser.observe.snapshot import Snapshot
 from workers.browser.observe.vision import VisionBox
@@ -102,7 +111,13 @@ class PageSession:
         page.on("popup", self._on_popup)
         page.on("download", self._on_download)
         page.on("console", self._on_console)
+        page.on("requestfailed", self._on_request_failed)
         page.on("pageerror", lambda exc: self.console_errors.append(f"uncaught: {exc}"[:300]))
+
+    def _on_request_failed(self, request: Request) -> None:
+        """A refused navigation of the tab (perception leads back from its error page)."""
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            self.view.failed_navigation = (request.url, refusal_reason(request.failure))
 
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type == "error":

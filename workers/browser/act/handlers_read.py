@@ -16,7 +16,7 @@ from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions
 from workers.browser.act.chunks import chunk
 from workers.browser.runtime.regions import blackout
-from workers.browser.runtime.scripts import js
+from workers.browser.runtime.scripts import evaluate_settled, js
 
 if TYPE_CHECKING:
     from workers.agent.tools import args as a
@@ -211,7 +211,7 @@ INTERSTITIALS = ("cloudflare_interstitial", "text_challenge")
 
 async def dead_shell(page: Any, status: int | None) -> ToolResult | None:
     """Seed 000 §6.5: a 4xx/5xx or anti-bot page short-circuits the navigate (detect.js)."""
-    found = await page.main_frame.evaluate(js("detect.js"))
+    found = await evaluate_settled(page, js("detect.js"))  # after a redirect on load
     # whole-page challenges only: a form carrying a CAPTCHA widget is still a usable page
     blocks = [k for k in found["captcha"] if k in INTERSTITIALS]
     if blocks:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from playwright.async_api import Page
+from playwright.async_api import Error, Page
 
 from app.settings import Settings
 from workers.agent.errors import ConfigurationError
@@ -30,6 +30,7 @@ from workers.browser.observe.refs import RefTable
 from workers.browser.observe.snapshot import Snapshot, capture
 from workers.browser.observe.vision_observer import VisionObserver
 from workers.browser.runtime.regions import NO_REGIONS, HiddenRegions
+from workers.browser.runtime.scripts import NAVIGATION_TRIES, navigated_away, settle_navigation
 
 RECENT_VERSIONS = 10  # past snapshots kept to re-find the element of a stale ref
 
@@ -57,6 +58,8 @@ class Perception:
         self.navigated = False  # the main frame navigated since the last snapshot
         self.snap_fp: Fingerprint | None = None  # page fingerprint taken just before `last`
         self.stale_told: int | None = None  # stale snapshot version already explained
+        self.good_url = ""  # the last document that loaded (not an error page)
+        self.failed_navigation: tuple[str, str] | None = None  # url, why: set by the facade
         self._recent: dict[int, Snapshot] = {}
         self._cache: ObservationCache[Observation] = ObservationCache()
         self._vision = VisionObserver(llm, settings) if llm and settings.vision_enabled else None
@@ -83,17 +86,31 @@ class Perception:
         self.navigated = False
         self._cache.invalidate()
         self.snap_fp = None
-        snap, refs = await capture(
-            self.page,
-            version=self.version,
-            max_tokens=self.max_tokens,
-            hidden=self.hidden_regions,
-            fresh=fresh,
-        )
+        snap, refs = await self._capture(fresh)
         self.last, self.refs = snap, refs
+        if not is_error_page(snap.url) and snap.url != "about:blank":
+            self.good_url = snap.url
         self._recent = {v: s for v, s in self._recent.items() if v > snap.version - RECENT_VERSIONS}
         self._recent[snap.version] = snap
         return snap
+
+    async def _capture(self, fresh: bool | None) -> tuple[Snapshot, RefTable]:
+        """The walk of the current document; one replaced mid-walk (a redirect on load) is
+        waited out and walked again (runtime/scripts.py)."""
+        for attempt in range(NAVIGATION_TRIES):
+            try:
+                return await capture(
+                    self.page,
+                    version=self.version,
+                    max_tokens=self.max_tokens,
+                    hidden=self.hidden_regions,
+                    fresh=None if attempt else fresh,
+                )
+            except Error as exc:
+                if not navigated_away(exc) or attempt == NAVIGATION_TRIES - 1:
+                    raise
+                await settle_navigation(self.page)
+        raise AssertionError("unreachable")
 
     async def fingerprint(self) -> Fingerprint | None:
         try:
@@ -130,6 +147,7 @@ class Perception:
         settled = (
             await self._vision.settle(self.page.url) if mode == "vision" and self._vision else None
         )
+        note = await self._leave_error_page()
         # the fingerprint also says whether the document is unwalked, so a new snapshot
         # needs no check of its own before its first look (two round trips, two calls)
         fp = await self.fingerprint()
@@ -158,7 +176,7 @@ class Perception:
         obs = Observation(
             url=snap.url,
             title=snap.title,
-            text=text,
+            text=f"{note}\n{text}" if note else text,
             version=snap.version,
             refs=int(stats["refs"]),
             interactive=int(stats["interactive"]),
@@ -171,6 +189,32 @@ class Perception:
             self._cache.put(mode, fp, obs)
         self._vision_on = self._vision_on or mode == "vision"
         return obs
+
+    async def _leave_error_page(self) -> str:
+        """A navigation the browser refused (the URL policy, a network error) leaves the tab
+        on Chromium's error page: go back to the last page that loaded and say what was
+        refused, instead of showing the model `chrome-error://chromewebdata/`."""
+        if not is_error_page(self.page.url):
+            return ""
+        url, why = self.failed_navigation or ("the next page", "it failed")
+        self.failed_navigation = None
+        note = f"[navigation] Opening {url} was refused ({why})"
+        if self.good_url and self.good_url != url:
+            await self._back_to(self.good_url)
+            if not is_error_page(self.page.url):
+                note += f"; you are back on {self.good_url}, the last page that loaded"
+        self.navigated = True
+        self.forget_refs()
+        self.invalidate()
+        return note + "."
+
+    async def _back_to(self, url: str) -> None:
+        try:
+            if await self.page.go_back(wait_until="domcontentloaded") is None:
+                await self.page.goto(url, wait_until="domcontentloaded")
+        except Error:
+            return
+        await settle_navigation(self.page)
 
     def after_mutation(self) -> None:
         """A mutating action ran: start the background vision look (seed 000 §4.5 prefetch)."""
@@ -185,6 +229,18 @@ class Perception:
         """Stop a pending background vision look."""
         if self._vision is not None:
             await self._vision.close()
+
+
+def is_error_page(url: str) -> bool:
+    return url.startswith("chrome-error:")
+
+
+def refusal_reason(failure: str | None) -> str:
+    """A navigation's failure as a person would say it (Chromium's net:: code kept short)."""
+    text = failure or "it failed"
+    if "ERR_BLOCKED_BY_CLIENT" in text:
+        return "blocked by the URL policy"
+    return text.removeprefix("net::").replace("_", " ").lower()
 
 
 def _ms(started: float) -> float:

@@ -2,12 +2,20 @@
 Python that loads it (observe/js, act/js, runtime/js); `js(name)` finds a file by name.
 
 Data goes into a page only through `evaluate(script, arg)`; no script is built from data.
+`evaluate_settled` runs a script in the main frame's current document, waiting out a
+navigation that replaces the document mid-call (a start page that redirects on load).
 """
 
 from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from typing import Any
+
+from playwright.async_api import Error, Page
+
+NAVIGATION_TRIES = 4  # a page that redirects on load (meta refresh 0, location.replace)
+LOAD_WAIT_MS = 10_000
 
 ROOMS = ("workers.browser.observe", "workers.browser.act", "workers.browser.runtime")
 
@@ -27,3 +35,30 @@ def js_with(name: str, *helpers: str) -> str:
     """`name`'s function, called with its one argument followed by the helper functions."""
     calls = "".join(f", ({js(h)})" for h in helpers)
     return f"(arg) => ({js(name)})(arg{calls})"
+
+
+def navigated_away(exc: Error) -> bool:
+    """The document the script ran in was replaced while it ran (a redirect, a reload)."""
+    text = exc.message.lower()
+    return "execution context was destroyed" in text or ("navigat" in text and "context" in text)
+
+
+async def evaluate_settled(page: Page, script: str, arg: Any = None) -> Any:
+    """`script` in the main frame's current document: a navigation that replaces the
+    document mid-call is waited out (its new document loaded) and the call made again."""
+    for attempt in range(NAVIGATION_TRIES):
+        try:
+            return await page.main_frame.evaluate(script, arg)
+        except Error as exc:
+            if not navigated_away(exc) or attempt == NAVIGATION_TRIES - 1:
+                raise
+            await settle_navigation(page)
+    raise AssertionError("unreachable")
+
+
+async def settle_navigation(page: Page) -> None:
+    """Wait for the document a navigation brought to be parsed (errors: it is gone too)."""
+    try:
+        await page.wait_for_load_state("domcontentloaded", timeout=LOAD_WAIT_MS)
+    except Error:
+        return

@@ -1,0 +1,89 @@
+"""A start page that redirects at once is a page like any other (hardening issue, item 3).
+
+Measured before: `<meta http-equiv="refresh" content="0;url=/index.html">` as the start page
+failed the task `browser_error` ("Execution context was destroyed") with 0 model calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+from app.db.migrate import upgrade
+from bench.support import serve
+from tests.e2e.conftest import _settings, wait_terminal
+from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
+from tests.support.policies import latest_observation
+from workers.process.embedded import build_app
+
+PAGES = {
+    "/": '<!doctype html><meta http-equiv="refresh" content="0;url=/index.html"><p>moving</p>',
+    "/js": "<!doctype html><script>location.replace('/index.html')</script><p>moving</p>",
+    "/index.html": "<!doctype html><title>Home</title><h1>The code is HARBOUR-7</h1>",
+    "/away": '<!doctype html><meta http-equiv="refresh" content="0;url=http://169.254.169.254/'
+    'latest/"><p>moving</p>',
+}
+
+
+def page(request: Request) -> HTMLResponse:
+    return HTMLResponse(PAGES[request.url.path])
+
+
+def policy(request: dict[str, Any]) -> Reply:
+    obs = latest_observation(request)
+    if "was refused" in obs:
+        return tool_reply(
+            ("done", {"answer": "the page leads to a refused address", "success": False})
+        )
+    answer = "HARBOUR-7" if "HARBOUR-7" in obs else "not seen"
+    return tool_reply(("done", {"answer": answer, "success": answer != "not seen"}))
+
+
+@pytest.fixture(scope="module")
+def stack(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
+    data_dir: Path = tmp_path_factory.mktemp("redirect-data")
+    site = Starlette(routes=[Route(p, page) for p in PAGES])
+    with ScriptedLLMServer(policy) as llm, serve(site) as site_url:
+        settings = _settings(chromium_path, llm, data_dir)
+        upgrade(settings.effective_database_url)
+        with serve(build_app(settings)) as base_url:
+            yield base_url, site_url
+
+
+@pytest.mark.parametrize("path", ["/", "/js"])
+@pytest.mark.parametrize("attempt", [1, 2])
+def test_a_start_page_that_redirects_at_once_runs_the_task(
+    stack: tuple[str, str], path: str, attempt: int
+) -> None:
+    base_url, site_url = stack
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        body = {"instruction": "read the code", "start_url": f"{site_url}{path}"}
+        created = client.post("/v1/tasks", json=body)
+        assert created.status_code == 202, created.text
+        final = wait_terminal(client, created.json()["id"])
+    assert final["status"] == "succeeded", final
+    assert final["result"]["answer"] == "HARBOUR-7"
+    assert final["usage"]["llm_calls"] >= 1
+
+
+def test_a_start_page_that_redirects_to_a_refused_address_tells_the_model(
+    stack: tuple[str, str],
+) -> None:
+    """Not a browser error with no model call: the model is told what was refused."""
+    base_url, site_url = stack
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        body = {"instruction": "read the code", "start_url": f"{site_url}/away"}
+        created = client.post("/v1/tasks", json=body)
+        assert created.status_code == 202, created.text
+        final = wait_terminal(client, created.json()["id"])
+    assert final["error"] != "browser_error", final
+    assert final["usage"]["llm_calls"] >= 1, final
+    assert final["result"]["answer"] == "the page leads to a refused address", final
