@@ -122,10 +122,13 @@ def parse_worker_reply(reply: LLMReply) -> WorkerTurn:
 class Worker:
     """One Worker call over the messages the loop's history built."""
 
-    def __init__(self, llm: LLM, tools: Sequence[Mapping[str, Any]]) -> None:
-        self.llm, self.tools = llm, tuple(tools)
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
 
-    async def act(self, messages: list[Message]) -> tuple[LLMReply, WorkerTurn]:
-        call = RoleCall(WORKER, messages, tools=self.tools, tool_choice="auto")
+    async def act(
+        self, messages: list[Message], tools: Sequence[Mapping[str, Any]]
+    ) -> tuple[LLMReply, WorkerTurn]:
+        """One call with the tools offered on this step (workers/agent/tools/offer.py)."""
+        call = RoleCall(WORKER, messages, tools=tuple(tools), tool_choice="auto")
         reply = await call.send(self.llm)
         return reply, parse_worker_reply(reply)

@@ -341,3 +341,14 @@ class EvaluateScriptArgs(Args):
 class DoneArgs(Args):
     answer: Text
     success: bool
+
+
+def _names(value: Any) -> Any:
+    return [] if value in (None, "") else _text_list(value)
+
+
+class MoreToolsArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"names": "enable", "tools": "enable"}
+    enable: Annotated[list[str], BeforeValidator(_names)] = Field(
+        [], description="Tool names to add; omit to list them."
+    )

@@ -31,6 +31,7 @@ RAW_ARGUMENTS_KEY = "__raw_arguments__"
 MAX_ACTIONS_PER_STEP = 5  # seed 000 §4.1: at most five actions before re-evaluation
 MAX_BULK_ACTIONS = 30
 DONE = ToolName.done.value
+MORE_TOOLS = ToolName.more_tools.value
 
 
 @dataclass(frozen=True)
@@ -300,6 +301,13 @@ _SPECS: tuple[ToolSpec, ...] = (
         BulkArgs,
         "Run several independent actions in one call (e.g. fill a form); stops at the first "
         "failure. Each action is {tool: name, ...arguments}.",
+        (),
+        in_bulk=False,
+    ),
+    ToolSpec(
+        ToolName.more_tools,
+        a.MoreToolsArgs,
+        "List the tools not offered yet, or enable some by name.",
         (),
         in_bulk=False,
     ),
