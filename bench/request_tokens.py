@@ -17,7 +17,12 @@ Printed: per-call medians of the Worker requests and the tools' share, the whole
 of each loop (all its calls: Worker, Planner, summarizer) and their ratio, the endpoint's
 own input-token figure beside ours, and a table of each offered tool's schema tokens.
 
+`--checklist planner` runs the webagent loop with a Planner call at start (the checklist
+from the Planner) instead of the default (the checklist from the Worker's first turn), to
+compare what each costs; `--agents webagent` skips the naive run.
+
 Run: .venv/bin/python bench/request_tokens.py [--suite core] [--tasks a,b] [--json out.json]
+     [--checklist worker|planner] [--agents webagent,naive]
 """
 
 from __future__ import annotations
@@ -114,6 +119,19 @@ def tool_table(tools: Sequence[Mapping[str, Any]], enc: Any) -> list[tuple[str, 
 # --- the run ---------------------------------------------------------------------------------
 
 
+def _planner_at_start() -> None:
+    """The webagent runner with a Planner call before the first Worker step."""
+    from functools import partial
+
+    from workers.agent.brain import BrainConfig
+    from workers.agent.loop import run_agent
+    from workers.bench import miniwob
+
+    runner = partial(run_agent, config=BrainConfig(planner_at_start=True))
+    original = miniwob.agent_runner
+    miniwob.agent_runner = lambda kind: runner if kind == "webagent" else original(kind)  # type: ignore[assignment,return-value]
+
+
 def _run(agent: str, tasks: tuple[str, ...], seed: int) -> tuple[list[list[dict[str, Any]]], Any]:
     """One episode per task; returns each episode's requests and the bench report."""
     from app.settings import Settings
@@ -137,6 +155,8 @@ def _run(agent: str, tasks: tuple[str, ...], seed: int) -> tuple[list[list[dict[
 
 
 def summarize(episodes: list[list[dict[str, Any]]], report: Any, enc: Any) -> dict[str, Any]:
+    from bench.support import pct
+
     calls = [count_request(r, enc) for ep in episodes for r in worker_requests(ep)]
     every = [count_request(r, enc).total for ep in episodes for r in ep]
     totals = [c.total for c in calls]
@@ -146,13 +166,14 @@ def summarize(episodes: list[list[dict[str, Any]]], report: Any, enc: Any) -> di
         "worker_calls": len(calls),
         "all_calls": len(every),
         "median_worker_request": statistics.median(totals) if totals else 0,
-        "p90_worker_request": sorted(totals)[int(0.9 * (len(totals) - 1))] if totals else 0,
+        "p90_worker_request": pct(totals, 90) if totals else 0,
         "median_tools": statistics.median(c.tools for c in calls) if calls else 0,
         "median_system": statistics.median(c.system for c in calls) if calls else 0,
         "median_messages": statistics.median(c.messages for c in calls) if calls else 0,
         "tool_share": round(sum(c.tools for c in calls) / sum(totals), 3) if totals else 0,
         "images": sum(c.images for c in calls),
         "whole_run_tokens": sum(every),
+        "planner_calls": sum(1 for ep in episodes for r in ep if r.get("response_format")),
         "endpoint_input_tokens": report.overall.input_tokens,
     }
 
@@ -161,23 +182,27 @@ def _print(results: dict[str, dict[str, Any]], tools: list[tuple[str, int]], arg
     from bench.support import machine
 
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {machine()}")
-    print(f"# suite {args.suite}, {results[AGENTS[0]]['episodes']} tasks x 1 episode, seed 0")
+    first = next(iter(results.values()))
+    print(f"# suite {args.suite}, {first['episodes']} tasks x 1 episode, seed {args.seed}")
+    print(f"# checklist from: {args.checklist}")
     print(
         "| loop | success | Worker calls | median Worker request | p90 | median tools | "
-        "tools share | median system | median messages | images | whole-run tokens "
-        "(all calls) | endpoint's input tokens |"
+        "tools share | median system | median messages | images | Planner calls | whole-run "
+        "tokens (all calls) | endpoint's input tokens |"
     )
-    print("|" + "---|" * 12)
+    print("|" + "---|" * 13)
     for agent, r in results.items():
         print(
             f"| {agent} | {r['success_rate']:.1%} | {r['worker_calls']} | "
             f"{r['median_worker_request']:,.0f} | {r['p90_worker_request']:,} | "
             f"{r['median_tools']:,.0f} | {r['tool_share']:.1%} | {r['median_system']:,.0f} | "
-            f"{r['median_messages']:,.0f} | {r['images']} | {r['whole_run_tokens']:,} | "
+            f"{r['median_messages']:,.0f} | {r['images']} | {r['planner_calls']} | "
+            f"{r['whole_run_tokens']:,} | "
             f"{r['endpoint_input_tokens']:,} |"
         )
-    ours, naive = results["webagent"]["whole_run_tokens"], results["naive"]["whole_run_tokens"]
-    if naive:
+    ours = results.get("webagent", {}).get("whole_run_tokens", 0)
+    naive = results.get("naive", {}).get("whole_run_tokens", 0)
+    if ours and naive:
         print(f"\nwhole-run tokens webagent / naive: {ours / naive:.2f}")
     print("\n| tool | tokens |\n|---|---|")
     for name, tokens in tools:
@@ -191,7 +216,11 @@ def main() -> None:
     parser.add_argument("--tasks", default=None, help="comma-separated task names")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--checklist", choices=("worker", "planner"), default="worker")
+    parser.add_argument("--agents", default=",".join(AGENTS))
     args = parser.parse_args()
+    if args.checklist == "planner":
+        _planner_at_start()
     from workers.agent.tools import worker_tools
     from workers.bench.server import available_tasks
     from workers.bench.suite import resolve_tasks
@@ -200,7 +229,7 @@ def main() -> None:
     tasks = resolve_tasks(suite=args.suite, tasks=names, available=available_tasks())
     enc = o200k()
     results = {}
-    for agent in AGENTS:
+    for agent in args.agents.split(","):
         episodes, report = _run(agent, tasks, args.seed)
         results[agent] = summarize(episodes, report, enc)
     registry = tool_table(worker_tools(allow_scripts=True, vision=True), enc)

@@ -353,6 +353,8 @@ class LedgerHistory:
             messages.append(assistant_message(self._last, with_content=False))
             messages.extend(tool_messages(self._last))
         notes = [observation_notes(self._last, step, self._task.max_steps), *self.notes]
+        if self._last is None and not self._ledger.checklist:  # seed 004 §3.2, from step 1
+            notes.append(prompts.load("checklist_ask.md").strip())
         self.notes = []
         current = observation_message(
             observation,

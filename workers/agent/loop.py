@@ -229,6 +229,14 @@ class AgentLoop:
         verdict = await self.brain.review(self.ledger, step, state, Trigger.completion, claim)
         if verdict.done:
             return Ending.finished(verdict.final_answer or claim.answer, verdict.success)
+        if self.brain.rejected_out():
+            why = verdict.challenges or verdict.reasoning or "; ".join(verdict.next_steps)
+            return Ending(
+                TaskStatus.failed,
+                answer=claim.answer,
+                error=ErrorCode.gave_up,
+                reason=f"the Planner rejected completion {self.brain.rejections} times: {why}",
+            )
         return None
 
 
