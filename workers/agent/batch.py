@@ -27,6 +27,8 @@ from workers.agent.roles.planner import CompletionClaim
 from workers.agent.step_events import action_event
 from workers.agent.task_profiles import ProfileGuard
 from workers.agent.tools import DONE, MAX_ACTIONS_PER_STEP, is_page_changing, parse_action
+from workers.agent.tools.offer import ToolOffer
+from workers.agent.tools.registry import MORE_TOOLS
 
 # failures that say "re-read the page", not "this path leads nowhere"
 NOT_DEAD_ENDS = frozenset(
@@ -57,6 +59,12 @@ class Batch:
         return any(not ex.result.success for ex in self.executed)
 
 
+def _tools_of(action: Action) -> list[str]:
+    """The tool an action calls, and a bulk call's inner tools."""
+    inner = action.args.get("actions", ()) if action.name == "bulk" else ()
+    return [action.name, *(str(step.get("tool")) for step in inner)]
+
+
 def changed_page(executed: ExecutedCall) -> bool:
     """Algorithm 1 line 18: a page-changing action that succeeded ends the batch."""
     action, result = executed.action, executed.result
@@ -74,6 +82,7 @@ class BatchRunner:
     profile: ProfileGuard
     ledger: Ledger
     usage: Usage
+    offer: ToolOffer
 
     async def run(self, step: int, calls: tuple[ToolCall, ...], state: Observation) -> Batch:
         batch = Batch()
@@ -112,7 +121,10 @@ class BatchRunner:
             result = refusal
         elif action.name == DONE:
             result = ToolResult(success=True, reason="finished")
+        elif action.name == MORE_TOOLS:
+            result = self.offer.more_tools(action.args.get("enable", ()))
         else:
+            self.offer.enable(_tools_of(action))  # a tool it was not offered, now it is
             result = await self.navigation.execute(action)
         repeated = self.ingest(step, action, result, state)
         await self.emit(step, action, result)

@@ -3,7 +3,12 @@
 `Brain` holds what the browser loop adds around the Worker:
 - when the Planner runs (Algorithm 1 line 10: s mod N = 0, N = PLANNER_EVERY_N_STEPS,
   default 4; after `failures_before_review` failed steps in a row; on a completion claim;
-  optionally at start) and the single verification pass of seed 001 App. A.4;
+  optionally at start) and seed 001 App. A.4's verification pass, on every success claim
+  (issue 22), bounded: after `max_rejections` rejected claims the run ends failed with the
+  Planner's reason;
+- the seed 004 §3.2 checklist from the start: the Worker's first turn writes its 2-6 items
+  (issue 22 measured this against a Planner call at start: docs/benchmarks.md), and the
+  Planner's first call writes it when the Worker did not;
 - Ingest: each step's StepOutcome, the Worker's facts, one checklist update per step, a
   dead end when the Worker reports that its previous move led nowhere, navigation
   checkpoints, and the adaptive memory of seed 004 §3.4;
@@ -64,6 +69,7 @@ class BrainConfig:
     planner_every_n_steps: int = 4  # N of Algorithm 1 (PLANNER_EVERY_N_STEPS)
     failures_before_review: int = 2  # failed steps in a row that call the Planner early
     planner_at_start: bool = False  # a Planner call before the first Worker step
+    max_rejections: int = 2  # K: rejected completion claims before the run ends failed
 
 
 def element_label(page_text: str, ref: str) -> str:
@@ -132,7 +138,8 @@ class Brain:
     ) -> None:
         self.planner, self.adaptive, self.memory = planner, adaptive, memory
         self.sink, self.history, self.config = sink, history, config
-        self.verified = False  # seed 001 A.4: at most one verification pass per run
+        self.verified = False  # a claim was verified (a failure claim is, at most once)
+        self.rejections = 0  # completion claims the Planner did not accept
         self.failed_streak = 0
         self._checklist_step = 0  # the step whose one checklist update is spent
         self._last_move: tuple[str, str, str] | None = None  # (url, description, signature)
@@ -200,8 +207,10 @@ class Brain:
         return None
 
     def should_verify(self, claim: CompletionClaim, executed: Sequence[ExecutedCall]) -> bool:
-        """A claim is verified once; a failure claimed on a first step that did nothing
-        else has nothing to verify (no plan, no progress) and ends the run."""
+        """Every success claim is verified (bounded by `rejected_out`); a failure claim once,
+        and not when claimed on a first step that did nothing else (nothing to verify)."""
+        if claim.success:
+            return True
         if self.verified:
             return False
         first_and_only = claim.step == 1 and all(
@@ -236,6 +245,7 @@ class Brain:
             self._checklist_step = step  # an item changed (creating the list alone is not one)
         if claim is not None:
             self.verified = True
+            self.rejections += not verdict.done
             if not verdict.done:
                 self.history.notes.append(
                     "The Planner did not accept completion yet: "
@@ -249,6 +259,10 @@ class Brain:
         await self.sink.emit(EventType.plan_updated, payload)
         await self.persist(ledger, step)
         return verdict
+
+    def rejected_out(self) -> bool:
+        """K claims rejected: the run ends failed instead of claiming again."""
+        return self.rejections >= self.config.max_rejections
 
     # -- Ingest -------------------------------------------------------------------------------
     async def ingest(
@@ -270,6 +284,8 @@ class Brain:
                 signature=signature,
             )
         self._last_move = self._move_of(executed, state)
+        if notes.plan and not ledger.checklist:  # the Worker's first turn writes the checklist
+            ledger.set_checklist(notes.plan)
         for key, value in notes.facts:
             ledger.record_fact(key, value, category="observation", confidence=0.8, step=step)
         for ex in executed:  # the record_fact tool writes to the Ledger too

@@ -117,10 +117,12 @@ def _call_arguments(executed: ExecutedCall) -> str:
     return json.dumps(dict(call.arguments), ensure_ascii=False, default=str)
 
 
-def assistant_message(record: StepRecord) -> Message:
-    """The model's own turn, replayed so the tool messages that follow are well-formed."""
+def assistant_message(record: StepRecord, *, with_content: bool = True) -> Message:
+    """The model's own turn, replayed so the tool messages that follow are well-formed.
+    `with_content=False`: its text (the step's notes) is shown elsewhere, by the Ledger."""
     # content may be null beside tool calls; a bare empty string is refused by some servers
-    content = record.content or (None if record.calls else "(no reply)")
+    text = record.content if with_content or not record.calls else None
+    content = text or (None if record.calls else "(no reply)")
     message: Message = {"role": "assistant", "content": content}
     if record.calls:
         message["tool_calls"] = [
@@ -146,20 +148,26 @@ def _short(value: Any) -> str:
     return text if len(text) <= LINE_ARG_CHARS else text[: LINE_ARG_CHARS - 1] + "…"
 
 
+def _short_call(name: str, args: Mapping[str, Any]) -> str:
+    """`type(ref=1:3,text=Ada)`; a bulk call as its actions: `bulk[click(ref=1:2); ...]`."""
+    if name == "bulk":
+        steps = args.get("actions", ())
+        return "bulk[" + "; ".join(_short_call(s["tool"], s["args"]) for s in steps) + "]"
+    return f"{name}(" + ",".join(f"{k}={_short(v)}" for k, v in args.items()) + ")"
+
+
 def call_line(executed: ExecutedCall) -> str:
     """`click(ref=3:4) -> ok, page changed`: one executed call on one line."""
     if executed.action is not None:
-        args: Mapping[str, Any] = redacted_args(executed.action)
-        name = executed.action.name
+        shown = _short_call(executed.action.name, redacted_args(executed.action))
     else:
-        args, name = {}, executed.call.name
-    rendered = ",".join(f"{k}={_short(v)}" for k, v in args.items())
+        shown = f"{executed.call.name}()"
     result = executed.result
     if result.success:
         outcome = "ok, page changed" if result.page_changed else "ok"
     else:
         outcome = f"failed {result.error or ''}".strip()
-    return f"{name}({rendered}) -> {outcome}"
+    return f"{shown} -> {outcome}"
 
 
 def step_line(record: StepRecord) -> str:
@@ -341,10 +349,12 @@ class LedgerHistory:
     ) -> list[Message]:
         self.current_url = observation.url
         messages = [*self._head, self.ledger_message(observation.url)]
-        if self._last is not None and self._last.calls:
-            messages.append(assistant_message(self._last))
+        if self._last is not None and self._last.calls:  # its notes are in the Ledger block
+            messages.append(assistant_message(self._last, with_content=False))
             messages.extend(tool_messages(self._last))
         notes = [observation_notes(self._last, step, self._task.max_steps), *self.notes]
+        if self._last is None and not self._ledger.checklist:  # seed 004 §3.2, from step 1
+            notes.append(prompts.load("checklist_ask.md").strip())
         self.notes = []
         current = observation_message(
             observation,

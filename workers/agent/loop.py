@@ -31,7 +31,7 @@ from app.contracts import ErrorCode, EventType, TaskStatus
 from workers.agent.batch import Batch, BatchRunner
 from workers.agent.brain import Brain, BrainConfig, Trigger
 from workers.agent.endings import Ending, Usage
-from workers.agent.errors import AgentError, TaskCancelled
+from workers.agent.errors import AgentError, TaskCancelled, recovery_signal
 from workers.agent.history import CompressedHistory, History, StepRecord, call_line
 from workers.agent.ledger import Ledger, StepOutcome, domain_of
 from workers.agent.metered import MeteredLLM
@@ -53,7 +53,8 @@ from workers.agent.screenshots import StepScreenshots
 from workers.agent.site_memory import SiteMemory
 from workers.agent.step_events import observation_event
 from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
-from workers.agent.tools import worker_tools
+from workers.agent.tools.offer import ToolOffer
+from workers.agent.tools.registry import MORE_TOOLS
 
 __all__ = ["AgentLoop", "Ending", "Usage", "run_agent", "run_worker_loop", "run_worker_only"]
 
@@ -71,22 +72,27 @@ class AgentLoop:
         *,
         ledger: Ledger | None = None,
         brain: Brain | None = None,
+        every_tool: bool = False,
     ) -> None:
         self.task, self.browser, self.sink = task, browser, sink
         self.llm = llm if isinstance(llm, MeteredLLM) else MeteredLLM(llm, sink)
         self.history, self.brain = history, brain
         self.ledger = ledger if ledger is not None else Ledger(task.instruction)
-        offered = worker_tools(
+        self.offer = ToolOffer(
+            instruction=task.instruction,
             allow_scripts=task.allow_scripts,
             vision=task.look_tool,
             only=allowed_tools(task.task_profile),
+            every=every_tool,
         )
-        self.worker = Worker(self.llm, offered)
+        self.worker = Worker(self.llm)
         self.usage = Usage()
         self.navigation = GuardedNavigation(browser, task)
         self.screenshots = StepScreenshots(browser, sink)
         profile = ProfileGuard.for_task(task.task_profile)
-        self.actions = BatchRunner(sink, self.navigation, profile, self.ledger, self.usage)
+        self.actions = BatchRunner(
+            sink, self.navigation, profile, self.ledger, self.usage, self.offer
+        )
         self._nudged_last = False
 
     async def run(self) -> AgentOutcome:
@@ -176,6 +182,7 @@ class AgentLoop:
         self._nudged_last = False
         await self.screenshots.captured()
         batch = await self.actions.run(step, turn.calls, state)  # lines 16-20
+        self.offer.enable_mentioned(_result_texts(batch))
         self.history.record(StepRecord(step, state.url, turn.content, tuple(batch.executed)), state)
         await self._ingest_step(step, state, turn, batch)
         if batch.claim is not None:
@@ -195,7 +202,7 @@ class AgentLoop:
         messages = self.history.messages(state, step)
         if self.brain is not None:
             messages = await self.brain.evict(messages, self.ledger, step, state.url)
-        _, turn = await self.worker.act(messages)
+        _, turn = await self.worker.act(messages, self.offer.tools(state.text))
         if turn.from_text:
             self.usage.text_actions += 1
         return turn
@@ -245,17 +252,46 @@ class AgentLoop:
         verdict = await self.brain.review(self.ledger, step, state, Trigger.completion, claim)
         if verdict.done:
             return Ending.finished(verdict.final_answer or claim.answer, verdict.success)
+        if self.brain.rejected_out():
+            why = verdict.challenges or verdict.reasoning or "; ".join(verdict.next_steps)
+            return Ending(
+                TaskStatus.failed,
+                answer=claim.answer,
+                error=ErrorCode.gave_up,
+                reason=f"the Planner rejected completion {self.brain.rejections} times: {why}",
+            )
         return None
 
 
 HistoryFactory = Callable[[AgentTask], History]
 
 
+def _result_texts(batch: Batch) -> list[str]:
+    """What the step's tool results said: tools they name join the offer (not the
+    more_tools listing, which names every tool the model may still enable)."""
+    texts = []
+    for ex in batch.executed:
+        if ex.action is not None and ex.action.name == MORE_TOOLS:
+            continue
+        result = ex.result
+        texts += [result.reason or "", *(str(a) for a in result.alternatives)]
+        if not result.success:
+            texts.append(recovery_signal(result.error) or "")
+    return texts
+
+
 async def run_worker_loop(
-    task: AgentTask, browser: Browser, llm: LLM, sink: EventSink, history: History
+    task: AgentTask,
+    browser: Browser,
+    llm: LLM,
+    sink: EventSink,
+    history: History,
+    *,
+    every_tool: bool = False,
 ) -> AgentOutcome:
-    """The Worker alone with an explicit history (the naive and Worker-only baselines)."""
-    return await AgentLoop(task, browser, llm, sink, history).run()
+    """The Worker alone with an explicit history (the naive and Worker-only baselines);
+    `every_tool`: the whole registry on every call instead of tools by need."""
+    return await AgentLoop(task, browser, llm, sink, history, every_tool=every_tool).run()
 
 
 async def run_worker_only(

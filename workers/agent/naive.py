@@ -1,9 +1,10 @@
 """The baseline the benchmarks compare against: a single Worker that keeps everything.
 
 Same tools, same execution and the same loop as `run_agent`; what differs is what the model
-reads: the whole page every step (observation mode "full", no trimming) and every page it
-ever saw kept in the conversation verbatim (the linear token growth seed 003 §6 and seed 000
-§5.1 describe), with no compression and no eviction.
+reads: every tool of the registry on every call (no tools by need), the whole page every
+step (observation mode "full", no trimming) and every page it ever saw kept in the
+conversation verbatim (the linear token growth seed 003 §6 and seed 000 §5.1 describe),
+with no compression and no eviction.
 """
 
 from __future__ import annotations
@@ -51,4 +52,4 @@ async def run_naive(task: AgentTask, browser: Browser, llm: LLM, sink: EventSink
     """Run the comparison baseline: whole-page observations ("full", whatever
     `task.observation_mode` says) and the full history."""
     task = replace(task, observation_mode=FULL_OBSERVATION)
-    return await run_worker_loop(task, browser, llm, sink, FullHistory(task))
+    return await run_worker_loop(task, browser, llm, sink, FullHistory(task), every_tool=True)

@@ -68,6 +68,7 @@ _READ = frozenset(
         "record_fact",
         "bulk",
         "done",
+        "more_tools",
     }
 )
 _RESEARCH = _READ | {"click", "type", "press_key", "hover", "focus", "tabs", "search"}

@@ -32,7 +32,7 @@ from workers.agent.protocols import (
 )
 from workers.bench.report import BenchReport, EpisodeResult, Outcome, RunConfig, build_report
 from workers.bench.server import MiniWobServer
-from workers.browser.observe import views
+from workers.browser.observe import tokens, views
 from workers.browser.observe.miniwob_page import EpisodeState, MiniWobPage, MiniWobPageError
 from workers.browser.runtime.pool import BrowserPool
 from workers.browser.session import PageSession
@@ -334,6 +334,7 @@ async def run_benchmark(
     on_episode: Callable[[EpisodeResult], None] | None = None,
 ) -> BenchReport:
     """Run every (task, episode) pair, `concurrency` at a time, and aggregate the results."""
+    tokens.warm_in_background()  # the o200k vocabulary loads while Chromium starts
     settings = bench_settings(settings, options.concurrency)
     problem = views.configuration_problem(options.observation_mode, settings)
     if problem is not None:

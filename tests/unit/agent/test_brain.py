@@ -108,14 +108,41 @@ async def test_planner_at_start_plans_before_the_first_worker_step() -> None:
     assert [i["text"] for i in first["checklist"]] == ["Carry out the task", "Report the result"]
 
 
-async def test_rejected_claim_continues_and_a_second_claim_ends_the_run() -> None:
+async def test_every_success_claim_is_verified_and_k_rejections_end_the_run_failed() -> None:
+    """Issue 22: a second `done` goes through the Planner too; after K rejections the run
+    ends failed with the Planner's reason (seed 001 App. A.4's pass, bounded)."""
     rejecting = side({"done": False, "challenges": "the cart is still empty"})
     llm = FakeLLM([done("early"), scroll(), done("second")], rejecting)
     sink = RecordingSink()
-    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, sink)
-    assert (outcome.success, outcome.answer, outcome.steps) == (True, "second", 3)
-    assert roles(llm).count("planner") == 1  # seed 001 A.4: one verification per run
+    outcome = await run_agent(
+        task(), FakeBrowser(PAGES), llm, sink, config=BrainConfig(max_rejections=2)
+    )
+    assert (outcome.success, outcome.status, outcome.steps) == (False, "failed", 3)
+    assert roles(llm).count("planner") == 2  # both claims verified
+    assert "the cart is still empty" in outcome.reason and outcome.answer == "second"
     assert "the cart is still empty" in llm.prompts[1][-1]["content"]
+
+
+async def test_a_rejected_claim_continues_and_an_accepted_one_ends_the_run() -> None:
+    verdicts = side({"done": False, "challenges": "not yet"}, {"done": True, "final_answer": "2"})
+    llm = FakeLLM([done("early"), scroll(), done("second")], verdicts)
+    outcome = await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    assert (outcome.success, outcome.answer, outcome.steps) == (True, "2", 3)
+    assert roles(llm).count("planner") == 2
+
+
+async def test_the_checklist_comes_from_the_workers_first_turn() -> None:
+    """Issue 22: the 2-6 item checklist exists from step 1, without a Planner call."""
+    items = ["Open the item list", "Open the item", "Buy the item"]
+    llm = FakeLLM([with_notes(scroll(), checklist=items), done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    await run_agent(task(), FakeBrowser(PAGES), llm, sink)
+    assert roles(llm)[:2] == ["worker", "worker"]  # no Planner call before the claim
+    first = llm.prompts[0][-1]["content"]
+    assert '"checklist": [' in first  # the first turn is asked for it
+    second = "\n".join(str(m["content"]) for m in llm.prompts[1])
+    assert "[ ] 1. Open the item list" in second and "[ ] 3. Buy the item" in second
+    assert '"checklist": [' not in llm.prompts[1][-1]["content"]  # asked once
 
 
 async def test_only_the_planner_declares_done() -> None:

@@ -22,6 +22,7 @@ from workers.agent.testing import (
     RecordingSink,
     reply,
 )
+from workers.agent.tools.offer import ToolOffer
 from workers.agent.tools.registry import TOOLS
 
 HOME = "http://shop.example/"
@@ -62,7 +63,8 @@ def tool_results(prompt: list[Any]) -> list[dict[str, Any]]:
         ("assistant", {"click", "type", "press_key", "tabs", "select_option"}, {"read_text"}),
         ("research", {"upload_file", "select_option", "evaluate_script"}, {"click", "type"}),
         ("data_entry", {"tabs", "evaluate_script", "drag"}, {"type", "select_option"}),
-        ("general", set(), {"click", "type", "tabs", "drag"}),
+        # tools by need: the page's searchbox brings `search`; tabs and drag wait for a need
+        ("general", set(), {"click", "type", "search", "more_tools"}),
     ],
 )
 async def test_a_profile_offers_only_its_tools(
@@ -74,6 +76,10 @@ async def test_a_profile_offers_only_its_tools(
     assert not offered & absent
     assert present <= offered
     assert "done" in offered
+    bound = allowed_tools(profile)  # what more_tools may still enable: the profile's tools only
+    may = ToolOffer(instruction="x", only=bound)
+    assert not {n for n in absent if may.allows(n)}
+    assert bound is not None or (may.allows("tabs") and may.allows("drag"))
 
 
 def test_every_profile_names_only_registered_or_workflow_tools() -> None:

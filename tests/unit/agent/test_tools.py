@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from workers.agent.errors import FeedbackError
@@ -29,7 +31,7 @@ def test_every_registered_tool_has_a_generated_schema() -> None:
     for tool in worker_tools(allow_scripts=True):
         params = tool["function"]["parameters"]
         assert params["type"] == "object"
-        assert set(params["required"]) <= set(params["properties"])
+        assert set(params.get("required", ())) <= set(params["properties"])
         text = str(params)
         assert "$ref" not in text and "anyOf" not in text and "'title'" not in text
 
@@ -192,3 +194,40 @@ def test_bulk_steps_are_validated_and_normalised() -> None:
     )
     shown = redacted_args(action)["actions"][2]["args"]
     assert shown["text"] == "***"
+
+
+NOISE = {"minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"}
+
+
+def _keys(node: object) -> set[str]:
+    if isinstance(node, dict):
+        found = set(node)
+        for key, value in node.items():
+            found |= (
+                _keys(value)
+                if key != "properties"
+                else set().union(*(_keys(v) for v in value.values()))
+            )
+        return found
+    if isinstance(node, list):
+        return set().union(*(_keys(v) for v in node)) if node else set()
+    return set()
+
+
+def test_schemas_are_compact_no_bound_noise_no_repeated_ref_text() -> None:
+    """Issue 22: bounds are checked on the call (a FeedbackError names them), refs are
+    explained once in the system prompt, not in every ref parameter."""
+    for tool in worker_tools(allow_scripts=True, vision=True):
+        params = tool["function"]["parameters"]
+        assert not _keys(params) & NOISE, tool["function"]["name"]
+        assert "Element ref" not in json.dumps(params), tool["function"]["name"]
+    with pytest.raises(FeedbackError, match="hold_ms"):
+        parse_action(call("click", ref="1:2", hold_ms=999_999))
+
+
+def test_the_core_tools_fit_in_a_small_block() -> None:
+    from bench.request_tokens import o200k, tool_table
+    from workers.agent.tools.offer import ToolOffer
+
+    rows = tool_table(ToolOffer(instruction="x").tools(""), o200k())
+    assert sum(tokens for _, tokens in rows) <= 700, rows

@@ -4,7 +4,8 @@ It sees its role-sliced view of the Ledger and the current page and answers with
 (at most five run per step; a successful page-changing action ends the batch) plus the
 self-summary of seed 003 §6.3: `evaluation_previous_goal`, `memory`, `next_goal`, written as
 a JSON object in the message content or as extra arguments of a tool call. Optional `facts`
-({key: value}) and `checklist` ({"id", "status"}) feed the Ledger too.
+({key: value}) and `checklist` ({"id", "status"}) feed the Ledger too; on the first turn
+`checklist` is the list of 2-6 items of seed 004 §3.2 (the Ledger's checklist from step 1).
 
 A reply with no tool call whose text spells an action as JSON ({"action": "click", "args":
 {...}}, {"name": ..., "arguments": ...} or a list under "actions") is parsed with seed 002's
@@ -38,6 +39,7 @@ class WorkerNotes:
     next_goal: str = ""
     facts: tuple[tuple[str, str], ...] = ()
     checklist: tuple[int, str] | None = None
+    plan: tuple[str, ...] = ()  # a new checklist's items (the first turn's `checklist` list)
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,12 @@ def _checklist(value: Any) -> tuple[int, str] | None:
         return int(value["id"]), str(value["status"])
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _plan(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(as_text(v) for v in value if as_text(v))
 
 
 def _facts(value: Any) -> tuple[tuple[str, str], ...]:
@@ -76,6 +84,7 @@ def notes_from(sources: Sequence[Mapping[str, Any]]) -> WorkerNotes:
         next_goal=as_text(first("next_goal")),
         facts=_facts(first("facts")),
         checklist=_checklist(first("checklist")),
+        plan=_plan(first("checklist")),
     )
 
 
@@ -122,10 +131,13 @@ def parse_worker_reply(reply: LLMReply) -> WorkerTurn:
 class Worker:
     """One Worker call over the messages the loop's history built."""
 
-    def __init__(self, llm: LLM, tools: Sequence[Mapping[str, Any]]) -> None:
-        self.llm, self.tools = llm, tuple(tools)
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
 
-    async def act(self, messages: list[Message]) -> tuple[LLMReply, WorkerTurn]:
-        call = RoleCall(WORKER, messages, tools=self.tools, tool_choice="auto")
+    async def act(
+        self, messages: list[Message], tools: Sequence[Mapping[str, Any]]
+    ) -> tuple[LLMReply, WorkerTurn]:
+        """One call with the tools offered on this step (workers/agent/tools/offer.py)."""
+        call = RoleCall(WORKER, messages, tools=tuple(tools), tool_choice="auto")
         reply = await call.send(self.llm)
         return reply, parse_worker_reply(reply)

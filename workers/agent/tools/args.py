@@ -47,16 +47,9 @@ def _text_list(value: Any) -> Any:
     return [scalar_text(v) for v in items]
 
 
-Ref = Annotated[
-    str,
-    BeforeValidator(normalize_ref),
-    Field(description="Element ref from the snapshot, e.g. '3:12'."),
-]
-OptRef = Annotated[
-    str | None,
-    BeforeValidator(_optional_ref),
-    Field(description="Element ref from the snapshot, e.g. '3:12'."),
-]
+# refs are explained once, in the system prompt, not in every ref parameter (issue 22)
+Ref = Annotated[str, BeforeValidator(normalize_ref)]
+OptRef = Annotated[str | None, BeforeValidator(_optional_ref)]
 Text = Annotated[str, BeforeValidator(scalar_text)]
 TextList = Annotated[list[str], BeforeValidator(_text_list), Field(min_length=1)]
 
@@ -115,11 +108,7 @@ def _modifiers(value: Any) -> Any:
     return [normalize_key(str(v).strip()) if len(str(v).strip()) > 1 else v for v in items]
 
 
-Modifiers = Annotated[
-    list[Modifier],
-    BeforeValidator(_modifiers),
-    Field(description="Keys held during the click: Shift, Control, Alt, Meta."),
-]
+Modifiers = Annotated[list[Modifier], BeforeValidator(_modifiers)]
 
 
 class ClickArgs(RefArgs):
@@ -129,8 +118,8 @@ class ClickArgs(RefArgs):
         "holdMs": "hold_ms",
     }
     button: Button = "left"
-    double: bool = Field(False, description="Double-click.")
-    hold_ms: int = Field(0, ge=0, le=10000, description="Keep the button pressed this long.")
+    double: bool = False
+    hold_ms: int = Field(0, ge=0, le=10000)
     modifiers: Modifiers = []
 
     @model_validator(mode="before")
@@ -143,9 +132,9 @@ class ClickArgs(RefArgs):
 
 class ClickAtArgs(Args):
     RENAMES: ClassVar[dict[str, str]] = {"vision_index": "index"}
-    index: int | None = Field(None, ge=0, description="A [Vn] box number from vision.")
-    x: float | None = Field(None, description="Viewport x in CSS pixels.")
-    y: float | None = Field(None, description="Viewport y in CSS pixels.")
+    index: int | None = Field(None, ge=0, description="A [Vn] box number.")
+    x: float | None = None
+    y: float | None = None
     button: Button = "left"
     double: bool = False
     modifiers: Modifiers = []
@@ -160,16 +149,16 @@ class ClickAtArgs(Args):
 class TypeAtArgs(ClickAtArgs):
     RENAMES: ClassVar[dict[str, str]] = {"vision_index": "index", "shouldClear": "clear"}
     text: Text
-    clear: bool = Field(True, description="Clear existing text first (default).")
-    submit: bool = Field(False, description="Press Enter afterwards.")
+    clear: bool = True
+    submit: bool = False
 
 
 class TypeArgs(RefArgs):
     RENAMES: ClassVar[dict[str, str]] = {"shouldClear": "clear", "should_clear": "clear"}
     text: Text
-    submit: bool = Field(False, description="Press Enter afterwards.")
-    clear: bool = Field(True, description="Clear existing text first (default).")
-    secret: bool = Field(False, description="Passwords: never echo the text.")
+    submit: bool = False
+    clear: bool = True
+    secret: bool = Field(False, description="A password: never echoed.")
 
 
 _KEY_NAMES = {
@@ -214,10 +203,8 @@ def normalize_key(value: str) -> str:
 
 class PressKeyArgs(Args):
     key: Annotated[str, Field(min_length=1, max_length=40), BeforeValidator(str)]
-    action: Literal["press", "down", "up"] = Field(
-        "press", description="'down' holds the key(s) until a later 'up' (held chords)."
-    )
-    hold_ms: int = Field(0, ge=0, le=10000, description="With 'press': hold this long.")
+    action: Literal["press", "down", "up"] = "press"
+    hold_ms: int = Field(0, ge=0, le=10000)
 
     @model_validator(mode="after")
     def _key(self) -> PressKeyArgs:
@@ -236,13 +223,13 @@ class UploadFileArgs(RefArgs):
 class DragArgs(Args):
     RENAMES: ClassVar[dict[str, str]] = {"startRef": "ref", "endRef": "to_ref", "target": "to_ref"}
     ref: OptRef = None
-    from_x: float | None = Field(None, description="Or start at this viewport x (no ref).")
-    from_y: float | None = Field(None, description="Start point: viewport y.")
+    from_x: float | None = None
+    from_y: float | None = None
     to_ref: OptRef = None
-    x: float | None = Field(None, description="Drop point: viewport x.")
-    y: float | None = Field(None, description="Drop point: viewport y.")
-    dx: float | None = Field(None, description="Or move by this many pixels right.")
-    dy: float | None = Field(None, description="Or move by this many pixels down.")
+    x: float | None = None
+    y: float | None = None
+    dx: float | None = None
+    dy: float | None = None
     steps: int = Field(12, ge=1, le=100)
 
     @model_validator(mode="after")
@@ -266,9 +253,9 @@ class ScrollArgs(Args):
     RENAMES: ClassVar[dict[str, str]] = {"percent": "to_percent", "text": "to_text"}
     direction: Direction = "down"
     ref: OptRef = None
-    pixels: int | None = Field(None, ge=1, le=20000, description="Scroll by pixels.")
-    to_text: str | None = Field(None, description="Scroll until this text is in view.")
-    to_percent: float | None = Field(None, ge=0, le=100, description="Scroll to % of length.")
+    pixels: int | None = Field(None, ge=1, le=20000)
+    to_text: str | None = None
+    to_percent: float | None = Field(None, ge=0, le=100)
     to: Literal["top", "bottom"] | None = None
 
 
@@ -341,3 +328,12 @@ class EvaluateScriptArgs(Args):
 class DoneArgs(Args):
     answer: Text
     success: bool
+
+
+def _names(value: Any) -> Any:
+    return [] if value in (None, "") else _text_list(value)
+
+
+class MoreToolsArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"names": "enable", "tools": "enable"}
+    enable: Annotated[list[str], BeforeValidator(_names)] = []

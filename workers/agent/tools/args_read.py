@@ -14,7 +14,7 @@ from workers.agent.tools.args import Args, OptRef
 
 class ReadTextArgs(Args):
     ref: OptRef = None
-    offset: int = Field(0, ge=0, description="Character offset of the chunk to read.")
+    offset: int = Field(0, ge=0)
 
 
 def _ref_index(value: Any) -> int:

@@ -49,6 +49,7 @@ class ToolName(StrEnum):
     evaluate_script = "evaluate_script"
     bulk = "bulk"
     done = "done"
+    more_tools = "more_tools"
 
 
 # Seed 000 App. A and seed 003 §5.2 spellings -> (tool, preset arguments).

@@ -31,6 +31,7 @@ RAW_ARGUMENTS_KEY = "__raw_arguments__"
 MAX_ACTIONS_PER_STEP = 5  # seed 000 §4.1: at most five actions before re-evaluation
 MAX_BULK_ACTIONS = 30
 DONE = ToolName.done.value
+MORE_TOOLS = ToolName.more_tools.value
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,6 @@ class BulkArgs(a.Args):
     actions: list[dict[str, Any]] = Field(
         min_length=1,
         max_length=MAX_BULK_ACTIONS,
-        description="Independent actions in order, each {tool: name, ...its arguments}.",
     )
 
     @field_validator("actions", mode="before")
@@ -99,8 +99,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.click,
         a.ClickArgs,
-        "Click an element: left (default), right (context menu), middle; double; hold_ms "
-        "keeps the button down (press-and-hold).",
+        "Click an element; hold_ms presses and holds.",
         (*_REF_ERRORS, E.no_effect, E.click_silent, E.dead_click, E.element_covered),
     ),
     ToolSpec(
@@ -112,8 +111,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.type,
         a.TypeArgs,
-        "Type text into an input or textbox (clears it first); the field's value is read back. "
-        "Date/time fields take common forms (05/20/2010, 9:37 PM, 21:37).",
+        "Type into a field (clear=false appends; submit presses Enter); the value is read back.",
         (*_REF_ERRORS, E.not_editable, E.value_mismatch),
     ),
     ToolSpec(
@@ -126,8 +124,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.press_key,
         a.PressKeyArgs,
-        "Press a key or chord on the focused element ('Enter', 'Control+A'); action 'down' "
-        "holds keys until 'up'.",
+        "Press a key or chord ('Enter', 'Control+A') on the focused element.",
         (E.action_failed,),
     ),
     ToolSpec(ToolName.hover, a.RefArgs, "Move the pointer over an element.", _REF_ERRORS),
@@ -135,8 +132,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.select_option,
         a.SelectOptionArgs,
-        "Choose option(s) by visible label: native <select>, or a custom dropdown (opened and "
-        "the matching option clicked).",
+        "Choose option(s) by label in a select or custom dropdown.",
         (*_REF_ERRORS, E.option_not_found, E.not_a_select),
     ),
     ToolSpec(
@@ -177,15 +173,14 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.drag,
         a.DragArgs,
-        "Drag an element onto another (to_ref), to a point (x, y) or by (dx, dy): "
-        "drag-and-drop lists, sliders, resizers.",
+        "Drag from `ref` (or viewport from_x, from_y) onto to_ref, to viewport (x, y) or by "
+        "(dx, dy): drag-and-drop, sliders, resizers.",
         (*_REF_ERRORS, E.no_effect, E.out_of_bounds),
     ),
     ToolSpec(
         ToolName.scroll,
         a.ScrollArgs,
-        "Scroll the page (or element `ref`): a direction (also left/right) by about a screen or "
-        "`pixels`, `to_text`, `to_percent`, or `to` top/bottom.",
+        "Scroll the page or `ref` a screen (or `pixels`) in a direction, or to a place.",
         (*_REF_ERRORS, E.text_not_found),
     ),
     ToolSpec(
@@ -222,8 +217,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.read_text,
         r.ReadTextArgs,
-        "Read the full text of an element (ref) or the page's main content as markdown, in "
-        "chunks: pass the reported next offset to continue.",
+        "Read the text of `ref` or of the page's main content, in chunks from `offset`.",
         _REF_ERRORS,
     ),
     ToolSpec(
@@ -298,15 +292,21 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.bulk,
         BulkArgs,
-        "Run several independent actions in one call (e.g. fill a form); stops at the first "
-        "failure. Each action is {tool: name, ...arguments}.",
+        "Run independent actions in order, each {tool, ...arguments}; stops at a failure.",
+        (),
+        in_bulk=False,
+    ),
+    ToolSpec(
+        ToolName.more_tools,
+        a.MoreToolsArgs,
+        "List the tools not offered yet, or enable some by name.",
         (),
         in_bulk=False,
     ),
     ToolSpec(
         ToolName.done,
         a.DoneArgs,
-        "Finish the task: the final answer, and whether the task was accomplished.",
+        "Finish: the answer, and whether the task succeeded.",
         (),
         in_bulk=False,
     ),

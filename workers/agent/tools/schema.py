@@ -1,7 +1,9 @@
 """OpenAI function-calling schemas generated from the tools' pydantic argument models.
 
 model_json_schema() output is cleaned for the function format: titles dropped, `$defs`
-references inlined, `X | None` written as plain X (optional = not in `required`).
+references inlined, `X | None` written as plain X (optional = not in `required`). Compact
+(issue 22): numeric and length bounds are left out of what the model reads; the argument
+model still enforces them and the FeedbackError of a call out of bounds names the bound.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-_DROP = frozenset({"title", "default"})
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_LENGTHS = ("minLength", "maxLength", "minItems", "maxItems")
+_DROP = frozenset({"title", "default", "additionalProperties", *_BOUNDS, *_LENGTHS})
 
 
 def _clean(node: Any, defs: dict[str, Any]) -> Any:
@@ -40,7 +44,8 @@ def parameters(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
     cleaned = _clean(raw, raw.get("$defs", {}))
     params: dict[str, Any] = {"type": "object", "properties": cleaned.get("properties", {})}
-    params["required"] = list(cleaned.get("required", []))
+    if cleaned.get("required"):
+        params["required"] = list(cleaned["required"])
     return params
 
 

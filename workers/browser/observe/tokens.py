@@ -5,9 +5,12 @@ let CJK pages exceed the cap up to 2×."""
 
 from __future__ import annotations
 
+import threading
 import warnings
 from functools import lru_cache
 from typing import Any
+
+WARM_THREAD = "o200k-warm-up"
 
 
 @lru_cache(maxsize=1)
@@ -22,8 +25,16 @@ def _encoding() -> Any:
 
 
 def warm() -> None:
-    """Load the vocabulary now (~1.5 s), at worker start, not inside a task's first observe."""
+    """Load the vocabulary now (1.5-5 s), at worker start, not inside a task's first observe."""
     _encoding()
+
+
+def warm_in_background() -> threading.Thread:
+    """Start loading the vocabulary in a daemon thread (a process that starts a browser
+    calls this first: the load overlaps the launch instead of the first observation)."""
+    thread = threading.Thread(target=warm, name=WARM_THREAD, daemon=True)
+    thread.start()
+    return thread
 
 
 def estimate_tokens(text: str) -> int:

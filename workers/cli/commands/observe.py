@@ -75,16 +75,19 @@ async def _observe(
     local_file: Path | None = None,
 ) -> dict[str, Any]:
     # imported here: workers.cli.main must not import Playwright at start-up (import contract)
+    from workers.browser.observe import tokens
     from workers.browser.runtime.pool import BrowserPool
     from workers.browser.session import PageSession
-    from workers.llm.client import OpenAILLM
 
+    tokens.warm_in_background()  # the o200k vocabulary loads while Chromium starts
     llm = None
     if mode is Mode.vision:  # choosing the mode on the command line is the opt-in
         settings = settings.model_copy(update={"vision_enabled": True})
     if mode is Mode.som:  # the Worker's image channel; --screenshot x.jpg writes that image
         settings = settings.model_copy(update={"llm_worker_vision": True})
-    if mode in (Mode.vision, Mode.pipeline):
+    if mode in (Mode.vision, Mode.pipeline):  # only these call a model: import its client
+        from workers.llm.client import OpenAILLM
+
         llm = OpenAILLM(settings)
     pool = BrowserPool(settings, spare_delay_s=3600.0)  # one page: no spare context
     await pool.start()

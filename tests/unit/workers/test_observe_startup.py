@@ -1,0 +1,49 @@
+"""Issue 22: `webagent observe` imports the model client only for the modes that call a
+model, and starts loading the tokenizer while the browser starts (a fresh interpreter each)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+PROBE = """
+import asyncio, sys, threading
+import workers.browser.runtime.pool as pool
+
+class Stop(Exception):
+    pass
+
+class Pool:
+    def __init__(self, *args, **kwargs):
+        pass
+    async def start(self):
+        raise Stop()
+    async def close(self):
+        pass
+
+pool.BrowserPool = Pool
+from app.settings import Settings
+from workers.cli.commands import observe
+try:
+    asyncio.run(observe._observe(Settings(), "http://x.test/", observe.Mode(sys.argv[1]),
+                None, None, goal="g"))
+except Stop:
+    pass
+warming = any(t.name == "o200k-warm-up" for t in threading.enumerate())
+print("workers.llm.client" in sys.modules, "openai" in sys.modules, warming)
+"""
+
+
+@pytest.mark.parametrize(("mode", "client"), [("compact", False), ("vision", True)])
+def test_observe_imports_the_model_client_only_when_the_mode_calls_a_model(
+    mode: str, client: bool
+) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, mode], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    llm_client, openai, warming = out.stdout.split()
+    assert llm_client == openai == str(client)
+    assert warming == "True"  # the vocabulary loads beside the browser start, not inside observe

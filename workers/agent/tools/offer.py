@@ -1,0 +1,146 @@
+"""Which tools the Worker is offered on each call: tools by need (issue 22).
+
+The registry (registry.py) defines every tool; this module only chooses. A core set goes
+on every call; the others join when the task names a need for them (attachments -> upload_file,
+a download -> read_download, another tab -> tabs, ...), when the page shows one (a combobox ->
+choose_option, a slider -> drag, a trimmed snapshot -> snapshot, vision boxes -> click_at), when
+a tool result names them (`read it with read_download name=...`), when the model calls one it
+was not offered, or through `more_tools`, the one small tool that lists and enables the rest.
+
+The block only grows and never reorders: a tool joins at the end, so every later request
+keeps the earlier block as its prefix (seed 003 §7.2, provider prefix caching). The task's
+profile (task_profiles.py), the script opt-in and the vision model still bound what may be
+offered at all. `every=True` is the naive baseline's offer: the whole registry every call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from workers.agent.protocols import ToolResult
+from workers.agent.tools.names import ToolName as T
+from workers.agent.tools.registry import MORE_TOOLS, TOOLS, ToolSpec, worker_tools
+
+_CORE = (T.click, T.type, T.select_option, T.press_key, T.scroll, T.navigate, T.read_text)
+CORE: tuple[str, ...] = (*(t.value for t in _CORE), T.bulk.value, T.done.value, MORE_TOOLS)
+
+_ELEMENT = r"^\s*\[\d+:\d+\]\s+"
+# (what the page shows, the tools it calls for)
+PAGE_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (re.compile(pattern, re.M | re.I), tools)
+    for pattern, tools in (
+        (_ELEMENT + r"(combobox|listbox)\b", ("choose_option", "get_dropdown_options")),
+        (_ELEMENT + r"(slider|spinbutton)\b", ("focus", "drag")),
+        (_ELEMENT + r"searchbox\b", ("search",)),
+        (r"\[refs \d+-\d+ trimmed", ("snapshot",)),
+        (r"\[V\d+\]", ("click_at", "type_at")),
+        (_ELEMENT + r'\w+\s+"[^"\n]*\b(upload|attach|choose files?|browse)\b', ("upload_file",)),
+    )
+)
+_FIELD = re.compile(_ELEMENT + r"(textbox|combobox|checkbox|radio|spinbutton)\b", re.M)
+FORM_FIELDS = 3  # a form of this many fields calls for fill_form
+
+# (what the task says, the tools it calls for)
+TASK_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (re.compile(pattern, re.I), tools)
+    for pattern, tools in (
+        (r"upload|attach", ("upload_file",)),
+        (r"download|\bpdf\b|\bcsv\b|spreadsheet", ("read_download",)),
+        (r"\bprint\b|\bpdf\b", ("export_pdf",)),
+        (r"\b(new|another|other|second|each) (browser )?(tab|window)s?\b|pop-?up", ("tabs",)),
+        (r"\bdrag|\bdrop\b|slider|resize|highlight", ("drag",)),
+        (r"\bhover", ("hover",)),
+        (r"screenshot", ("screenshot",)),
+        (r"canvas|pixel", ("read_canvas",)),
+        (r"\b(wait|until)\b", ("wait_for",)),
+        (r"\bgo back\b|previous page", ("go_back",)),
+        (r"\bsearch\b|look up", ("search",)),
+        (r"\bpoint\b|cent(er|re)|coordinat|\bdraw\b|angle|mid-?point", ("click_at", "dom_search")),
+        (r"\bdialog\b|\balert\b|\bconfirm\b", ("handle_dialog",)),
+        (r"\bfocus\b", ("focus",)),
+    )
+)
+_NAMES = "|".join(sorted(TOOLS, key=len, reverse=True))
+# a tool named like a call (`read_download name=...`, `snapshot(`) or with an underscore
+_MENTION = re.compile(rf"\b({_NAMES})\b(?=\s*\(|\s+\w+=)|\b({_NAMES})\b")
+
+
+def _summary(spec: ToolSpec) -> str:
+    return spec.description.split(": ")[0].split("; ")[0].rstrip(".")
+
+
+class ToolOffer:
+    """One run's offer: the names offered so far, in the order they joined."""
+
+    def __init__(
+        self,
+        *,
+        instruction: str = "",
+        allow_scripts: bool = False,
+        vision: bool = False,
+        only: frozenset[str] | None = None,
+        every: bool = False,
+    ) -> None:
+        allowed = worker_tools(allow_scripts=allow_scripts, vision=vision, only=only)
+        self._schemas = {t["function"]["name"]: t for t in allowed}
+        if every:
+            self._names = [n for n in self._schemas if n != MORE_TOOLS]
+            return
+        self._names = []
+        extra = ["evaluate_script"] * allow_scripts + ["look"] * vision
+        self.enable([*CORE, *extra])
+        for pattern, tools in TASK_NEEDS:
+            if pattern.search(instruction):
+                self.enable(tools)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._names)
+
+    def allows(self, name: str) -> bool:
+        """The task may use this tool (offered now or not)."""
+        return name in self._schemas
+
+    def enable(self, names: Iterable[str]) -> list[str]:
+        """Add allowed tools at the end of the block; returns the ones that were new."""
+        added = []
+        for name in names:
+            if name in self._schemas and name not in self._names:
+                self._names.append(name)
+                added.append(name)
+        return added
+
+    def tools(self, page_text: str) -> tuple[dict[str, Any], ...]:
+        """The schemas to send with this call, after the page's needs joined."""
+        for pattern, needed in PAGE_NEEDS:
+            if pattern.search(page_text):
+                self.enable(needed)
+        if len(_FIELD.findall(page_text)) >= FORM_FIELDS:
+            self.enable(["fill_form"])
+        return tuple(self._schemas[n] for n in self._names)
+
+    def enable_mentioned(self, texts: Iterable[str]) -> list[str]:
+        """Tools a tool result names (as a call, or by an underscored name)."""
+        found = []
+        for text in texts:
+            for match in _MENTION.finditer(text):
+                name = match[1] or match[2]
+                if match[1] or "_" in name:
+                    found.append(name)
+        return self.enable(found)
+
+    def more_tools(self, enable: Iterable[str]) -> ToolResult:
+        """The `more_tools` call: list what is not offered yet, or enable tools by name."""
+        wanted = list(enable)
+        if not wanted:
+            rest = [n for n in self._schemas if n not in self._names]
+            lines = "; ".join(f"{n}: {_summary(TOOLS[n])}" for n in rest) or "none"
+            return ToolResult(success=True, reason=f"tools you can enable: {lines}")
+        added = self.enable(wanted)
+        unknown = [n for n in wanted if n not in self._schemas]
+        reason = f"enabled from the next step: {', '.join(added) or 'nothing new'}"
+        if unknown:
+            reason += f"; not available to this task: {', '.join(unknown)}"
+        return ToolResult(success=True, reason=reason, data={"enabled": added})
