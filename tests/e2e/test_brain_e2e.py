@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import ROUTES, Service, submit, wait_terminal
-from tests.support.llm_server import Reply, text_reply
+from tests.support.llm_server import Reply, ScriptedLLMServer, text_reply
 from tests.support.quest import CODE, QUEST, STAGES, QuestSite, quest_policy
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
@@ -45,7 +45,7 @@ def events_of(service: Service, task_id: str, kind: str) -> list[dict]:
 
 
 def test_brain_avoids_a_dead_end_and_the_next_run_starts_with_it(
-    service: Service, quest_site: QuestSite
+    service: Service, quest_site: QuestSite, e2e_llm: ScriptedLLMServer
 ) -> None:
     started = len(quest_site.visits)  # the site is shared by both deployments' runs
     with service.client() as client:
@@ -79,12 +79,12 @@ def test_brain_avoids_a_dead_end_and_the_next_run_starts_with_it(
             STAGES + 2,
         )
         assert "/desk/quick" not in quest_site.visits[visits_before:]
-        ledger = client.get(f"/v1/tasks/{second}/ledger").json()
-        # the dead end came from the first run: in the Ledger from the start, not recorded again
-        assert any(
-            d["description"].startswith('click link "Quick order"')
-            for d in ledger["snapshot"]["dead_ends"]
-        )
+        # the dead end came from the first run: in the second run's prompts from the start,
+        # inside the untrusted fence (earlier runs' page text), and not recorded again
+        prompts = [json.dumps(r) for r in e2e_llm.requests if SECOND in json.dumps(r)]
+        assert prompts and all("Quick order" in p for p in prompts[:1])
+        fenced = prompts[0].split('<page_content untrusted=\\"true\\">')
+        assert any("Quick order" in part.split("</page_content>")[0] for part in fenced[1:])
         assert events_of(service, second, "dead_end.recorded") == []
 
 
