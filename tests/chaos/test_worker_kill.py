@@ -18,7 +18,10 @@ from typing import Any
 import httpx
 import psutil
 import pytest
+import redis
+from rq.registry import StartedJobRegistry
 
+from app.contracts import QUEUE_NAME
 from app.db.migrate import upgrade
 from tests.e2e.conftest import production
 from tests.integration.workers.test_jobs import read_home_policy
@@ -107,6 +110,8 @@ def test_kill_9_mid_step_fails_the_task_and_the_pool_carries_on(
         body = client.get(f"/v1/tasks/{held}").json()
         assert body["error"] == "worker_lost", body
         assert lost_after < 90
+        in_progress = StartedJobRegistry(QUEUE_NAME, connection=redis.Redis.from_url(redis_url))
+        assert held not in in_progress.get_job_ids()  # not "running" in rq's registry either
 
         events = sse_events(client, held)
         seqs = [e["seq"] for e in events]

@@ -23,6 +23,7 @@ import pytest
 
 from tests.e2e.conftest import ROUTES, Service
 from tests.support.llm_server import Reply, tool_reply
+from tests.support.procs import die_with_parent
 from tests.support.sites import TestSite
 from workers.cli.client import parse_sse
 
@@ -55,6 +56,7 @@ def cli(service: Service, site: TestSite, tmp_path: Path) -> subprocess.Popen[st
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=die_with_parent,  # never outlives a killed test run
     )
 
 

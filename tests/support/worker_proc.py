@@ -21,6 +21,7 @@ import psutil
 import pytest
 
 from bench.support import free_port
+from tests.support.procs import die_with_parent
 from workers.process.supervisor import STANDBY_NAME
 
 WEBAGENT = str(Path(sys.executable).with_name("webagent"))
@@ -130,6 +131,7 @@ def worker_process(
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=die_with_parent,  # never outlives a killed test run
         )
     worker = Worker(proc, port, log)
     try:

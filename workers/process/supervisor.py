@@ -27,6 +27,8 @@ import redis
 from prometheus_client import start_http_server
 from redis.exceptions import RedisError
 from rq import Queue, SimpleWorker, worker_registration
+from rq.job import Job
+from rq.registry import StartedJobRegistry
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.contracts import QUEUE_NAME, ErrorCode
@@ -380,3 +382,18 @@ class Supervisor:
             return
         if tasks:
             log.warning("supervisor: %d task(s) %s: %s", len(tasks), error.value, ", ".join(tasks))
+            self._forget_jobs(tasks)
+
+    def _forget_jobs(self, task_ids: list[str]) -> None:
+        """A dead worker's jobs leave rq's in-progress registry (`rq:wip:<queue>`) now: rq
+        would keep them there until their timeout, as if still running (job id = task id)."""
+        connection = redis.Redis.from_url(self.settings.redis_url)
+        try:
+            registry = StartedJobRegistry(QUEUE_NAME, connection=connection)
+            for job in Job.fetch_many(task_ids, connection=connection):
+                if job is not None:
+                    registry.remove_executions(job)
+        except RedisError as exc:
+            log.warning("supervisor: rq's in-progress registry not cleaned: %r", exc)
+        finally:
+            connection.close()

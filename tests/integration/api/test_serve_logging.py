@@ -18,6 +18,7 @@ import pytest
 
 from app.auth import new_key
 from bench.support import free_port
+from tests.support.procs import die_with_parent
 from tests.support.worker_proc import ROOT, WEBAGENT, wait_for
 
 
@@ -40,6 +41,7 @@ def served(tmp_path: Path, chromium_path: str) -> Iterator[tuple[str, Path]]:
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=die_with_parent,  # never outlives a killed test run
         )
     base = f"http://127.0.0.1:{port}"
 
