@@ -19,6 +19,7 @@ from app.api import approvals as approvals_api
 from app.api import artifacts as artifacts_api
 from app.api import domains as domains_api
 from app.api import events as events_api
+from app.api import guides as guides_api
 from app.api import health, profiles, results, tasks, unavailable
 from app.api import ledger as ledger_api
 from app.api.access import OperatorPagesGuard
@@ -140,6 +141,7 @@ def create_app(
     app.include_router(tasks.router, responses=AUTH_RESPONSES)
     app.include_router(ledger_api.router, responses=AUTH_RESPONSES)
     app.include_router(domains_api.router, responses=AUTH_RESPONSES)
+    app.include_router(guides_api.router, responses=AUTH_RESPONSES)
     app.include_router(events_api.router, responses=AUTH_RESPONSES)
     app.include_router(approvals_api.router, responses=AUTH_RESPONSES)
     app.include_router(results.router, responses=AUTH_RESPONSES)

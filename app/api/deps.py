@@ -143,6 +143,7 @@ def require(scope: Scope) -> Callable[[Principal], Awaitable[str]]:
 TenantDep = Annotated[str, Depends(require(Scope.tasks_read))]  # read a tenant's tasks
 WriterDep = Annotated[str, Depends(require(Scope.tasks_write))]  # submit and cancel
 LearningsDep = Annotated[str, Depends(require(Scope.learnings_read))]
+AdminDep = Annotated[str, Depends(require(Scope.admin))]  # operator settings (guides)
 
 AUTH_RESPONSES: dict[int | str, dict[str, Any]] = {
     401: {"description": "missing, unknown or revoked API key"},

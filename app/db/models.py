@@ -276,6 +276,23 @@ class DomainLearning(Base):
     created_at: Mapped[datetime | None] = mapped_column(nullable=True, default=utcnow)
 
 
+class Guide(Base):
+    """An operator's markdown guide (issue 21, seed 004 §3.1): for one site (`domain`), or
+    for every site of the tenant (`domain` NULL); the Planner turns the passages relevant to
+    a task into its first directives (workers/agent/guidance.py)."""
+
+    __tablename__ = "guides"
+    __table_args__ = (Index("ix_guides_tenant_id_domain", "tenant_id", "domain"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    domain: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    title: Mapped[str] = mapped_column(String(200))
+    body: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
 class SiteDeadEnd(Base):
     """One dead end of a site as later runs read it (seed 000 §5.2, issue 21): per
     (tenant, domain, page + action) `key`, with a count, first/last seen, the runs that saw

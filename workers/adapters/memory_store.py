@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db import models
+from app.db import models, repo_guides
 from app.db import repositories as repo
 from workers.adapters.outage import retry_outage
 from workers.adapters.write_behind import WriteBehind
@@ -37,6 +37,7 @@ from workers.agent.ledger import (
     StepOutcome,
     page_of,
 )
+from workers.agent.protocols import Guide
 from workers.agent.site_memory import dead_end_expiry
 
 DOMAIN_DEAD_ENDS = 200  # the newest dead ends of a domain a new task starts with
@@ -174,6 +175,14 @@ class DbMemoryStore:
             )
 
         self._later("learning", put)
+
+    async def load_guides(self, domain: str) -> Sequence[Guide]:
+        """The operator's guides for `domain` and for every site of the tenant."""
+        async with self._sessions() as s:
+            rows = await repo_guides.list_guides(
+                s, tenant_id=self.tenant_id, domain=domain or "", with_global=True
+            )
+        return [Guide(title=r.title, body=r.body, domain=r.domain or "") for r in rows]
 
 
 def dead_end_key(dead_end: DeadEnd) -> str:

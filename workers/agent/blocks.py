@@ -78,6 +78,11 @@ def fenced(text: str) -> str:
     return f"{_FENCE_OPEN}{_unsentinel(text)}{_FENCE_CLOSE}"
 
 
+def untrusted_block(text: str) -> str:
+    """Page-derived text on its own (outside a Ledger block), inside the untrusted fence."""
+    return f"{UNTRUSTED_OPEN}\n{_unsentinel(defuse(text))}\n{UNTRUSTED_CLOSE}"
+
+
 def ledger_block(rendered: str) -> str:
     body = defuse(rendered)  # page text cannot open or close a fence of its own
     body = _FENCED.sub(lambda m: f"{UNTRUSTED_OPEN}\n{m[1]}\n{UNTRUSTED_CLOSE}", body)

@@ -27,6 +27,7 @@ from enum import StrEnum
 from typing import Any
 
 from app.contracts import EventType
+from workers.agent import guidance
 from workers.agent.eviction import evict
 from workers.agent.history import ExecutedCall, LedgerHistory, Message, RunClock
 from workers.agent.ledger import DeadEnd, Fact, Ledger, LedgerChange, StepOutcome, domain_of
@@ -47,7 +48,7 @@ from workers.agent.roles.planner import (
     render_planner_view,
 )
 from workers.agent.roles.worker import WORKER, WorkerNotes
-from workers.agent.site_memory import SiteMemory
+from workers.agent.site_memory import SiteMemory, render_site
 from workers.agent.testing import InMemoryMemoryStore
 from workers.agent.tools import DONE, is_page_changing
 from workers.agent.views import render_worker, worker_view
@@ -55,6 +56,9 @@ from workers.agent.views import render_worker, worker_view
 LABEL_CHARS = 80
 RECORD_FACT = "record_fact"
 _FAILED_EVALUATION = re.compile(r"^\s*(?:failed|failure|did not work|unsuccessful)\b", re.I)
+
+
+GUIDANCE = "guidance"  # plan.updated trigger of the directives a run starts from
 
 
 class Trigger(StrEnum):
@@ -174,9 +178,35 @@ class Brain:
 
     # -- start, new domains and cadence ---------------------------------------------------
     async def start(self, ledger: Ledger, task: AgentTask) -> None:
-        """What earlier runs left on the start page's domain enters the new Ledger."""
-        await self._recall(ledger, domain_of(task.start_url or ""))
+        """What earlier runs left on the start page's domain enters the new Ledger, and the
+        operator's guides for it become the directives the plan starts from."""
+        domain = domain_of(task.start_url or "")
+        site = await self._recall(ledger, domain)
+        await self._directives(ledger, task, domain, site)
         await self.persist(ledger, 0)
+
+    async def _directives(
+        self, ledger: Ledger, task: AgentTask, domain: str, site: SiteMemory | None
+    ) -> None:
+        """Seed 004 §3.1: guide passages relevant to the task -> 2-4 directives in the plan
+        (guidance.py), announced in `plan.updated`; no relevant passage, no model call."""
+        found = guidance.passages(await self.memory.load_guides(domain))
+        picked = guidance.select(found, task.instruction)
+        if not picked:
+            return
+        learnings = render_site(site) if site is not None and not site.empty else ""
+        start = task.start_url or ""
+        steps = await guidance.directives(
+            self.planner.llm, task.instruction, start, picked, learnings
+        )
+        if not steps:
+            return
+        ledger.set_plan(steps, steps[0])
+        payload = PlannerVerdict(next_steps=steps).event(0, GUIDANCE)
+        payload["directives"] = list(steps)
+        payload["passages"] = [" / ".join(filter(None, (p.guide, p.heading))) for p in picked]
+        payload["subgoal"], payload["checklist"] = ledger.subgoal, []
+        await self.sink.emit(EventType.plan_updated, payload)
 
     async def enter(self, ledger: Ledger, state: Observation) -> SiteMemory | None:
         """Each observation: the page the views select dead ends for; on a domain the run

@@ -120,6 +120,15 @@ def response_format_arg(response_format: Mapping[str, Any] | None) -> dict[str, 
     return {"response_format": response_format} if response_format else {}
 
 
+@dataclass(frozen=True)
+class Guide:
+    """An operator's markdown guide: for one site (`domain`), or for every site ("")."""
+
+    title: str
+    body: str
+    domain: str = ""
+
+
 @runtime_checkable
 class MemoryStore(Protocol):
     """Where a run's Ledger is persisted (seed 000 §5.2) and cross-run memory is read.
@@ -150,6 +159,10 @@ class MemoryStore(Protocol):
         ...
 
     async def record_learning(self, domain: str, key: str, value: Any) -> None: ...
+
+    async def load_guides(self, domain: str) -> Sequence[Guide]:
+        """The operator's guides for `domain` and for every site (guidance.py)."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
-from workers.agent.protocols import ApprovalDecision, ApprovalRequest
+from workers.agent.protocols import ApprovalDecision, ApprovalRequest, Guide
 from workers.agent.site_memory import dead_end_expiry
 
 
@@ -46,6 +46,7 @@ class InMemoryMemoryStore:
     learnings: dict[str, dict[str, Any]] = field(default_factory=dict)
     expiry: dict[tuple[str, str, str], datetime | None] = field(default_factory=dict)
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    guides: list[Guide] = field(default_factory=list)  # the operator's guides (guidance.py)
 
     async def save_ledger(self, snapshot: Mapping[str, Any]) -> None:
         self.snapshots.append(dict(snapshot))
@@ -79,6 +80,9 @@ class InMemoryMemoryStore:
 
     async def record_learning(self, domain: str, key: str, value: Any) -> None:
         self.learnings.setdefault(domain.lower(), {})[key] = value
+
+    async def load_guides(self, domain: str) -> Sequence[Guide]:
+        return [g for g in self.guides if g.domain in ("", domain.lower())]
 
     @property
     def latest(self) -> dict[str, Any]:
