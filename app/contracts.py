@@ -233,11 +233,15 @@ class PageRecord(BaseModel):
     url: str
     title: str
     depth: int = Field(description="clicks from the start page (0 = start page)")
-    summary: str = Field("", description="the page's first heading and text, clipped")
+    summary: str = Field(default="", description="the page's first heading and text, clipped")
     sections: list[SectionOutline] = Field(default_factory=list)
-    template: str | None = Field(None, description="pattern of the template the page matched")
-    via: str | None = Field(None, description="the element whose click reached the page")
-    iterated: bool = Field(False, description="its elements were clicked (not a known shape)")
+    template: str | None = Field(
+        default=None, description="pattern of the template the page matched"
+    )
+    via: str | None = Field(default=None, description="the element whose click reached the page")
+    iterated: bool = Field(
+        default=False, description="its elements were clicked (not a known shape)"
+    )
 
 
 class PageTemplate(BaseModel):
@@ -257,7 +261,9 @@ class ElementRecord(BaseModel):
     effect: ElementEffect
     target: str | None = None
     revealed: list[str] = Field(default_factory=list, description="labels the click revealed")
-    parent: str | None = Field(None, description="the control whose click revealed this one")
+    parent: str | None = Field(
+        default=None, description="the control whose click revealed this one"
+    )
 
 
 class SkippedElement(BaseModel):
@@ -272,6 +278,9 @@ class WebsiteMem(BaseModel):
     list/item templates and the behaviour of the elements clicked."""
 
     schema_version: int = WEBSITE_MEM_SCHEMA
+    version: int | None = Field(
+        default=None, description="the site's WebsiteMem version (1, 2, ...)"
+    )
     domain: str
     start_url: str
     pages: list[PageRecord] = Field(default_factory=list)

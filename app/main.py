@@ -21,6 +21,7 @@ from app.api import domains as domains_api
 from app.api import events as events_api
 from app.api import health, profiles, results, tasks, unavailable
 from app.api import ledger as ledger_api
+from app.api import sites as sites_api
 from app.api.access import OperatorPagesGuard
 from app.api.deps import AUTH_RESPONSES
 from app.api.inputs import validation_error_handler
@@ -140,6 +141,7 @@ def create_app(
     app.include_router(tasks.router, responses=AUTH_RESPONSES)
     app.include_router(ledger_api.router, responses=AUTH_RESPONSES)
     app.include_router(domains_api.router, responses=AUTH_RESPONSES)
+    app.include_router(sites_api.router, responses=AUTH_RESPONSES)
     app.include_router(events_api.router, responses=AUTH_RESPONSES)
     app.include_router(approvals_api.router, responses=AUTH_RESPONSES)
     app.include_router(results.router, responses=AUTH_RESPONSES)

@@ -81,7 +81,7 @@ def _product(n: int) -> str:
     return _page(
         name,
         f"<h1>{html.escape(name)}</h1><p>{html.escape(text)}</p><p>Price: {price}</p>"
-        '<button type="button" onclick="fetch(\'/api/cart\', {method: \'POST\'})">'
+        "<button type=\"button\" onclick=\"fetch('/api/cart', {method: 'POST'})\">"
         'Add to cart</button> <a href="/products">Back to products</a>',
     )
 

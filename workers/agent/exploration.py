@@ -384,7 +384,9 @@ class Explorer:
         if reason is not None:
             self.skipped.setdefault(
                 control.key,
-                SkippedElement(page=url, label=control.label, href=control.href or None, reason=reason),
+                SkippedElement(
+                    page=url, label=control.label, href=control.href or None, reason=reason
+                ),
             )
             return []
         budget[0] -= 1

@@ -40,7 +40,9 @@ async def test_exploration_builds_the_site_memory(page: Page, site: ExploreSite)
 
     item = next(t for t in mem.templates if t.kind == "item")
     assert item.pattern == "/products/{}"
-    assert {u.removeprefix(site.origin) for u in item.urls} >= {f"/products/{i}" for i in (1, 2, 3, 4)}
+    assert {u.removeprefix(site.origin) for u in item.urls} >= {
+        f"/products/{i}" for i in (1, 2, 3, 4)
+    }
     # the featured product reached from /about matched the template: known shape, not iterated
     assert urls["/products/3"].template == "/products/{}" and not urls["/products/3"].iterated
     assert urls["/products/1"].template == "/products/{}"

@@ -28,7 +28,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 
-from playwright.async_api import ElementHandle, Page
+from playwright.async_api import Dialog, ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 
 from app.contracts import SectionOutline, WebsiteMem
@@ -36,8 +36,8 @@ from app.urlpolicy import NetworkPolicy, check_url_async, domain_of
 from workers.agent.exploration import (
     ClickOutcome,
     Control,
-    Explorer,
     ExploreLimits,
+    Explorer,
     PageView,
     SiteScope,
     normalize,
@@ -125,9 +125,9 @@ class PageExplorer:
         self.opened.append(tab)
 
     @staticmethod
-    def _on_dialog(dialog: object) -> None:
-        dismiss: Callable[[], object] = dialog.dismiss  # type: ignore[attr-defined]
-        asyncio.ensure_future(dismiss())  # type: ignore[arg-type]
+    async def _on_dialog(dialog: Dialog) -> None:
+        with contextlib.suppress(PlaywrightError):
+            await dialog.dismiss()
 
     async def url_reason(self, url: str) -> str | None:
         return await check_url_async(url, policy=self.policy, allowed_domains=self.allowed)
@@ -139,9 +139,7 @@ class PageExplorer:
         return view
 
     async def click(self, url: str, path: Sequence[Control]) -> ClickOutcome:
-        if (self.dirty or normalize(self.page.url) != normalize(url)) and not await self._goto(
-            url
-        ):
+        if (self.dirty or normalize(self.page.url) != normalize(url)) and not await self._goto(url):
             return ClickOutcome("", False, error="the page did not load again")
         _, handles = await self._look()
         for i, control in enumerate(path):
@@ -172,7 +170,7 @@ class PageExplorer:
         if self.opened:  # a new tab: its URL is where the element leads
             tab = self.opened[0]
             with contextlib.suppress(PlaywrightError):
-                await tab.wait_for_load_state("commit", timeout=GOTO_TIMEOUT_MS)
+                await tab.wait_for_load_state("domcontentloaded", timeout=GOTO_TIMEOUT_MS)
             target = tab.url
             for extra in self.opened:
                 with contextlib.suppress(PlaywrightError):
