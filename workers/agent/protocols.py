@@ -151,6 +151,10 @@ class MemoryStore(Protocol):
 
     async def record_learning(self, domain: str, key: str, value: Any) -> None: ...
 
+    async def load_site_map(self, domain: str) -> Mapping[str, Any]:
+        """The domain's newest site exploration (a WebsiteMem as JSON), {} when none."""
+        ...
+
 
 @dataclass(frozen=True)
 class FetchedPage:

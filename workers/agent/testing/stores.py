@@ -45,6 +45,7 @@ class InMemoryMemoryStore:
     domain_dead_ends: dict[str, list[DeadEnd]] = field(default_factory=dict)
     learnings: dict[str, dict[str, Any]] = field(default_factory=dict)
     expiry: dict[tuple[str, str, str], datetime | None] = field(default_factory=dict)
+    site_maps: dict[str, dict[str, Any]] = field(default_factory=dict)  # domain -> WebsiteMem
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
     async def save_ledger(self, snapshot: Mapping[str, Any]) -> None:
@@ -79,6 +80,9 @@ class InMemoryMemoryStore:
 
     async def record_learning(self, domain: str, key: str, value: Any) -> None:
         self.learnings.setdefault(domain.lower(), {})[key] = value
+
+    async def load_site_map(self, domain: str) -> Mapping[str, Any]:
+        return dict(self.site_maps.get(domain.lower(), {}))
 
     @property
     def latest(self) -> dict[str, Any]:
