@@ -46,7 +46,8 @@ def finish_at_once(request: dict[str, Any]) -> Reply:
 
 
 def _messages(request: dict[str, Any]) -> str:
-    return json.dumps(request.get("messages", []), ensure_ascii=False).replace('\\"', '"').replace("\\n", "\n")
+    text = json.dumps(request.get("messages", []), ensure_ascii=False)
+    return text.replace('\\"', '"').replace("\\n", "\n")
 
 
 async def test_explore_then_a_task_uses_the_website_mem(

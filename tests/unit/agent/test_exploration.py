@@ -12,8 +12,8 @@ from app.contracts import ElementEffect
 from workers.agent.exploration import (
     ClickOutcome,
     Control,
-    Explorer,
     ExploreLimits,
+    Explorer,
     PageView,
     SiteScope,
     repeated_groups,
