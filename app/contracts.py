@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 DEFAULT_TENANT = "default"
 QUEUE_NAME = "webagent"
 JOB_FUNC = "workers.jobs.run_task"
+# the second job on the same queue and workers: a site exploration (seed 001 §2.3, App. A.2)
+EXPLORE_JOB_FUNC = "workers.exploration_job.run_exploration"
 
 
 def stream_key(task_id: str) -> str:
@@ -202,3 +204,87 @@ class Event(BaseModel):
     ts: datetime
     type: str
     data: dict[str, Any] = Field(default_factory=dict)
+
+
+# --- site exploration (seed 001 §2.3, App. A.1.1 / A.2): the WebsiteMem a job writes --------
+
+WEBSITE_MEM_SCHEMA = 1
+
+
+class ElementEffect(StrEnum):
+    """What clicking an element did during exploration (seed 001 App. A.2 ExploreElement)."""
+
+    navigates = "navigates"  # the URL changed (or a new tab opened): `target`
+    reveals = "reveals"  # same URL, new elements shown: `revealed` (dropdown / menu items)
+    no_effect = "no_effect"
+    failed = "failed"  # the click could not be done (covered, detached, timed out)
+
+
+class SectionOutline(BaseModel):
+    """One PageSection as the exploration saw it: deterministic title and a short extract of
+    its own text (no model summary)."""
+
+    title: str
+    kind: str
+    summary: str = ""
+
+
+class PageRecord(BaseModel):
+    url: str
+    title: str
+    depth: int = Field(description="clicks from the start page (0 = start page)")
+    summary: str = Field(default="", description="the page's first heading and text, clipped")
+    sections: list[SectionOutline] = Field(default_factory=list)
+    template: str | None = Field(
+        default=None, description="pattern of the template the page matched"
+    )
+    via: str | None = Field(default=None, description="the element whose click reached the page")
+    iterated: bool = Field(
+        default=False, description="its elements were clicked (not a known shape)"
+    )
+
+
+class PageTemplate(BaseModel):
+    """A list page or list-item page shape (seed 001 A.2 MatchesTemplate): pages of the same
+    section structure; `pattern` is their URL template ({} = a path segment that varies,
+    name=* = a query parameter that varies)."""
+
+    pattern: str
+    signature: str = Field(description="digest of the section structure")
+    kind: str = Field(description="list (holds a repeated list) or item (reached from one)")
+    urls: list[str] = Field(default_factory=list, description="pages known to have this shape")
+
+
+class ElementRecord(BaseModel):
+    page: str = Field(description="URL of the page the element was clicked on")
+    label: str = Field(description='role and accessible name, e.g. link "Products"')
+    effect: ElementEffect
+    target: str | None = None
+    revealed: list[str] = Field(default_factory=list, description="labels the click revealed")
+    parent: str | None = Field(
+        default=None, description="the control whose click revealed this one"
+    )
+
+
+class SkippedElement(BaseModel):
+    page: str
+    label: str
+    href: str | None = None
+    reason: str = Field(description="off_site, auth, scheme, destructive, download, policy ...")
+
+
+class WebsiteMem(BaseModel):
+    """A site's memory from one exploration (seed 001 App. A.1.1): its pages by URL, its
+    list/item templates and the behaviour of the elements clicked."""
+
+    schema_version: int = WEBSITE_MEM_SCHEMA
+    version: int | None = Field(
+        default=None, description="the site's WebsiteMem version (1, 2, ...)"
+    )
+    domain: str
+    start_url: str
+    pages: list[PageRecord] = Field(default_factory=list)
+    templates: list[PageTemplate] = Field(default_factory=list)
+    elements: list[ElementRecord] = Field(default_factory=list)
+    skipped: list[SkippedElement] = Field(default_factory=list)
+    stats: dict[str, Any] = Field(default_factory=dict)

@@ -1,6 +1,7 @@
 """Hand a persisted task to a worker: rq on Redis, or the embedded runtime's submit callable.
 
-The job is named by string (JOB_FUNC) so the API process never imports workers/.
+The job is named by string so the API process never imports workers/: JOB_FUNC runs a task,
+EXPLORE_JOB_FUNC a site exploration (the same queue, the same workers); the id is the row's.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ FAILURE_TTL_S = 24 * 3600
 
 
 class Dispatcher(Protocol):
-    async def enqueue(self, task_id: str, *, timeout_s: float) -> None:
-        """Queue an already-committed task for execution."""
+    async def enqueue(self, task_id: str, *, timeout_s: float, job: str = JOB_FUNC) -> None:
+        """Queue an already-committed task (or, with `job`, another job's row) to run."""
 
     async def queue_depth(self) -> int:
         """Tasks waiting for a worker (for metrics and autoscaling)."""
@@ -35,7 +36,7 @@ class DispatchError(RuntimeError):
 
 
 class RqDispatcher:
-    """Enqueues `workers.jobs.run_task(task_id)` on the rq queue, job id = task id."""
+    """Enqueues `workers.jobs.run_task(task_id)` (or `job`) on the rq queue, job id = row id."""
 
     def __init__(
         self,
@@ -50,11 +51,11 @@ class RqDispatcher:
         self._job_func = job_func
         self._grace_s = grace_s
 
-    def enqueue_sync(self, task_id: str, *, timeout_s: float) -> None:
+    def enqueue_sync(self, task_id: str, *, timeout_s: float, job: str | None = None) -> None:
         """Blocking enqueue (rq's client is synchronous)."""
         try:
             self.queue.enqueue_call(
-                self._job_func,
+                job or self._job_func,
                 args=(task_id,),
                 job_id=task_id,
                 timeout=math.ceil(timeout_s) + self._grace_s,
@@ -65,8 +66,9 @@ class RqDispatcher:
         except redis.RedisError as exc:
             raise DispatchError(f"could not enqueue task {task_id}: {exc}") from exc
 
-    async def enqueue(self, task_id: str, *, timeout_s: float) -> None:
-        await asyncio.to_thread(self.enqueue_sync, task_id, timeout_s=timeout_s)
+    async def enqueue(self, task_id: str, *, timeout_s: float, job: str = JOB_FUNC) -> None:
+        job_func = self._job_func if job == JOB_FUNC else job
+        await asyncio.to_thread(self.enqueue_sync, task_id, timeout_s=timeout_s, job=job_func)
 
     def queue_depth_sync(self) -> int:
         return len(self.queue)
@@ -81,13 +83,13 @@ class RqDispatcher:
 class InProcessDispatcher:
     """Embedded deployment: the composition root injects the runtime's submit and depth."""
 
-    def __init__(self, submit: Callable[[str], None], depth: Callable[[], int]) -> None:
+    def __init__(self, submit: Callable[[str, str], None], depth: Callable[[], int]) -> None:
         self._submit = submit
         self._depth = depth
 
-    async def enqueue(self, task_id: str, *, timeout_s: float) -> None:
-        # the runtime enforces timeout_s from the task row; submit only has to hand over the id
-        self._submit(task_id)
+    async def enqueue(self, task_id: str, *, timeout_s: float, job: str = JOB_FUNC) -> None:
+        # the runtime enforces timeout_s from the row; submit only hands over the id and job
+        self._submit(task_id, job)
 
     async def queue_depth(self) -> int:
         return self._depth()

@@ -193,6 +193,16 @@ async def fail_worker_tasks(
     )
 
 
+async def reap_explorations(session_factory: SessionFactory, *, timeout_s: float) -> int:
+    """Site explorations whose worker stopped heartbeating for `timeout_s`: failed."""
+    async with session_factory() as s:
+        reaped = await repositories.reap_lost_explorations(
+            s, stale_before=utcnow() - timedelta(seconds=timeout_s)
+        )
+        await s.commit()
+    return reaped
+
+
 async def run_reaper(
     session_factory: SessionFactory,
     *,
@@ -204,6 +214,7 @@ async def run_reaper(
     while True:
         try:
             await reap_once(session_factory, timeout_s=timeout_s, bus=bus)
+            await reap_explorations(session_factory, timeout_s=timeout_s)
         except (SQLAlchemyError, RedisError, OSError) as exc:
             log.warning("reaper round failed: %s", exc)
         await asyncio.sleep(interval_s)

@@ -14,8 +14,10 @@ from app.db.models import (
     Ledger,
     LedgerStep,
     SiteDeadEnd,
+    SiteExploration,
     Task,
     TaskEvent,
+    WebsiteMemRow,
 )
 from app.db.session import create_engine, session_factory
 
@@ -32,9 +34,11 @@ __all__ = [
     "Ledger",
     "LedgerStep",
     "SiteDeadEnd",
+    "SiteExploration",
     "Task",
     "TaskEvent",
     "UnsupportedBackend",
+    "WebsiteMemRow",
     "create_engine",
     "session_factory",
 ]

@@ -396,3 +396,50 @@ class BrowserProfile(Base):
     saved_at: Mapped[datetime | None] = mapped_column(nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class SiteExploration(Base):
+    """One site exploration job (seed 001 §2.3, App. A.2; app/api/sites.py): its request,
+    lifecycle and progress; the WebsiteMem it wrote is `website_mems` row `version` of the
+    domain (migration 0012)."""
+
+    __tablename__ = "site_explorations"
+    __table_args__ = (
+        Index("ix_site_explorations_tenant_id_created_at", "tenant_id", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    domain: Mapped[str] = mapped_column(String(255))
+    url: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(32), default=TaskStatus.queued.value)
+    # max_depth, max_pages, max_elements_per_page, timeout_s, allowed_domains
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    progress: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    error: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    error_detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    version: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the WebsiteMem written
+    worker_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class WebsiteMemRow(Base):
+    """A site's WebsiteMem (app/contracts.py WebsiteMem as JSON), versioned per (tenant,
+    domain): each exploration adds the next version; later tasks read the newest."""
+
+    __tablename__ = "website_mems"
+    __table_args__ = (UniqueConstraint("tenant_id", "domain", "version"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    domain: Mapped[str] = mapped_column(String(255))
+    version: Mapped[int] = mapped_column(Integer)
+    exploration_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    start_url: Mapped[str] = mapped_column(Text)
+    pages: Mapped[int] = mapped_column(Integer, default=0, server_default=_zero())
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -2,7 +2,7 @@
 turned into a run's first directives.
 
 Revision ID: 0014_guides
-Revises: 0010_memory
+Revises: 0012_website_mem
 Create Date: 2026-11-27 00:00:00
 
 tests/integration/db/test_migrations.py compares head with app/db/models.py.
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0014_guides"
-down_revision: str | None = "0010_memory"
+down_revision: str | None = "0012_website_mem"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

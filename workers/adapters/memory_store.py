@@ -159,6 +159,14 @@ class DbMemoryStore:
         async with self._sessions() as s:
             return await repo.get_domain_learnings(s, tenant_id=self.tenant_id, domain=domain)
 
+    async def load_site_map(self, domain: str) -> Mapping[str, Any]:
+        """The tenant's newest WebsiteMem of the domain (site exploration), {} when none."""
+        if not domain:
+            return {}
+        async with self._sessions() as s:
+            row = await repo.latest_website_mem(s, tenant_id=self.tenant_id, domain=domain)
+        return dict(row.data) if row is not None else {}
+
     async def record_learning(self, domain: str, key: str, value: Any) -> None:
         if not domain:
             return

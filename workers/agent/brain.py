@@ -48,6 +48,7 @@ from workers.agent.roles.planner import (
     render_planner_view,
 )
 from workers.agent.roles.worker import WORKER, WorkerNotes
+from workers.agent.site_map import SiteMap
 from workers.agent.site_memory import SiteMemory, render_site
 from workers.agent.testing import InMemoryMemoryStore
 from workers.agent.tools import DONE, is_page_changing
@@ -220,7 +221,8 @@ class Brain:
             return None
         # the store decides which: DbMemoryStore gives the unexpired ones, newest first
         ledger.load_dead_ends(await self.memory.load_domain_dead_ends(domain))
-        site = SiteMemory.of(domain, await self.memory.load_domain_learnings(domain))
+        site_map = SiteMap.of(await self.memory.load_site_map(domain))  # seed 001 §2.3
+        site = SiteMemory.of(domain, await self.memory.load_domain_learnings(domain), site_map)
         ledger.sites[domain] = site
         return site
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from functools import partial
 
 from app.contracts import ErrorCode, EventType, TaskStatus
@@ -50,6 +51,7 @@ from workers.agent.protocols import (
 )
 from workers.agent.roles.worker import Worker, WorkerTurn
 from workers.agent.screenshots import StepScreenshots
+from workers.agent.site_map import annotate_menus
 from workers.agent.site_memory import SiteMemory
 from workers.agent.step_events import observation_event
 from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
@@ -172,6 +174,7 @@ class AgentLoop:
             site = await self.brain.enter(self.ledger, state)
             if site is not None:
                 self.navigation.learn(site)
+            state = self._with_known_menus(state)
         if self.brain is not None and self.brain.due(step):  # line 10
             verdict = await self.brain.review(self.ledger, step, state, self.brain.trigger(step))
             if verdict.done:  # line 12
@@ -188,6 +191,15 @@ class AgentLoop:
         if batch.claim is not None:
             return await self._claimed(step, state, batch)
         return None
+
+    def _with_known_menus(self, state: Observation) -> Observation:
+        """Menus the site's exploration learned, under their controls where the live page
+        hides their items (seed 001 §2.3: observation space augmented with dropdowns)."""
+        site = self.ledger.sites.get(domain_of(state.url))
+        if not isinstance(site, SiteMemory) or not site.site_map.menus:
+            return state
+        text = annotate_menus(state.text, site.site_map.menus)
+        return state if text == state.text else replace(state, text=text)
 
     async def _observe(self, step: int) -> Observation:
         await self.navigation.stay_on_allowlist()  # a page may have moved on its own

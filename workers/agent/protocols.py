@@ -164,6 +164,10 @@ class MemoryStore(Protocol):
         """The operator's guides for `domain` and for every site (guidance.py)."""
         ...
 
+    async def load_site_map(self, domain: str) -> Mapping[str, Any]:
+        """The domain's newest site exploration (a WebsiteMem as JSON), {} when none."""
+        ...
+
 
 @dataclass(frozen=True)
 class FetchedPage:

@@ -18,10 +18,12 @@ Dead ends are kept beside them per (page, action) with a cause, a count, first/l
 an expiry by cause (`DEAD_END_TTL_HOURS`): a transient `network` or `timeout` failure decays
 in hours; `policy_block` and `login_required` last.
 
-Everything here that came from a page (element names, fact values, URLs) is data, never an
-instruction: `render_site` output is shown to models only inside the untrusted fence
-(workers/agent/blocks.py `fenced`). A route or a site exploration (WebsiteMem) can sit beside
-these keys in the same store under keys of their own.
+Beside them, the newest site exploration of the domain (its WebsiteMem, seed 001 §2.3) gives
+a few bookmarks and the menus it learned (workers/agent/site_map.py).
+
+Everything here that came from a page (element names, fact values, URLs, page titles) is
+data, never an instruction: `render_site` output is shown to models only inside the
+untrusted fence (workers/agent/blocks.py `fenced`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+from workers.agent.site_map import SiteMap
 
 URL_TEMPLATES, POPUPS, FACTS, CHALLENGES = "url_templates", "popups", "facts", "challenges"
 ROUTE = "route"
@@ -192,9 +196,12 @@ class SiteMemory:
     route: str = ""
     route_confidence: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
+    site_map: SiteMap = field(default_factory=SiteMap)  # from the newest site exploration
 
     @classmethod
-    def of(cls, domain: str, learnings: Mapping[str, Any]) -> SiteMemory:
+    def of(
+        cls, domain: str, learnings: Mapping[str, Any], site_map: SiteMap | None = None
+    ) -> SiteMemory:
         templates = []
         for row in _rows(learnings.get(URL_TEMPLATES)):
             if isinstance(row.get("pattern"), str):
@@ -216,11 +223,15 @@ class SiteMemory:
             route_confidence=float(route.get("confidence") or 0)
             if isinstance(route, Mapping)
             else 0,
+            site_map=site_map or SiteMap(),
         )
 
     @property
     def empty(self) -> bool:
-        return not (self.templates or self.popups or self.facts or self.bot_protected)
+        return (
+            not (self.templates or self.popups or self.facts or self.bot_protected)
+            and self.site_map.empty
+        )
 
     def template_for(self, url: str) -> UrlTemplate | None:
         return next((t for t in self.templates if t.matches(url)), None)
@@ -257,6 +268,7 @@ def render_site(memory: SiteMemory, now: datetime | None = None, *, brief: bool 
             f"{_clip(popup.get('kind', 'popup'), 20)} banner dismissed with "
             f"{_clip(popup.get('action', 'click'), 20)} {_clip(popup.get('name', ''), 60)!r}"
         )
+    lines += memory.site_map.lines(brief=brief)
     if brief:
         return "\n".join(lines)
     for fact in memory.facts:

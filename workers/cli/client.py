@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from app.api.schemas import ProfileList, ProfileOut, TaskCreate, TaskOut, TaskPage, WebhookOut
+from app.api.sites import ExplorationOut, ExploreCreate, SiteOut
 from app.contracts import EventType
 
 RECONNECT_DELAY_S = 1.0
@@ -151,6 +152,18 @@ class TaskClient:
         response = self._http.delete(f"/v1/profiles/{name}")
         if response.is_error:
             self._json(response)
+
+    def start_exploration(self, body: ExploreCreate) -> ExplorationOut:
+        payload = body.model_dump(mode="json", exclude_unset=True)
+        response = self._http.post("/v1/sites/explore", json=payload)
+        return ExplorationOut.model_validate(self._json(response))
+
+    def get_exploration(self, exploration_id: str) -> ExplorationOut:
+        response = self._http.get(f"/v1/sites/explore/{exploration_id}")
+        return ExplorationOut.model_validate(self._json(response))
+
+    def get_site(self, domain: str) -> SiteOut:
+        return SiteOut.model_validate(self._json(self._http.get(f"/v1/sites/{domain}")))
 
     def submit(self, body: dict[str, Any]) -> dict[str, Any]:
         return self._json(self._http.post("/v1/tasks", json=body))

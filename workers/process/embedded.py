@@ -23,8 +23,8 @@ from sqlalchemy import select
 
 from app import llm_probe
 from app.api.health import rq_workers_check
-from app.contracts import JOB_FUNC, QUEUE_NAME, TaskStatus
-from app.db import Task
+from app.contracts import EXPLORE_JOB_FUNC, JOB_FUNC, QUEUE_NAME, TaskStatus
+from app.db import SiteExploration, Task
 from app.dispatch import InProcessDispatcher
 from app.events import EventBus, MemoryEventBus
 from app.main import LifespanExtra, create_app
@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 
 
 class EmbeddedWorkers:
-    """submit(task_id) → run_task on a pool thread; depth() = submitted but not started."""
+    """submit(task_id[, job]) → run_task (or the named job) on a pool thread; depth() =
+    submitted but not started."""
 
     def __init__(
         self,
@@ -62,6 +63,7 @@ class EmbeddedWorkers:
         self.runtime.start()
         runtime.install(self.runtime)
         _job()  # the job code loads now, not inside the first task
+        _job(EXPLORE_JOB_FUNC)
         self._executor = ThreadPoolExecutor(self.concurrency, thread_name_prefix="webagent-job")
 
     def stop(self, grace_s: float = 10.0) -> None:
@@ -83,12 +85,12 @@ class EmbeddedWorkers:
     def ready(self) -> bool:
         return self._executor is not None and self.runtime.started
 
-    def submit(self, task_id: str) -> None:
+    def submit(self, task_id: str, job: str = JOB_FUNC) -> None:
         if self._executor is None:
             raise RuntimeError("EmbeddedWorkers is not running")
         with self._lock:
             self._waiting += 1
-        future = self._executor.submit(self._run, task_id)
+        future = self._executor.submit(self._run, task_id, job)
         with self._lock:
             self._futures.add(future)
         future.add_done_callback(self._forget)
@@ -103,31 +105,37 @@ class EmbeddedWorkers:
             if future.cancelled():
                 self._waiting -= 1
 
-    def _run(self, task_id: str) -> None:
+    def _run(self, task_id: str, job: str = JOB_FUNC) -> None:
         with self._lock:
             self._waiting -= 1
         try:
-            _job()(task_id)
+            _job(job)(task_id)
         except Exception:  # a pool thread must survive any job failure (the job boundary)
             log.exception("embedded job for task %s failed", task_id)
 
 
-def _job() -> Callable[[str], None]:
-    """The job function the queue names (JOB_FUNC), found as rq finds it: both deployments
-    run the same `workers.jobs.run_task`, and the process runtime imports no job code."""
-    module, name = JOB_FUNC.rsplit(".", 1)
+def _job(func: str = JOB_FUNC) -> Callable[[str], None]:
+    """The job function the queue names (JOB_FUNC, EXPLORE_JOB_FUNC), found as rq finds it:
+    both deployments run the same functions, and the process runtime imports no job code."""
+    module, name = func.rsplit(".", 1)
     job: Callable[[str], None] = getattr(importlib.import_module(module), name)
     return job
 
 
-async def resubmit_queued(sessions: Any, submit: Callable[[str], None]) -> int:
-    """The in-process queue dies with the process: hand over tasks still queued in the DB."""
+async def resubmit_queued(sessions: Any, submit: Callable[[str, str], None]) -> int:
+    """The in-process queue dies with the process: hand over tasks (and site explorations)
+    still queued in the DB."""
     async with sessions() as s:
         stmt = select(Task.id).where(Task.status == TaskStatus.queued.value)
         ids = list((await s.execute(stmt.order_by(Task.created_at))).scalars())
+        queued = SiteExploration.status == TaskStatus.queued.value
+        explore = select(SiteExploration.id).where(queued).order_by(SiteExploration.created_at)
+        explorations = list((await s.execute(explore)).scalars())
     for task_id in ids:
-        submit(task_id)
-    return len(ids)
+        submit(task_id, JOB_FUNC)
+    for exploration_id in explorations:
+        submit(exploration_id, EXPLORE_JOB_FUNC)
+    return len(ids) + len(explorations)
 
 
 def reaper_lifespan(settings: Settings) -> LifespanExtra:

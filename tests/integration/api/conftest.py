@@ -14,7 +14,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from app.contracts import Event
+from app.contracts import JOB_FUNC, Event
 from app.db import repositories
 from app.events import EventBus, MemoryEventBus
 from app.main import create_app
@@ -26,10 +26,12 @@ class RecordingDispatcher:
     """Test double for the Dispatcher protocol: remembers what was enqueued."""
 
     enqueued: list[tuple[str, float]] = field(default_factory=list)
+    jobs: list[tuple[str, str]] = field(default_factory=list)  # (row id, job function)
     depth: int = 0
 
-    async def enqueue(self, task_id: str, *, timeout_s: float) -> None:
+    async def enqueue(self, task_id: str, *, timeout_s: float, job: str = JOB_FUNC) -> None:
         self.enqueued.append((task_id, timeout_s))
+        self.jobs.append((task_id, job))
 
     async def queue_depth(self) -> int:
         return self.depth

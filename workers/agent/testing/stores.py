@@ -45,6 +45,7 @@ class InMemoryMemoryStore:
     domain_dead_ends: dict[str, list[DeadEnd]] = field(default_factory=dict)
     learnings: dict[str, dict[str, Any]] = field(default_factory=dict)
     expiry: dict[tuple[str, str, str], datetime | None] = field(default_factory=dict)
+    site_maps: dict[str, dict[str, Any]] = field(default_factory=dict)  # domain -> WebsiteMem
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     guides: list[Guide] = field(default_factory=list)  # the operator's guides (guidance.py)
 
@@ -83,6 +84,9 @@ class InMemoryMemoryStore:
 
     async def load_guides(self, domain: str) -> Sequence[Guide]:
         return [g for g in self.guides if g.domain in ("", domain.lower())]
+
+    async def load_site_map(self, domain: str) -> Mapping[str, Any]:
+        return dict(self.site_maps.get(domain.lower(), {}))
 
     @property
     def latest(self) -> dict[str, Any]:
