@@ -46,6 +46,7 @@ from app.db.repo_memory import (
     put_domain_learning,
     record_site_dead_end,
 )
+from app.db.repo_routes import count_route_replay, list_routes, save_route
 from app.db.repo_tasks import (
     count_by_status,
     create_task,
@@ -73,6 +74,7 @@ __all__ = [
     "add_ledger_step",
     "append_event",
     "count_by_status",
+    "count_route_replay",
     "create_api_key",
     "create_task",
     "decode_cursor",
@@ -98,6 +100,7 @@ __all__ = [
     "list_events",
     "list_facts",
     "list_ledger_steps",
+    "list_routes",
     "list_site_dead_ends",
     "list_tasks",
     "mark_running",
@@ -109,6 +112,7 @@ __all__ = [
     "revoke_api_key",
     "save_artifact",
     "save_ledger",
+    "save_route",
     "set_awaiting_approval",
     "task_to_spec",
     "update_usage",
