@@ -170,7 +170,14 @@ async def _run_agent(
             rt.sessions, tenant_id=spec.tenant_id, task_id=spec.task_id, redact=sink.vault.redact
         )
         opener = partial(
-            _open_browser, rt, spec, sink, results, budget=budget, learner=learner, recorder=recorder
+            _open_browser,
+            rt,
+            spec,
+            sink,
+            results,
+            budget=budget,
+            learner=learner,
+            recorder=recorder,
         )
         try:
             async with (

@@ -50,7 +50,9 @@ async def save_route(
     where = [Route.tenant_id == tenant_id, Route.domain == _norm(domain)]
     row = None
     if route_id:
-        row = (await s.execute(select(Route).where(*where, Route.id == route_id))).scalar_one_or_none()
+        row = (
+            await s.execute(select(Route).where(*where, Route.id == route_id))
+        ).scalar_one_or_none()
     if row is not None:  # the intent may have widened: a row already there for it goes
         await s.execute(
             delete(Route).where(*where, Route.intent_key == intent_key, Route.id != row.id)

@@ -157,9 +157,7 @@ class ShopServer:
         colour = (query.get("colour") or [""])[0]
         stock = bool((query.get("stock") or [""])[0])
         shown = [
-            k
-            for k in KETTLES
-            if (not colour or k.colour == colour) and (not stock or k.in_stock)
+            k for k in KETTLES if (not colour or k.colour == colour) and (not stock or k.in_stock)
         ]
         items = "".join(
             f'<li><a href="/product/{k.id}">{k.name} kettle</a> from '

@@ -51,9 +51,9 @@ from workers.agent.protocols import (
 )
 from workers.agent.replay import Replayer, ReplayReport, tell_ledger
 from workers.agent.roles.worker import Worker, WorkerTurn
+from workers.agent.routes import best_route, url_matches
 from workers.agent.screenshots import StepScreenshots
 from workers.agent.site_memory import SiteMemory
-from workers.agent.routes import best_route, url_matches
 from workers.agent.step_events import action_event, observation_event
 from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
 from workers.agent.tools import worker_tools
@@ -332,5 +332,7 @@ async def run_agent(
     `routes`, a proven route of the site is replayed first (workers/agent/replay.py)."""
     metered = MeteredLLM(llm, sink)
     brain, ledger, history = Brain.create(task, metered, sink, memory, config or BrainConfig())
-    loop = AgentLoop(task, browser, metered, sink, history, ledger=ledger, brain=brain, routes=routes)
+    loop = AgentLoop(
+        task, browser, metered, sink, history, ledger=ledger, brain=brain, routes=routes
+    )
     return await loop.run()

@@ -29,7 +29,6 @@ from urllib.parse import urljoin
 from workers.agent.errors import TaskCancelled
 from workers.agent.ledger import Ledger, StepOutcome
 from workers.agent.protocols import Action, EventSink, Observation, ToolResult
-from workers.agent.tools import redacted_args
 from workers.agent.routes import (
     Route,
     RouteStep,
@@ -40,6 +39,7 @@ from workers.agent.routes import (
     render_arg,
     url_matches,
 )
+from workers.agent.tools import redacted_args
 
 FALLBACKS = {
     "target": "the element the route clicks next is not on this page",
@@ -119,9 +119,13 @@ class Replayer:
         begun = step
         for index, route_step in enumerate(self.route.steps):
             if step > self.max_steps:
-                return self._report(first, skipped, index, "the step limit was reached", step - 1, "limit")
+                return self._report(
+                    first, skipped, index, "the step limit was reached", step - 1, "limit"
+                )
             if not route_step.replayable:
-                return self._report(first, skipped, index, "its text is a secret", step - 1, "secret")
+                return self._report(
+                    first, skipped, index, "its text is a secret", step - 1, "secret"
+                )
             action, why = self.action(route_step, state)
             if action is None:
                 if route_step.optional:

@@ -238,7 +238,11 @@ class RouteRecorder:
     async def _rewritten(self, store: RouteStore, note: ReplayNote) -> Route | None:
         """The stored route's steps before the fallback, then what this run did from there."""
         old = next(
-            (r for r in await store.load_routes(route_domain(self.opened)) if r.id == note.route_id),
+            (
+                r
+                for r in await store.load_routes(route_domain(self.opened))
+                if r.id == note.route_id
+            ),
             None,
         )
         last = max(note.replayed, default=0)

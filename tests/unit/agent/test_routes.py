@@ -139,9 +139,13 @@ def test_targets_are_found_by_role_name_and_place_not_ref() -> None:
 
 def test_url_patterns_keep_task_values_and_wildcard_ids() -> None:
     slots, values = Slots.of(ONE), [t.text for t in tokens(TWO)]
-    assert url_pattern("http://shop.test/search?color=red", slots, {3}) == "shop.test/search?color={3}"
+    assert (
+        url_pattern("http://shop.test/search?color=red", slots, {3}) == "shop.test/search?color={3}"
+    )
     assert url_matches("shop.test/search?color={3}", "http://shop.test/search?color=blue", values)
-    assert not url_matches("shop.test/search?color={3}", "http://shop.test/search?color=red", values)
+    assert not url_matches(
+        "shop.test/search?color={3}", "http://shop.test/search?color=red", values
+    )
     pattern = url_pattern("http://shop.test/product/17?ref=abc", slots, {3})
     assert pattern == "shop.test/product/*?ref=*"
 
