@@ -59,6 +59,7 @@ class TaskProfile(StrEnum):
 class EventType(StrEnum):
     task_started = "task.started"
     route_decided = "route.decided"
+    route_replayed = "route.replayed"
     plan_updated = "plan.updated"
     step_started = "step.started"
     action_executed = "action.executed"
@@ -130,6 +131,7 @@ class TaskSpec(BaseModel):
     task_profile: TaskProfile = TaskProfile.general  # which tools the model may use
     forbid_login: bool = False  # a login form on the page fails the task
     private_regions: tuple[str, ...] = ()  # CSS selectors never shown to the model
+    reuse_routes: bool = True  # replay a proven route of the start page's domain (issue 21)
     metadata: dict[str, Any] = Field(default_factory=dict)
     secret_names: tuple[str, ...] = ()
     secrets_sealed: str | None = Field(default=None, repr=False)  # Fernet token, app/secrets.py

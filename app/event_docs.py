@@ -43,8 +43,24 @@ class RouteDecided(_Data):
     source: str = Field(description="classifier | learning | no_fetch | search_fallback")
 
 
+class RouteReplayed(_Data):
+    route_id: str
+    route_steps: int = Field(description="steps of the stored route")
+    replayed_steps: list[int] = Field(
+        description="run steps replayed from the route without a model call, effect verified"
+    )
+    model_steps: list[int] = Field(description="run steps the model decided")
+    skipped: int = Field(description="optional route steps skipped (a popup not shown)")
+    fell_back_at: int | None = Field(
+        description="route step (0-based) whose target or effect did not show: the model "
+        "took over there; null when the whole route replayed"
+    )
+    reason: str = Field(description="why the replay handed over ('' when complete)")
+
+
 class StepStarted(_Data):
     step: int
+    replayed: bool = Field(default=False, description="a step replayed from a proven route")
 
 
 class ActionExecuted(_Data):
@@ -55,6 +71,9 @@ class ActionExecuted(_Data):
     reason: str
     error: str | None = Field(description="tool error code when not successful")
     page_changed: bool
+    replayed: bool = Field(
+        default=False, description="replayed from a proven route (no model call decided it)"
+    )
 
 
 class ObservationEvent(_Data):
@@ -109,6 +128,7 @@ EVENT_DATA: dict[str, type[BaseModel]] = {
     EventType.task_started.value: TaskStarted,
     EventType.task_finished.value: TaskFinished,
     EventType.route_decided.value: RouteDecided,
+    EventType.route_replayed.value: RouteReplayed,
     EventType.step_started.value: StepStarted,
     EventType.action_executed.value: ActionExecuted,
     EventType.observation.value: ObservationEvent,

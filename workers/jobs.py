@@ -31,6 +31,7 @@ from workers.adapters.approval_gate import approval_gate, supervision_of
 from workers.adapters.fetcher import FetchPolicy, HttpFetcher
 from workers.adapters.memory_store import DbMemoryStore
 from workers.adapters.results import TaskResults
+from workers.adapters.route_store import DbRouteStore
 from workers.adapters.secrets import RedactingLLM, SecretVault
 from workers.adapters.sink import DbEventSink
 from workers.adapters.site_learning import RunLearnings
@@ -38,6 +39,7 @@ from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
 from workers.agent.metered import MeteredLLM
 from workers.agent.protocols import AgentOutcome, AgentTask, Browser
+from workers.agent.route_record import RouteRecorder
 from workers.agent.search import run_task as run_routed
 from workers.agent.supervised import supervise
 from workers.browser.act import click_memory
@@ -143,6 +145,7 @@ async def _run_agent(
         image_detail=rt.settings.llm_image_detail,
         look_tool=rt.settings.vision_enabled,
         allow_scripts=spec.allow_scripts,
+        reuse_routes=spec.reuse_routes,
     )
     try:
         problem = views.configuration_problem(mode, rt.settings)
@@ -161,7 +164,21 @@ async def _run_agent(
         )
         # what the run shows about its sites, written after the checks (issue 21)
         learner = RunLearnings(spec.instruction, spec.task_id)
-        opener = partial(_open_browser, rt, spec, sink, results, budget=budget, learner=learner)
+        # the run's action trace, a proven route of the site once the checks pass (issue 21)
+        recorder = RouteRecorder(agent_task.instruction, spec.start_url)
+        routes = DbRouteStore(
+            rt.sessions, tenant_id=spec.tenant_id, task_id=spec.task_id, redact=sink.vault.redact
+        )
+        opener = partial(
+            _open_browser,
+            rt,
+            spec,
+            sink,
+            results,
+            budget=budget,
+            learner=learner,
+            recorder=recorder,
+        )
         try:
             async with (
                 asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S),
@@ -171,13 +188,15 @@ async def _run_agent(
                     agent_task,
                     opener,
                     llm,
-                    learner.watch_sink(results.sink),
+                    recorder.watch_sink(learner.watch_sink(results.sink)),
                     memory=memory,
                     fetcher=results.watch_fetcher(fetcher),
                     config=brain,
+                    routes=routes,
                 )
                 outcome = await results.settle(outcome, llm)
                 await _learn(learner, memory, outcome, spec)
+                await _keep_route(recorder, routes, outcome, spec)
                 return outcome
         finally:
             await memory.settle()  # the Ledger rows run behind the loop: all in before the end
@@ -201,6 +220,16 @@ async def _learn(
         log.warning("task %s: site learnings not saved", spec.task_id)
 
 
+async def _keep_route(
+    recorder: RouteRecorder, routes: DbRouteStore, outcome: AgentOutcome, spec: TaskSpec
+) -> None:
+    """The run's route, from the checked outcome; a failed write does not fail the run."""
+    try:
+        await recorder.commit(routes, outcome)
+    except SQLAlchemyError:
+        log.warning("task %s: route not saved", spec.task_id)
+
+
 async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:
     """The task's files (uploaded with it, staged for upload_file) and its script opt-in."""
     root = rt.settings.task_files_dir
@@ -219,6 +248,7 @@ async def _open_browser(
     results: TaskResults,
     budget: budgets.Budget | None = None,
     learner: RunLearnings | None = None,
+    recorder: RouteRecorder | None = None,
 ) -> AsyncIterator[Browser]:
     """A fresh browser context for the browser route (the search route never opens one)."""
     async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
@@ -256,7 +286,9 @@ async def _open_browser(
                 gate = approval_gate(rt.sessions, rt.settings, spec, learner.watch_sink(sink))
                 supervised = supervise(browser, gate, supervision_of(spec, rt.settings), store)
                 # its pages are the answer check's evidence and the site learnings' source
-                yield results.watch(learner.watch(supervised))
+                watched = results.watch(learner.watch(supervised))
+                # the route recorder sees the actions as the loop takes them (issue 21)
+                yield recorder.watch(watched) if recorder is not None else watched
         finally:
             if results.saves_profile:  # written back after a succeeded run
                 results.keep_state(await storage_state.capture(page))

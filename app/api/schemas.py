@@ -96,6 +96,11 @@ class TaskCreate(BaseModel):
     forbid_login: bool = Field(
         default=False, description="a login form (password field) on the page fails the task"
     )
+    reuse_routes: bool = Field(
+        default=True,
+        description="replay a proven route of the start page's site for the same intent "
+        "without model calls (issue 21); false: the model decides every step",
+    )
     private_regions: list[SafeStr] = Field(
         default_factory=list,
         max_length=MAX_PRIVATE_REGIONS,
@@ -291,6 +296,7 @@ class TaskOut(BaseModel):
     task_profile: str = TaskProfile.general.value
     forbid_login: bool = False
     private_regions: list[str] = Field(default_factory=list)
+    reuse_routes: bool = True
     metadata: dict[str, Any]
     secrets: list[str] = Field(default_factory=list, description="secret names, never values")
     attachments: list[str] = Field(default_factory=list, description="attachment names")
@@ -368,6 +374,7 @@ def task_out(task: Any) -> TaskOut:
         task_profile=task.task_profile or TaskProfile.general.value,
         forbid_login=bool(task.forbid_login),
         private_regions=list(task.private_regions or []),
+        reuse_routes=task.reuse_routes is not False,
         metadata=dict(task.meta or {}),
         secrets=list(task.secret_names or []),
         attachments=list(task.attachment_names or []),

@@ -168,6 +168,7 @@ async def submit_task(
                 "task_profile": body.task_profile.value,
                 "forbid_login": body.forbid_login,
                 "private_regions": body.private_regions,
+                "reuse_routes": body.reuse_routes,
             },
             metadata=body.metadata,
             idempotency_key=idempotency_key,

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy import (
     text as sql_text,
@@ -82,6 +83,8 @@ class Task(Base):
     task_profile: Mapped[str | None] = mapped_column(String(32), nullable=True)
     forbid_login: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     private_regions: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=list)
+    # false: the run does not replay a proven route of its site (migration 0011, issue 21)
+    reuse_routes: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
     # task secrets: names in clear, {name: {value, domains}} as one Fernet token (app/secrets.py)
     secret_names: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=list)
@@ -291,6 +294,31 @@ class Guide(Base):
     body: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class Route(Base):
+    """A proven route of a site for one intent (issue 21, workers/agent/routes.py): the
+    action trace of a verified run with the task's values as slots. One per (tenant, domain,
+    intent); `version` counts rewrites (the site changed), `replays` whole replays."""
+
+    __tablename__ = "routes"
+    __table_args__ = (UniqueConstraint("tenant_id", "domain", "intent_key"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    domain: Mapped[str] = mapped_column(String(255))
+    intent_key: Mapped[str] = mapped_column(String(64))  # sha256 of `intent`
+    intent: Mapped[str] = mapped_column(Text)  # the instruction with its slots blanked
+    instruction: Mapped[str] = mapped_column(Text)  # of the run that wrote it
+    slots: Mapped[list[int]] = mapped_column(JSON)
+    start: Mapped[str] = mapped_column(Text)  # URL pattern of the first page
+    steps: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default=sql_text("1"))
+    replays: Mapped[int] = mapped_column(Integer, default=0, server_default=sql_text("0"))
+    task_id: Mapped[str | None] = mapped_column(String(32), nullable=True)  # last writer
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    last_replayed_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
 
 class SiteDeadEnd(Base):

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.dialect import dialect_insert
 from app.db.inserts import add_row
-from app.db.models import DeadEnd, DomainLearning, Fact, SiteDeadEnd, new_id
+from app.db.models import DeadEnd, DomainLearning, Fact, Route, SiteDeadEnd, new_id
 from app.db.types import utcnow
 
 Record = TypeVar("Record", Fact, DeadEnd)  # per-domain memory rows listed the same way
@@ -303,9 +303,10 @@ async def list_domains(s: AsyncSession, *, tenant_id: str) -> list[dict[str, Any
 
 
 async def forget_domain(s: AsyncSession, *, tenant_id: str, domain: str) -> int:
-    """Delete a site's learnings and dead ends (each run's own ledger rows stay)."""
+    """Delete a site's learnings, dead ends and proven routes (each run's own ledger rows
+    stay)."""
     removed = 0
-    for model in (DomainLearning, SiteDeadEnd):
+    for model in (DomainLearning, SiteDeadEnd, Route):
         result = await s.execute(
             delete(model).where(model.tenant_id == tenant_id, model.domain == _norm(domain))
         )

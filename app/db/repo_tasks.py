@@ -371,6 +371,7 @@ def task_to_spec(task: Task) -> TaskSpec:
         task_profile=TaskProfile(task.task_profile or TaskProfile.general),
         forbid_login=bool(task.forbid_login),
         private_regions=tuple(task.private_regions or ()),
+        reuse_routes=task.reuse_routes is not False,
         metadata=dict(task.meta or {}),
         secret_names=tuple(task.secret_names or ()),
         secrets_sealed=task.secrets_sealed,

@@ -46,6 +46,7 @@ from app.db.repo_memory import (
     put_domain_learning,
     record_site_dead_end,
 )
+from app.db.repo_routes import count_route_replay, list_routes, save_route
 from app.db.repo_sites import (
     claim_exploration,
     create_exploration,
@@ -84,6 +85,7 @@ __all__ = [
     "append_event",
     "claim_exploration",
     "count_by_status",
+    "count_route_replay",
     "create_api_key",
     "create_exploration",
     "create_task",
@@ -113,6 +115,7 @@ __all__ = [
     "list_events",
     "list_facts",
     "list_ledger_steps",
+    "list_routes",
     "list_site_dead_ends",
     "list_tasks",
     "mark_running",
@@ -126,6 +129,7 @@ __all__ = [
     "revoke_api_key",
     "save_artifact",
     "save_ledger",
+    "save_route",
     "save_website_mem",
     "set_awaiting_approval",
     "task_to_spec",

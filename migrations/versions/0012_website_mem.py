@@ -2,7 +2,7 @@
 versioned WebsiteMem per (tenant, domain) they write.
 
 Revision ID: 0012_website_mem
-Revises: 0010_memory
+Revises: 0011_routes
 Create Date: 2026-11-29 00:00:00
 
 `site_explorations` holds one row per `POST /v1/sites/explore` (request, status, progress,
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0012_website_mem"
-down_revision: str | None = "0010_memory"
+down_revision: str | None = "0011_routes"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -151,6 +151,7 @@ class Brain:
         self._session = history.session_text
         self._saved: dict[str, Any] | None = None  # the ledger row as last written
         self.page = PageSeen()
+        self.offset = 0  # run steps replayed from a route: the cadence counts Worker steps
 
     @classmethod
     def create(
@@ -230,6 +231,7 @@ class Brain:
         return self.trigger(step) is not None
 
     def trigger(self, step: int) -> Trigger | None:
+        step -= self.offset  # s of Algorithm 1 line 10 counts the Worker's own steps
         if step == 1 and self.config.planner_at_start:
             return Trigger.start
         if step % self.config.planner_every_n_steps == 0:

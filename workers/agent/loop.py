@@ -47,13 +47,16 @@ from workers.agent.protocols import (
     MemoryStore,
     Observation,
     PopupDismisser,
+    RouteStore,
     ToolResult,
 )
+from workers.agent.replay import Replayer, ReplayReport, tell_ledger
 from workers.agent.roles.worker import Worker, WorkerTurn
+from workers.agent.routes import best_route, url_matches
 from workers.agent.screenshots import StepScreenshots
 from workers.agent.site_map import annotate_menus
 from workers.agent.site_memory import SiteMemory
-from workers.agent.step_events import observation_event
+from workers.agent.step_events import action_event, observation_event
 from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
 from workers.agent.tools.offer import ToolOffer
 from workers.agent.tools.registry import MORE_TOOLS
@@ -75,8 +78,11 @@ class AgentLoop:
         ledger: Ledger | None = None,
         brain: Brain | None = None,
         every_tool: bool = False,
+        routes: RouteStore | None = None,
     ) -> None:
         self.task, self.browser, self.sink = task, browser, sink
+        self.routes = routes if task.reuse_routes else None
+        self.replayed: ReplayReport | None = None
         self.llm = llm if isinstance(llm, MeteredLLM) else MeteredLLM(llm, sink)
         self.history, self.brain = history, brain
         self.ledger = ledger if ledger is not None else Ledger(task.instruction)
@@ -106,6 +112,9 @@ class AgentLoop:
             ending = Ending(TaskStatus.failed, error=exc.code, reason=str(exc))
         finally:
             await self.screenshots.drain()
+        if self.replayed is not None:
+            model_steps = range(self.replayed.next_step, self.usage.steps + 1)
+            await self.sink.emit(EventType.route_replayed, self.replayed.event(model_steps))
         if self.brain is not None:
             await self.brain.persist(self.ledger, self.usage.steps)
         return ending.outcome(self.usage.steps, self.llm.usage)
@@ -119,7 +128,13 @@ class AgentLoop:
             ending = await self._bounded(self._open)
             if ending is not None:
                 return ending
-        for step in range(1, self.task.max_steps + 1):  # line 9
+        first = 1
+        if self.routes is not None:  # a proven route of this site and intent, no model calls
+            ending = await self._bounded(self._replay)
+            if ending is not None:
+                return ending
+            first = self.replayed.next_step if self.replayed is not None else 1
+        for step in range(first, self.task.max_steps + 1):  # line 9
             if await self.sink.cancel_requested():
                 return Ending(TaskStatus.cancelled, reason="cancel requested")
             ending = await self._bounded(partial(self._step, step))
@@ -164,6 +179,44 @@ class AgentLoop:
                 done = ToolResult(success=True, reason=f"dismissed the known {role} {name!r}")
                 await self.actions.emit(0, Action("dismiss_popup", {"name": name}), done)
                 return
+
+    # -- a proven route (workers/agent/replay.py) -------------------------------------------
+    async def _replay(self) -> None:
+        assert self.routes is not None
+        found = best_route(
+            await self.routes.load_routes(domain_of(self.browser.url)), self.task.instruction
+        )
+        if found is None or not url_matches(found[0].start, self.browser.url, found[1]):
+            return
+        replayer = Replayer(
+            found[0],
+            found[1],
+            act=self._act_replayed,
+            look=self._observe,
+            begin=self._begin_replayed,
+            sink=self.sink,
+            max_steps=self.task.max_steps,
+        )
+        report = self.replayed = await replayer.run()
+        self.usage.steps = self.llm.step = report.last_step
+        tell_ledger(self.ledger, report)
+        if self.brain is not None:
+            self.brain.offset = report.next_step - 1
+            await self.brain.persist(self.ledger, report.last_step)
+
+    async def _begin_replayed(self, step: int) -> None:
+        self.usage.steps = self.llm.step = step
+        await self.sink.emit(EventType.step_started, {"step": step, "replayed": True})
+
+    async def _act_replayed(self, step: int, action: Action, state: Observation) -> ToolResult:
+        """A route's action under the same guards as the model's (task profile, domains,
+        URL grammar, approvals), reported with `replayed: true`."""
+        refusal = await self.actions.profile.check_on(self.navigation.browser, action, state.text)
+        result = refusal or await self.navigation.execute(action)
+        await self.sink.emit(
+            EventType.action_executed, action_event(step, action, result, replayed=True)
+        )
+        return result
 
     # -- one step of Algorithm 1 ----------------------------------------------------------
     async def _step(self, step: int) -> Ending | None:
@@ -321,8 +374,13 @@ async def run_agent(
     *,
     memory: MemoryStore | None = None,
     config: BrainConfig | None = None,
+    routes: RouteStore | None = None,
 ) -> AgentOutcome:
-    """Planner + Worker over the Ledger on an open browser (Algorithm 1 lines 7-23)."""
+    """Planner + Worker over the Ledger on an open browser (Algorithm 1 lines 7-23); with
+    `routes`, a proven route of the site is replayed first (workers/agent/replay.py)."""
     metered = MeteredLLM(llm, sink)
     brain, ledger, history = Brain.create(task, metered, sink, memory, config or BrainConfig())
-    return await AgentLoop(task, browser, metered, sink, history, ledger=ledger, brain=brain).run()
+    loop = AgentLoop(
+        task, browser, metered, sink, history, ledger=ledger, brain=brain, routes=routes
+    )
+    return await loop.run()

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
+from workers.agent.routes import Route
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,23 @@ class MemoryStore(Protocol):
         ...
 
 
+@runtime_checkable
+class RouteStore(Protocol):
+    """Proven routes per domain (issue 21, workers/agent/routes.py), one tenant's."""
+
+    async def load_routes(self, domain: str) -> Sequence[Route]:
+        """The domain's routes, most recently written first."""
+        ...
+
+    async def save_route(self, route: Route) -> None:
+        """Insert, or replace the route of the same domain and intent."""
+        ...
+
+    async def route_replayed(self, route_id: str) -> None:
+        """Count one whole replay of the route."""
+        ...
+
+
 @dataclass(frozen=True)
 class FetchedPage:
     """A page fetched over plain HTTP for the search route: its final URL and text."""
@@ -216,6 +234,7 @@ class AgentTask:
     task_profile: str = "general"  # seed 003 §9.3 tool scope: workers/agent/task_profiles.py
     forbid_login: bool = False  # seed 004 App. C.5: a login form ends the run
     private_regions: tuple[str, ...] = ()  # seed 003 §9.4: never the text-only search route
+    reuse_routes: bool = True  # replay a proven route of the domain (workers/agent/replay.py)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from workers.agent.protocols import (
     FetchedPage,
     Fetcher,
     MemoryStore,
+    RouteStore,
 )
 from workers.agent.roles.base import (
     RoleCall,
@@ -145,8 +146,10 @@ async def run_task(
     memory: MemoryStore | None = None,
     fetcher: Fetcher | None = None,
     config: BrainConfig | None = None,
+    routes: RouteStore | None = None,
 ) -> AgentOutcome:
-    """Algorithm 1 whole: route, then the search route or the browser loop."""
+    """Algorithm 1 whole: route, then the search route or the browser loop (which replays a
+    proven route of the site first when `routes` has one: workers/agent/replay.py)."""
     memory = memory if memory is not None else InMemoryMemoryStore()
     orchestrator = Orchestrator(memory)
     decision = await orchestrator.decide(task.instruction, task.start_url)
@@ -174,7 +177,9 @@ async def run_task(
         fallback = RouteDecision(BROWSER, decision.confidence, decision.families, "search_fallback")
         await sink.emit(EventType.route_decided, fallback.event())
     async with open_browser() as browser:
-        outcome = await run_agent(task, browser, llm, sink, memory=memory, config=config)
+        outcome = await run_agent(
+            task, browser, llm, sink, memory=memory, config=config, routes=routes
+        )
     # the route's outcome is recorded by the caller after its checks of the answer
     # (grounding, output_schema, answer check): workers/adapters/site_learning.py
     if searched is None:

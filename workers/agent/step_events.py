@@ -27,8 +27,12 @@ def observation_event(step: int, observation: Observation) -> Mapping[str, Any]:
     }
 
 
-def action_event(step: int, action: Action, result: ToolResult) -> Mapping[str, Any]:
-    """One executed action with its arguments redacted (secrets never reach the event log)."""
+def action_event(
+    step: int, action: Action, result: ToolResult, *, replayed: bool = False
+) -> Mapping[str, Any]:
+    """One executed action with its arguments redacted (secrets never reach the event log);
+    `replayed`: taken from a proven route, no model call decided it (workers/agent/replay.py)."""
+    extra = {"replayed": True} if replayed else {}
     return {
         "step": step,
         "action": action.name,
@@ -37,4 +41,5 @@ def action_event(step: int, action: Action, result: ToolResult) -> Mapping[str, 
         "reason": result.reason,
         "error": result.error,
         "page_changed": result.page_changed,
+        **extra,
     }

@@ -22,7 +22,12 @@ from workers.agent.testing.obeying import (
     element_ref,
     page_text,
 )
-from workers.agent.testing.stores import InMemoryMemoryStore, RecordingSink, ScriptedGate
+from workers.agent.testing.stores import (
+    InMemoryMemoryStore,
+    InMemoryRouteStore,
+    RecordingSink,
+    ScriptedGate,
+)
 
 __all__ = [
     "BRAIN_SIDE",
@@ -31,6 +36,7 @@ __all__ = [
     "FakeBrowser",
     "FakeLLM",
     "InMemoryMemoryStore",
+    "InMemoryRouteStore",
     "InspectableBrowser",
     "ObeyingLLM",
     "Page",

@@ -9,6 +9,7 @@ from typing import Any
 
 from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
 from workers.agent.protocols import ApprovalDecision, ApprovalRequest, Guide
+from workers.agent.routes import Route
 from workers.agent.site_memory import dead_end_expiry
 
 
@@ -110,3 +111,30 @@ class ScriptedGate:
             self.on_request(request)
         status = self.answers.pop(0) if self.answers else "expired"
         return ApprovalDecision(f"approval-{len(self.requests)}", status, "test")
+
+
+@dataclass
+class InMemoryRouteStore:
+    """RouteStore kept in a dict by (domain, intent), like the `routes` table of one tenant."""
+
+    routes: dict[tuple[str, str], Route] = field(default_factory=dict)
+    saved: int = 0
+
+    async def load_routes(self, domain: str) -> Sequence[Route]:
+        found = [r for (d, _), r in self.routes.items() if d == domain]
+        return sorted(found, key=lambda r: r.version, reverse=True)
+
+    async def save_route(self, route: Route) -> None:
+        key = (route.domain, route.intent)
+        if route.id:  # a rewrite may widen the intent: its old key goes
+            self.routes = {k: r for k, r in self.routes.items() if r.id != route.id}
+        old = self.routes.get(key)
+        if old is not None and not route.id:
+            route = replace(route, id=old.id, version=old.version + 1, replays=old.replays)
+        self.saved += 1
+        self.routes[key] = route if route.id else replace(route, id=f"route-{self.saved}")
+
+    async def route_replayed(self, route_id: str) -> None:
+        for key, route in self.routes.items():
+            if route.id == route_id:
+                self.routes[key] = replace(route, replays=route.replays + 1)

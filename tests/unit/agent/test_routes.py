@@ -1,0 +1,212 @@
+"""Proven routes (issue 21): the matching rule, what a recorded route keeps (task values as
+slots, targets by role + name + place, no secrets), replay without model calls, the fallback
+to the model at the first mismatch and the rewrite of the route after it."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from workers.agent.loop import run_agent
+from workers.agent.protocols import AgentOutcome, AgentTask, LLMReply
+from workers.agent.route_record import RouteRecorder
+from workers.agent.routes import (
+    Slots,
+    find,
+    intent_of,
+    match,
+    render,
+    target_of,
+    tokens,
+    url_matches,
+    url_pattern,
+)
+from workers.agent.testing import (
+    BRAIN_SIDE,
+    FakeBrowser,
+    FakeLLM,
+    InMemoryRouteStore,
+    RecordingSink,
+    message_text,
+    reply,
+)
+
+HOME = "http://shop.test/"
+ONE = 'filter by colour red, open the "Aurora" kettle and quote size 1.7 to Berlin'
+TWO = 'filter by colour blue, open the "Nimbus" kettle and quote size 1.2 to Paris'
+
+
+def pages(rename: bool = False) -> dict[str, list[tuple[str, str, str | None]]]:
+    blue = "Blue kettles (new)" if rename else "Blue kettles"
+    return {
+        HOME: [("link", "Red kettles", f"{HOME}search?color=red"), ("link", blue, None)],
+        f"{HOME}search?color=red": [("link", "Aurora Kettle", f"{HOME}product/17")],
+        f"{HOME}search?color=blue": [("link", "Nimbus Kettle", f"{HOME}product/21")],
+        f"{HOME}product/17": [("combobox", "Size", None), ("textbox", "City", None)],
+        f"{HOME}product/21": [("combobox", "Size", None), ("textbox", "City", None)],
+    }
+
+
+class BlueLinks(FakeBrowser):
+    """FakeBrowser whose unnamed-target link "Blue kettles" still leads to the blue list."""
+
+    async def execute(self, action):  # type: ignore[no-untyped-def]
+        result = await super().execute(action)
+        if action.name == "click" and result.success and not result.page_changed:
+            _, index = (int(x) for x in str(action.args["ref"]).split(":"))
+            name = self.pages[self.current][index - 1][1]
+            if name.startswith("Blue kettles"):
+                self.current = f"{HOME}search?color=blue"
+                return type(result)(success=True, page_changed=True)
+        return result
+
+
+def ref(messages: Sequence[Mapping[str, Any]], name: str) -> str:
+    found = re.findall(rf'\[(\d+:\d+)\] \w+ "{re.escape(name)}"', message_text(messages))
+    assert found, name
+    return found[-1]
+
+
+def click(name: str):  # type: ignore[no-untyped-def]
+    return lambda m: reply(("click", {"ref": ref(m, name)}))
+
+
+def act(tool: str, name: str, **args: Any):  # type: ignore[no-untyped-def]
+    return lambda m: reply((tool, {"ref": ref(m, name), **args}))
+
+
+def done(answer: str) -> LLMReply:
+    return reply(("done", {"answer": answer, "success": True}))
+
+
+def run_one_script(color: str = "Red", name: str = "Aurora", size: str = "1.7") -> list[Any]:
+    return [
+        click(f"{color} kettles"),
+        click(f"{name} Kettle"),
+        act("select_option", "Size", values=[f"{size} L"]),
+        act("type", "City", text="Berlin"),
+        done("56.50 EUR"),
+    ]
+
+
+async def _run(
+    instruction: str,
+    script: list[Any],
+    store: InMemoryRouteStore,
+    *,
+    rename: bool = False,
+    reuse: bool = True,
+    outcome_override: AgentOutcome | None = None,
+) -> tuple[AgentOutcome, FakeLLM, RecordingSink]:
+    task = AgentTask(instruction, HOME, 12, time.monotonic() + 60, reuse_routes=reuse)
+    recorder = RouteRecorder(instruction, HOME)
+    llm, sink = FakeLLM(script, side=BRAIN_SIDE), RecordingSink()
+    browser = recorder.watch(BlueLinks(pages(rename)))
+    outcome = await run_agent(task, browser, llm, recorder.watch_sink(sink), routes=store)
+    await recorder.commit(store, outcome_override or outcome)
+    return outcome, llm, sink
+
+
+def test_the_matching_rule_values_are_the_slots_the_trace_used() -> None:
+    slots = Slots.of(ONE)
+    used: set[int] = set()
+    assert slots.template("Aurora Kettle", used) == "{6} {7:T}"
+    assert slots.template("1.7 L", used) == "{11} L"
+    assert slots.template("Red kettles", used) == "{3:T} kettles"  # "kettles" is not "kettle"
+    assert match(ONE, sorted(used), TWO) is None  # Berlin -> Paris: a value the trace never used
+    assert slots.template("Berlin", used) == "{13}"
+    values = match(ONE, sorted(used), TWO)
+    assert values is not None
+    rendered = render("{3:T} kettles / {6} {7:T} / {11} L", values)
+    assert rendered == "Blue kettles / Nimbus Kettle / 1.2 L"
+    # a word that is not a slot must be the same; so must the number of tokens
+    assert match(ONE, sorted(used), TWO.replace("quote", "buy")) is None
+    assert match(ONE, sorted(used), TWO + " today") is None
+    assert intent_of(ONE, used) == "filter by colour {} open the {} {} and quote size {} to {}"
+
+
+def test_targets_are_found_by_role_name_and_place_not_ref() -> None:
+    before = '== main > form "Filters" ==\n[3:4] button "Apply"\n== footer ==\n[3:9] button "Apply"'
+    target = target_of(before, "3:4")
+    assert target is not None and (target.place, target.nth) == ('main > form "Filters"', 0)
+    after = '== footer ==\n[7:2] button "Apply"\n== main > form "Filters" ==\n[7:5] button "Apply"'
+    element = find(after, target)
+    assert element is not None and element.ref == "7:5"
+    assert find('[8:1] button "Show results"', target) is None
+
+
+def test_url_patterns_keep_task_values_and_wildcard_ids() -> None:
+    slots, values = Slots.of(ONE), [t.text for t in tokens(TWO)]
+    assert (
+        url_pattern("http://shop.test/search?color=red", slots, {3}) == "shop.test/search?color={3}"
+    )
+    assert url_matches("shop.test/search?color={3}", "http://shop.test/search?color=blue", values)
+    assert not url_matches(
+        "shop.test/search?color={3}", "http://shop.test/search?color=red", values
+    )
+    pattern = url_pattern("http://shop.test/product/17?ref=abc", slots, {3})
+    assert pattern == "shop.test/product/*?ref=*"
+
+
+async def test_run_two_replays_the_route_with_its_own_values_and_one_model_call() -> None:
+    store = InMemoryRouteStore()
+    first, llm_one, _ = await _run(ONE, run_one_script(), store)
+    assert first.success and len(llm_one.prompts) == 5
+    (route,) = store.routes.values()
+    assert [s.action for s in route.steps] == ["click", "click", "select_option", "type"]
+    assert route.steps[1].target is not None and route.steps[1].target.name == "{6} {7:T}"
+    assert route.steps[2].args == {"values": ["{11} L"]}
+    assert route.steps[3].args == {"text": "{13}"}  # Berlin came from the task
+    assert route.steps[1].url == "shop.test/product/*"
+
+    second, llm_two, sink = await _run(TWO, [done("45.00 EUR")], store)
+    assert second.success and second.answer == "45.00 EUR"
+    assert len(llm_two.prompts) == 1  # the route replayed, the model only answered
+    replayed = [e for e in sink.of_type("action.executed") if e.get("replayed")]
+    assert [e["action"] for e in replayed] == ["click", "click", "select_option", "type"]
+    assert replayed[2]["args"]["values"] == ["1.2 L"] and replayed[3]["args"]["text"] == "Paris"
+    (event,) = sink.of_type("route.replayed")
+    assert event["replayed_steps"] == [1, 2, 3, 4] and event["model_steps"] == [5]
+    assert event["fell_back_at"] is None
+    prompt = message_text(llm_two.prompts[0])
+    assert "replayed from a proven route" in prompt and "Aurora" not in prompt
+    assert next(iter(store.routes.values())).replays == 1
+
+
+async def test_a_renamed_element_falls_back_to_the_model_and_the_route_is_rewritten() -> None:
+    store = InMemoryRouteStore()
+    await _run(ONE, run_one_script(), store)
+    script = [click("Blue kettles (new)"), *run_one_script("Blue", "Nimbus", "1.2")[1:]]
+    script[3] = act("type", "City", text="Paris")
+    outcome, llm, sink = await _run(TWO, script, store, rename=True)
+    assert outcome.success and len(llm.prompts) == 5
+    (event,) = sink.of_type("route.replayed")
+    assert event["fell_back_at"] == 0 and event["replayed_steps"] == []
+    assert event["model_steps"] == [1, 2, 3, 4, 5]
+    assert "Blue kettles" in event["reason"]
+    (route,) = store.routes.values()
+    assert route.version == 2 and route.steps[0].target is not None
+    assert route.steps[0].target.name == "{3:T} kettles (new)"
+
+    # the rewritten route replays on the renamed site
+    third, llm_three, _ = await _run(TWO, [done("45.00 EUR")], store, rename=True)
+    assert third.success and len(llm_three.prompts) == 1
+
+
+async def test_opt_out_secrets_and_failed_checks() -> None:
+    store = InMemoryRouteStore()
+    failed = AgentOutcome("56.50 EUR", False, "failed", 5, 5, 0, 0, error="output_invalid")
+    await _run(ONE, run_one_script(), store, outcome_override=failed)
+    assert store.routes == {}  # the service failed the answer: no route
+
+    secret = run_one_script()
+    secret[3] = act("type", "City", text="hunter2", secret=True)
+    await _run(ONE, secret, store)
+    (route,) = store.routes.values()
+    assert "text" not in route.steps[3].args and not route.steps[3].replayable
+    assert "hunter2" not in repr(route)
+
+    _, llm, sink = await _run(TWO, run_one_script("Blue", "Nimbus", "1.2"), store, reuse=False)
+    assert len(llm.prompts) == 5 and not sink.of_type("route.replayed")
