@@ -15,7 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import models
 from app.db import repositories as repo
-from workers.agent.routes import Route, RouteStep, intent_key
+from workers.agent.route_values import intent_key
+from workers.agent.routes import Route, RouteStep
 
 
 class DbRouteStore:

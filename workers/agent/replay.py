@@ -29,16 +29,8 @@ from urllib.parse import urljoin
 from workers.agent.errors import TaskCancelled
 from workers.agent.ledger import Ledger, StepOutcome
 from workers.agent.protocols import Action, EventSink, Observation, ToolResult
-from workers.agent.routes import (
-    Route,
-    RouteStep,
-    Target,
-    find,
-    labels,
-    render,
-    render_arg,
-    url_matches,
-)
+from workers.agent.route_values import render, render_arg
+from workers.agent.routes import Route, RouteStep, Target, find, labels, url_matches
 from workers.agent.tools import redacted_args
 
 FALLBACKS = {

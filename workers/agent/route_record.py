@@ -37,18 +37,15 @@ from workers.agent.protocols import (
     ToolResult,
 )
 from workers.agent.proxy import BrowserProxy
+from workers.agent.route_values import MAX_APPEARED, MAX_STEPS, Slots, template_arg
 from workers.agent.routes import (
-    MAX_APPEARED,
-    MAX_STEPS,
     Route,
     RouteStep,
-    Slots,
     Target,
     labels,
     relative_url,
     route_domain,
     target_of,
-    template_arg,
     url_pattern,
 )
 from workers.agent.site_memory import consent_dismissal

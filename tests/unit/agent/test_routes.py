@@ -12,17 +12,8 @@ from typing import Any
 from workers.agent.loop import run_agent
 from workers.agent.protocols import AgentOutcome, AgentTask, LLMReply
 from workers.agent.route_record import RouteRecorder
-from workers.agent.routes import (
-    Slots,
-    find,
-    intent_of,
-    match,
-    render,
-    target_of,
-    tokens,
-    url_matches,
-    url_pattern,
-)
+from workers.agent.route_values import Slots, intent_of, match, render, tokens
+from workers.agent.routes import find, target_of, url_matches, url_pattern
 from workers.agent.testing import (
     BRAIN_SIDE,
     FakeBrowser,
