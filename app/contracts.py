@@ -131,6 +131,7 @@ class TaskSpec(BaseModel):
     task_profile: TaskProfile = TaskProfile.general  # which tools the model may use
     forbid_login: bool = False  # a login form on the page fails the task
     private_regions: tuple[str, ...] = ()  # CSS selectors never shown to the model
+    time_zone: str = "UTC"  # IANA name: the date and time the prompts show (issue 22)
     reuse_routes: bool = True  # replay a proven route of the start page's domain (issue 21)
     metadata: dict[str, Any] = Field(default_factory=dict)
     secret_names: tuple[str, ...] = ()

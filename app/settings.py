@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr
+from pydantic import AfterValidator, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 Role = Literal["orchestrator", "planner", "worker", "vision", "vision_fallback", "summarizer"]
+
+
+def iana_zone(name: str) -> str:
+    """An IANA time zone name (Europe/Berlin, UTC), else ValueError naming it."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(
+            f"unknown time zone {name!r}: use an IANA name like Europe/Berlin"
+        ) from exc
+    return name
 
 
 class Settings(BaseSettings):
@@ -122,6 +134,8 @@ class Settings(BaseSettings):
     # default task limits
     default_max_steps: int = Field(default=30, ge=1, le=500)
     default_timeout_s: float = Field(default=600.0, gt=0, le=86400)
+    # the time zone of a task that names none (IANA name): the date and time the prompts show
+    default_time_zone: Annotated[str, AfterValidator(iana_zone)] = "UTC"
     max_steps_limit: int = 500
     max_timeout_s: float = 86400.0
 

@@ -146,6 +146,7 @@ async def _run_agent(
         look_tool=rt.settings.vision_enabled,
         allow_scripts=spec.allow_scripts,
         reuse_routes=spec.reuse_routes,
+        time_zone=spec.time_zone,
     )
     try:
         problem = views.configuration_problem(mode, rt.settings)

@@ -7,15 +7,23 @@ import binascii
 import json
 import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from app.api.inputs import INT32_MAX, SafeStr, safe_json
 from app.contracts import TaskProfile, TaskResult, TaskStatus, Usage
 from app.output_schema import output_schema_problem
 from app.secrets import NAME as SECRET_NAME
 from app.secrets import SecretEntry
+from app.settings import iana_zone
 from app.urlpolicy import domain_of
 
 MAX_METADATA_BYTES = 16 * 1024
@@ -95,6 +103,13 @@ class TaskCreate(BaseModel):
     )
     forbid_login: bool = Field(
         default=False, description="a login form (password field) on the page fails the task"
+    )
+    time_zone: Annotated[SafeStr, AfterValidator(iana_zone)] | None = Field(
+        default=None,
+        max_length=64,
+        description="the IANA time zone the task runs in (the date and time the model is told),"
+        " e.g. Europe/Berlin; default: the service's WEBAGENT_DEFAULT_TIME_ZONE",
+        examples=["Europe/Berlin"],
     )
     reuse_routes: bool = Field(
         default=True,
@@ -297,6 +312,7 @@ class TaskOut(BaseModel):
     forbid_login: bool = False
     private_regions: list[str] = Field(default_factory=list)
     reuse_routes: bool = True
+    time_zone: str = "UTC"
     metadata: dict[str, Any]
     secrets: list[str] = Field(default_factory=list, description="secret names, never values")
     attachments: list[str] = Field(default_factory=list, description="attachment names")
@@ -375,6 +391,7 @@ def task_out(task: Any) -> TaskOut:
         forbid_login=bool(task.forbid_login),
         private_regions=list(task.private_regions or []),
         reuse_routes=task.reuse_routes is not False,
+        time_zone=task.time_zone or "UTC",
         metadata=dict(task.meta or {}),
         secrets=list(task.secret_names or []),
         attachments=list(task.attachment_names or []),

@@ -169,6 +169,7 @@ async def submit_task(
                 "forbid_login": body.forbid_login,
                 "private_regions": body.private_regions,
                 "reuse_routes": body.reuse_routes,
+                "time_zone": body.time_zone or settings.default_time_zone,
             },
             metadata=body.metadata,
             idempotency_key=idempotency_key,

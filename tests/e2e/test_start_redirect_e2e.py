@@ -55,15 +55,15 @@ def stack(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         settings = _settings(chromium_path, llm, data_dir)
         upgrade(settings.effective_database_url)
         with serve(build_app(settings)) as base_url:
-            yield base_url, site_url
+            yield base_url, site_url, llm
 
 
 @pytest.mark.parametrize("path", ["/", "/js"])
 @pytest.mark.parametrize("attempt", [1, 2])
 def test_a_start_page_that_redirects_at_once_runs_the_task(
-    stack: tuple[str, str], path: str, attempt: int
+    stack: tuple, path: str, attempt: int
 ) -> None:
-    base_url, site_url = stack
+    base_url, site_url, _ = stack
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
         body = {"instruction": "read the code", "start_url": f"{site_url}{path}"}
         created = client.post("/v1/tasks", json=body)
@@ -75,10 +75,10 @@ def test_a_start_page_that_redirects_at_once_runs_the_task(
 
 
 def test_a_start_page_that_redirects_to_a_refused_address_tells_the_model(
-    stack: tuple[str, str],
+    stack: tuple,
 ) -> None:
     """Not a browser error with no model call: the model is told what was refused."""
-    base_url, site_url = stack
+    base_url, site_url, _ = stack
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
         body = {"instruction": "read the code", "start_url": f"{site_url}/away"}
         created = client.post("/v1/tasks", json=body)
@@ -87,3 +87,20 @@ def test_a_start_page_that_redirects_to_a_refused_address_tells_the_model(
     assert final["error"] != "browser_error", final
     assert final["usage"]["llm_calls"] >= 1, final
     assert final["result"]["answer"] == "the page leads to a refused address", final
+
+
+def test_a_task_runs_in_its_time_zone_and_a_bad_one_is_refused(stack: tuple) -> None:
+    """Issue 22: `time_zone` on the task API (IANA, validated); the model is told it."""
+    base_url, site_url, llm = stack
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        body = {"instruction": "read the code", "start_url": f"{site_url}/index.html"}
+        refused = client.post("/v1/tasks", json={**body, "time_zone": "Mars/Olympus"})
+        assert refused.status_code == 422 and "time_zone" in refused.text, refused.text
+        before = len(llm.requests)
+        created = client.post("/v1/tasks", json={**body, "time_zone": "Europe/Berlin"})
+        assert created.status_code == 202, created.text
+        final = wait_terminal(client, created.json()["id"])
+        plain = client.post("/v1/tasks", json=body).json()
+    assert final["status"] == "succeeded" and final["time_zone"] == "Europe/Berlin"
+    assert plain["time_zone"] == "UTC"  # the service's WEBAGENT_DEFAULT_TIME_ZONE
+    assert any("Time zone: Europe/Berlin" in str(r) for r in llm.requests[before:])
