@@ -58,17 +58,22 @@ def stack(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
             yield base_url, site_url, llm
 
 
-@pytest.mark.parametrize("path", ["/", "/js"])
-@pytest.mark.parametrize("attempt", [1, 2])
-def test_a_start_page_that_redirects_at_once_runs_the_task(
-    stack: tuple, path: str, attempt: int
-) -> None:
+def run_to_end(stack: tuple, path: str) -> dict[str, Any]:
+    """Submit "read the code" at `path` of the site; the finished task."""
     base_url, site_url, _ = stack
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
         body = {"instruction": "read the code", "start_url": f"{site_url}{path}"}
         created = client.post("/v1/tasks", json=body)
         assert created.status_code == 202, created.text
-        final = wait_terminal(client, created.json()["id"])
+        return dict(wait_terminal(client, created.json()["id"]))
+
+
+@pytest.mark.parametrize("path", ["/", "/js"])
+@pytest.mark.parametrize("attempt", [1, 2])
+def test_a_start_page_that_redirects_at_once_runs_the_task(
+    stack: tuple, path: str, attempt: int
+) -> None:
+    final = run_to_end(stack, path)
     assert final["status"] == "succeeded", final
     assert final["result"]["answer"] == "HARBOUR-7"
     assert final["usage"]["llm_calls"] >= 1
@@ -78,12 +83,7 @@ def test_a_start_page_that_redirects_to_a_refused_address_tells_the_model(
     stack: tuple,
 ) -> None:
     """Not a browser error with no model call: the model is told what was refused."""
-    base_url, site_url, _ = stack
-    with httpx.Client(base_url=base_url, timeout=30.0) as client:
-        body = {"instruction": "read the code", "start_url": f"{site_url}/away"}
-        created = client.post("/v1/tasks", json=body)
-        assert created.status_code == 202, created.text
-        final = wait_terminal(client, created.json()["id"])
+    final = run_to_end(stack, "/away")
     assert final["error"] != "browser_error", final
     assert final["usage"]["llm_calls"] >= 1, final
     assert final["result"]["answer"] == "the page leads to a refused address", final

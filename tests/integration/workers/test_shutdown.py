@@ -7,6 +7,7 @@ import dataclasses
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,18 @@ from tests.support.sites import TestSite
 from tests.support.worker_proc import wait_for, worker_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.chaos]
+
+
+async def queue_a_task(
+    sessions: Any, redis_url: str, test_site: TestSite, llm_server: ScriptedLLMServer
+) -> str:
+    """A task on the queue, returned once the worker is in its first model call."""
+    task_id = await new_task(sessions, start_url=test_site.url("/"), timeout_s=120)
+    dispatcher = RqDispatcher(redis_url)
+    await dispatcher.enqueue(task_id, timeout_s=120)
+    dispatcher.close()
+    await asyncio.to_thread(wait_for, lambda: llm_server.requests, 60, "the model call")
+    return task_id
 
 
 async def test_sigterm_with_short_grace_interrupts_the_running_task(
@@ -36,11 +49,7 @@ async def test_sigterm_with_short_grace_interrupts_the_running_task(
     sessions = session_factory(engine)
     try:
         with worker_process(supervisor_env, tmp_path / "worker.log", grace=2) as worker:
-            task_id = await new_task(sessions, start_url=test_site.url("/"), timeout_s=120)
-            dispatcher = RqDispatcher(redis_url)
-            await dispatcher.enqueue(task_id, timeout_s=120)
-            dispatcher.close()
-            await asyncio.to_thread(wait_for, lambda: llm_server.requests, 60, "the model call")
+            task_id = await queue_a_task(sessions, redis_url, test_site, llm_server)
 
             worker.proc.send_signal(signal.SIGTERM)
             assert await asyncio.to_thread(worker.proc.wait, 30) == 0
@@ -76,11 +85,7 @@ async def test_sigterm_with_a_long_grace_lets_the_task_finish_then_exits(
     sessions = session_factory(engine)
     try:
         with worker_process(supervisor_env, tmp_path / "worker.log", grace=60) as worker:
-            task_id = await new_task(sessions, start_url=test_site.url("/"), timeout_s=120)
-            dispatcher = RqDispatcher(redis_url)
-            await dispatcher.enqueue(task_id, timeout_s=120)
-            dispatcher.close()
-            await asyncio.to_thread(wait_for, lambda: llm_server.requests, 60, "the model call")
+            task_id = await queue_a_task(sessions, redis_url, test_site, llm_server)
             worker.proc.send_signal(signal.SIGTERM)
             assert await asyncio.to_thread(worker.proc.wait, 90) == 0
             exited = time.monotonic()
