@@ -9,7 +9,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # Debian's Chromium (Playwright drives it; `playwright install` is not used), fonts for
 # readable screenshots, tini to reap Chromium's zombie processes and forward SIGTERM.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends chromium fonts-liberation ca-certificates tini \
+    && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-color-emoji ca-certificates tini \
     && rm -rf /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 10001 webagent \

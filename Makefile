@@ -14,11 +14,13 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'  # versions from the lock file
 	touch $(STAMP)
 
+# Chromium and a colour emoji font (without it emoji draw as empty boxes in screenshots)
+EMOJI_FONT := /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
 chromium:
-	@if [ ! -x "$(CHROMIUM)" ]; then \
-	  echo "installing Chromium from Debian"; \
+	@if [ ! -x "$(CHROMIUM)" ] || [ ! -f "$(EMOJI_FONT)" ]; then \
+	  echo "installing Chromium and the emoji font from Debian"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-color-emoji; \
 	fi
 
 setup: $(STAMP) chromium

@@ -36,7 +36,16 @@ def available_tasks() -> frozenset[str]:
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    """Static files without a log line per request (a benchmark fetches hundreds)."""
+    """Static files without a log line per request (a benchmark fetches hundreds), text in
+    UTF-8: the pages carry no charset of their own, and without one in the header the browser
+    read them as windows-1252 (`CancÃ©l` in unicode-test)."""
+
+    extensions_map = {  # noqa: RUF012 (the base class's own class attribute)
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".html": "text/html; charset=utf-8",
+        ".js": "text/javascript; charset=utf-8",
+        ".css": "text/css; charset=utf-8",
+    }
 
     def log_message(self, format: str, *args: Any) -> None:
         return
