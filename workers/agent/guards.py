@@ -74,6 +74,11 @@ def _page_key(url: str) -> str:
     return url.split("#", 1)[0]
 
 
+def same_page(a: str, b: str) -> bool:
+    """Two URLs of one page (fragments aside): opening the current page again is a reload."""
+    return _page_key(a) == _page_key(b)
+
+
 class NavigationGuard:
     """Seed 000 §6.5 fences around `navigate`; pure, the loop feeds it every hop."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from workers.agent.dead_end_causes import cause_of
-from workers.agent.guards import DomainGuard, NavigationGuard, UrlGrammar
+from workers.agent.guards import DomainGuard, NavigationGuard, UrlGrammar, same_page
 from workers.agent.protocols import Action, AgentTask, Browser, ToolResult
 from workers.agent.site_memory import SiteMemory
 
@@ -44,7 +44,9 @@ class GuardedNavigation:
             refusal = self.nav_guard.before_navigate(target) or self.grammar.refusal(target)
         if refusal is not None:
             return refusal
-        regression = bool(target) and self.nav_guard.regression(target)
+        # the page the tab is on, opened again, is a reload the page may have asked for
+        here = bool(target) and same_page(target, self.browser.url)
+        regression = bool(target) and not here and self.nav_guard.regression(target)
         result = await self.browser.execute(action)
         result = await self.stay_on_allowlist() or result
         self.grammar.reached(self.browser.url)  # a URL the page got to teaches its shape

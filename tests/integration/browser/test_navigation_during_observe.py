@@ -49,3 +49,13 @@ async def test_a_blocked_navigation_leads_back_to_the_last_good_page(
     assert obs.url == start and "Start page" in obs.text
     assert "blocked/elsewhere.html" in obs.text and "refused" in obs.text, obs.text
     assert obs.version > first.version
+
+
+async def test_reload_loads_the_page_again(session: PageSession, probe_port: int) -> None:
+    """The `reload` tool (issue 26 item 12): a page that asks to be reloaded gets it."""
+    assert (await session.goto(f"http://127.0.0.1:{probe_port}/refresh_target.html")).success
+    await session.page.evaluate("() => { document.body.dataset.stale = 'yes'; }")
+    result = await session.execute(Action("reload", {}))
+    assert result.success and result.reason.startswith("Reloaded"), result.reason
+    assert await session.page.evaluate("() => document.body.dataset.stale") is None
+    assert "Welcome home" in (await session.observe()).text

@@ -92,11 +92,13 @@ def test_navigate_back_to_a_visited_url_is_flagged_not_refused() -> None:
 
 async def test_the_loop_refuses_a_search_pivot_and_flags_a_regression() -> None:
     search = "https://www.google.com/search?q=price"
-    pages = {**PAGES, search: [("link", "Result", HOME)]}
+    info = "http://shop.example/info"
+    pages = {**PAGES, search: [("link", "Result", HOME)], info: [("button", "Back", None)]}
     browser, sink = FakeBrowser(pages), RecordingSink()
     llm = FakeLLM(
         [
             reply(("navigate", {"url": search})),
+            reply(("navigate", {"url": info})),
             reply(("navigate", {"url": HOME})),
             reply(("done", {"answer": "none", "success": True})),
         ],
@@ -108,5 +110,25 @@ async def test_the_loop_refuses_a_search_pivot_and_flags_a_regression() -> None:
     refused = next(json.loads(m["content"]) for m in llm.prompts[1] if m["role"] == "tool")
     assert refused["error"] == "search_engine_refused"
     assert "Result" not in json.dumps(llm.prompts[1])
-    flagged = [json.loads(m["content"]) for m in llm.prompts[2] if m["role"] == "tool"][-1]
+    flagged = [json.loads(m["content"]) for m in llm.prompts[3] if m["role"] == "tool"][-1]
     assert "regression" in flagged["reason"]
+
+
+async def test_opening_the_current_page_again_is_a_reload_not_a_regression() -> None:
+    """Issue 26 item 12: the page asked for a reload; the guard said "regression: repair the
+    current state instead of restarting". Navigating to the current URL, or `reload`, is not
+    flagged."""
+    llm = FakeLLM(
+        [
+            reply(("navigate", {"url": HOME + "#top"})),
+            reply(("reload", {})),
+            reply(("done", {"answer": "none", "success": True})),
+        ],
+        BRAIN_SIDE,
+    )
+    task = AgentTask("reload the shop page", HOME, 5, time.monotonic() + 60, ("shop.example",))
+    outcome = await run_agent(task, FakeBrowser(PAGES), llm, RecordingSink())
+    assert outcome.status == "succeeded"
+    results = [json.loads(m["content"]) for p in llm.prompts[1:] for m in p if m["role"] == "tool"]
+    assert results and not any("regression" in r.get("reason", "") for r in results)
+    assert "reload" in json.dumps(llm.offered)

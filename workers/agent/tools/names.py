@@ -12,6 +12,7 @@ class ToolName(StrEnum):
     navigate = "navigate"
     go_back = "go_back"
     go_forward = "go_forward"
+    reload = "reload"
     click = "click"
     click_at = "click_at"
     type = "type"

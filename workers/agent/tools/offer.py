@@ -56,6 +56,7 @@ TASK_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"canvas|pixel", ("read_canvas",)),
         (r"\b(wait|until)\b", ("wait_for",)),
         (r"\bgo back\b|previous page", ("go_back",)),
+        (r"\b(reload|refresh)\b", ("reload",)),
         (r"\bsearch\b|look up", ("search",)),
         (r"\bpoint\b|cent(er|re)|coordinat|\bdraw\b|angle|mid-?point", ("click_at", "dom_search")),
         (r"\bdialog\b|\balert\b|\bconfirm\b", ("handle_dialog",)),

@@ -97,6 +97,13 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(ToolName.go_back, a.NoArgs, "Go back one page.", (E.no_history,), True),
     ToolSpec(ToolName.go_forward, a.NoArgs, "Go forward one page.", (E.no_history,), True),
     ToolSpec(
+        ToolName.reload,
+        a.NoArgs,
+        "Reload the current page (when the page asks for it).",
+        (E.navigation_failed,),
+        True,
+    ),
+    ToolSpec(
         ToolName.click,
         a.ClickArgs,
         "Click an element; hold_ms presses and holds.",

@@ -60,6 +60,7 @@ HANDLERS: Mapping[str, Handler] = {
     T.navigate: hn.navigate,
     T.go_back: hn.back,
     T.go_forward: hn.forward,
+    T.reload: hn.reload,
     T.click: hi.click,
     T.click_at: hi.click_at,
     T.type: hi.type_into,

@@ -55,6 +55,15 @@ async def forward(s: NavContext, args: a.NoArgs) -> ToolResult:
     return _moved(s, "Forward")
 
 
+async def reload(s: NavContext, args: a.NoArgs) -> ToolResult:
+    """The page as the server sends it again (a page that asks to be reloaded)."""
+    try:
+        await s.page.reload(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
+    except Error as exc:
+        return actions.failure(E.navigation_failed, f"Could not reload: {exc.message[:200]}")
+    return _moved(s, "Reloaded")
+
+
 def _moved(s: NavContext, what: str) -> ToolResult:
     s.forget_refs()
     s.invalidate()
