@@ -21,7 +21,7 @@ from playwright.async_api import BrowserContext, CDPSession, Error, Frame, Page
 
 from workers.browser.observe import compact
 from workers.browser.runtime.regions import HiddenRegionError
-from workers.browser.runtime.scripts import js, js_with
+from workers.browser.runtime.scripts import MAIN_FRAME_GONE, js, js_with
 
 
 async def install(target: BrowserContext | Page) -> None:
@@ -93,7 +93,7 @@ async def collect(page: Page, version: int, hidden: tuple[str, ...] = ()) -> Col
         by_frame, children = await _walk_tree(page, version, hidden)
     main = by_frame.get(page.main_frame)
     if main is None:
-        raise Error("the page's main frame could not be snapshotted")
+        raise Error(MAIN_FRAME_GONE)
     out = Collected(main=main, closed_roots=found)
     vp = main["viewport"]
     top_view = (0.0, 0.0, float(vp["width"]), float(vp["height"]))

@@ -141,8 +141,21 @@ class Perception:
             )
 
     async def observe(self, mode: str = "compact") -> Observation:
-        """Change-gated observation: reuse while the fingerprint holds, else a new version."""
+        """Change-gated observation: reuse while the fingerprint holds, else a new version.
+        A document replaced while it is being observed (a redirect on load) is waited out
+        and observed again."""
         self._check_mode(mode)
+        for attempt in range(NAVIGATION_TRIES):
+            try:
+                return await self._observe_once(mode)
+            except Error as exc:
+                if not navigated_away(exc) or attempt == NAVIGATION_TRIES - 1:
+                    raise
+                await settle_navigation(self.page)
+                self.invalidate()
+        raise AssertionError("unreachable")
+
+    async def _observe_once(self, mode: str) -> Observation:
         started = time.perf_counter()
         settled = (
             await self._vision.settle(self.page.url) if mode == "vision" and self._vision else None

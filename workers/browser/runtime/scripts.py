@@ -37,9 +37,15 @@ def js_with(name: str, *helpers: str) -> str:
     return f"(arg) => ({js(name)})(arg{calls})"
 
 
+# the snapshot walk found no main document: it was replaced while the frames were walked
+MAIN_FRAME_GONE = "the page's main frame could not be snapshotted"
+
+
 def navigated_away(exc: Error) -> bool:
     """The document the script ran in was replaced while it ran (a redirect, a reload)."""
     text = exc.message.lower()
+    if exc.message.startswith(MAIN_FRAME_GONE):
+        return True
     return "execution context was destroyed" in text or ("navigat" in text and "context" in text)
 
 
