@@ -2,8 +2,9 @@
 
 `operation_id` names every route for generated clients (submitTask, getTask, ...) instead of
 FastAPI's path-derived ids; `install` post-processes the schema so every route has a
-description, every error status documents the one error body (`{"detail": "..."}`; 422 keeps
-FastAPI's list of field errors), and each SSE event type has a schema. The committed copy is
+description, every error status (422 included) documents the one error body, RFC 9457 problem
+details as `application/problem+json` (app/api/problems.py), and each SSE event type has a
+schema. The committed copy is
 docs/openapi.json: `make openapi` rewrites it (`python -m app.openapi`), and
 tests/unit/api/test_openapi_drift.py fails when the two differ.
 """
@@ -19,6 +20,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 
+from app.api.problems import MEDIA_TYPE, ProblemCode
 from app.contracts import ErrorCode, EventType, TaskStatus
 from app.event_docs import EVENT_DATA, component_name
 
@@ -63,13 +65,38 @@ SUMMARIES = {
 }
 BEARER: dict[str, list[str]] = {"bearerAuth": []}
 OUTAGE = "the database or the queue is unreachable; retry after the Retry-After seconds"
-ERROR_STATUSES = {"400", "401", "403", "404", "409", "413", "429", "500", "503"}
+ERROR_STATUSES = {"400", "401", "403", "404", "409", "413", "422", "429", "500", "503"}
+PROBLEM_CONTENT = {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}}
 
 
-class ErrorBody(BaseModel):
-    """Every error answer except 422 (whose `detail` is a list of field errors)."""
+class FieldError(BaseModel):
+    """One refused field of a 422."""
 
-    detail: str = Field(description="what went wrong, in one sentence", examples=["task not found"])
+    loc: list[str | int] = Field(
+        description="where: body, query, path or header, then the field",
+        examples=[["body", "max_steps"]],
+    )
+    msg: str = Field(examples=["Input should be a valid integer"])
+    type: str = Field(description="the kind of refusal", examples=["int_parsing"])
+    input: Any = Field(
+        default=None, description="the refused value, strings cut to 100 characters"
+    )
+
+
+class ProblemDetails(BaseModel):
+    """Every error answer (RFC 9457, `application/problem+json`)."""
+
+    type: str = Field(
+        description="a URN naming the code", examples=["urn:webagent:problem:not_found"]
+    )
+    title: str = Field(description="the HTTP status phrase", examples=["Not Found"])
+    status: int = Field(examples=[404])
+    detail: str = Field(
+        description="what went wrong, in one sentence", examples=["task 3f2a9c not found"]
+    )
+    instance: str = Field(description="the request path", examples=["/v1/tasks/3f2a9c"])
+    code: ProblemCode = Field(description="stable; branch on this, not on the wording")
+    errors: list[FieldError] | None = Field(default=None, description="on 422: each refused field")
     unavailable: str | None = Field(
         default=None, description="on 503: the dependency that is down, e.g. database"
     )
@@ -94,6 +121,12 @@ def operation_id(route: APIRoute) -> str:
     return head + "".join(part.capitalize() for part in rest)
 
 
+def _default_content(response: dict[str, Any]) -> bool:
+    """No content of its own, or FastAPI's 422 body (the readiness 503 keeps its report)."""
+    schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+    return "content" not in response or schema.get("$ref", "").endswith("/HTTPValidationError")
+
+
 def _document_errors(path: str, operation: dict[str, Any]) -> None:
     if path.startswith("/v1/"):
         operation["responses"].setdefault("503", {"description": OUTAGE})
@@ -102,10 +135,8 @@ def _document_errors(path: str, operation: dict[str, Any]) -> None:
     if operation.get("security") == [BEARER]:
         operation["security"] = [BEARER, {}]  # keys are optional unless API_KEYS_REQUIRED
     for code, response in operation.get("responses", {}).items():
-        if code in ERROR_STATUSES and "content" not in response:
-            response["content"] = {
-                "application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
-            }
+        if code in ERROR_STATUSES and _default_content(response):
+            response["content"] = PROBLEM_CONTENT
         response.setdefault("description", "error")
         if not response["description"]:
             response["description"] = "error"
@@ -130,14 +161,16 @@ def build(app: FastAPI) -> dict[str, Any]:
         routes=app.routes,
     )
     components = spec.setdefault("components", {}).setdefault("schemas", {})
-    for model in (ErrorBody, EventSchema):
+    for model in (ProblemDetails, EventSchema):
         components[model.__name__] = model.model_json_schema(
             ref_template="#/components/schemas/{model}"
         )
     components["TaskStatus"] = {"type": "string", "enum": [s.value for s in TaskStatus]}
     components["ErrorCode"] = {"type": "string", "enum": [c.value for c in ErrorCode]}
-    defs = components["EventSchema"].pop("$defs", {})
-    components.update(defs)
+    for name in ("EventSchema", "ProblemDetails"):
+        components.update(components[name].pop("$defs", {}))
+    for unused in ("HTTPValidationError", "ValidationError"):  # FastAPI's 422, replaced
+        components.pop(unused, None)
     for event_type, data_model in EVENT_DATA.items():
         schema = data_model.model_json_schema(ref_template="#/components/schemas/{model}")
         components.update(schema.pop("$defs", {}))

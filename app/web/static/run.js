@@ -328,8 +328,9 @@
   }
 
   function describe(status, problem) {
-    const detail = problem.detail ?? (problem.error && problem.error.message) ?? "";
-    return "HTTP " + status + (detail ? ": " + (typeof detail === "string" ? detail : JSON.stringify(detail)) : "");
+    // RFC 9457 problem details (app/api/problems.py): `detail` is one sentence
+    const detail = typeof problem.detail === "string" ? problem.detail : "";
+    return "HTTP " + status + (detail ? ": " + detail : "");
   }
 
   const cancelButton = $("cancel");

@@ -52,9 +52,9 @@
   }
 
   function showProblem(status, problem) {
-    const detail = problem.detail;
-    if (status === 422 && Array.isArray(detail)) {
-      for (const item of detail) {
+    // RFC 9457 problem details (app/api/problems.py); a 422 lists `errors` by field
+    if (status === 422 && Array.isArray(problem.errors)) {
+      for (const item of problem.errors) {
         const loc = item.loc || [];
         const field = loc[0] === "body" ? loc[1] : null;
         if (!field || !fieldError(String(field), item.msg)) {
@@ -63,7 +63,7 @@
       }
       return;
     }
-    const text = typeof detail === "string" ? detail : (problem.error && problem.error.message) || "";
+    const text = typeof problem.detail === "string" ? problem.detail : "";
     document.getElementById("form-error").textContent = "HTTP " + status + (text ? ": " + text : "");
   }
 

@@ -120,7 +120,7 @@ async def test_webhook_needs_a_secret_and_an_allowed_target(db_url: str) -> None
         body = {"instruction": "x", "webhook_url": "http://127.0.0.1:9/hook"}
         r = await client.post("/v1/tasks", json=body)
         assert r.status_code == 422
-        detail = r.json()["detail"][0]
+        detail = r.json()["errors"][0]
         assert detail["loc"] == ["body", "webhook_url"]
         assert "loopback" in detail["msg"] and "WEBAGENT_ALLOW_PRIVATE_NETWORKS" in detail["msg"]
         r = await client.post(

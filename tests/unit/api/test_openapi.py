@@ -51,8 +51,9 @@ def test_every_route_is_described_with_documented_errors(spec: dict[str, Any]) -
         assert op.get("summary", "").strip(), (method, path)
         for status, response in op["responses"].items():
             assert response.get("description"), (method, path, status)
-            if status in ERROR_STATUSES or status == "422":
-                assert response.get("content", {}).get("application/json"), (path, status)
+            if status in ERROR_STATUSES and path != "/readyz":
+                schema = response["content"]["application/problem+json"]["schema"]
+                assert schema["$ref"].endswith("/ProblemDetails"), (method, path, status)
         if path.startswith("/v1/"):
             assert op.get("security") == [{"bearerAuth": []}, {}], (method, path)
             assert "503" in op["responses"], (method, path)
@@ -62,7 +63,10 @@ def test_auth_scheme_and_shared_schemas(spec: dict[str, Any]) -> None:
     scheme = spec["components"]["securitySchemes"]["bearerAuth"]
     assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
     schemas = spec["components"]["schemas"]
-    assert schemas["ErrorBody"]["required"] == ["detail"]
+    problem = schemas["ProblemDetails"]
+    assert {"type", "title", "status", "detail", "instance", "code"} <= set(problem["required"])
+    assert "validation_failed" in schemas["ProblemCode"]["enum"]
+    assert "HTTPValidationError" not in schemas
     assert "succeeded" in schemas["TaskStatus"]["enum"]
     assert "output_invalid" in schemas["ErrorCode"]["enum"]
     assert "task.finished" in schemas["EventType"]["enum"]
