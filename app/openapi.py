@@ -78,9 +78,7 @@ class FieldError(BaseModel):
     )
     msg: str = Field(examples=["Input should be a valid integer"])
     type: str = Field(description="the kind of refusal", examples=["int_parsing"])
-    input: Any = Field(
-        default=None, description="the refused value, strings cut to 100 characters"
-    )
+    input: Any = Field(default=None, description="the refused value, strings cut to 100 characters")
 
 
 class ProblemDetails(BaseModel):

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -44,7 +45,7 @@ from workers.browser.act import click_memory
 from workers.browser.act.click_memory import domain_of
 from workers.browser.act.files import attachments_note, stage_attachments
 from workers.browser.observe import views
-from workers.browser.runtime import regions, storage_state
+from workers.browser.runtime import net_errors, regions, storage_state
 from workers.browser.runtime.crash import crash_watch
 from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
@@ -188,7 +189,10 @@ async def _run_agent(
         return failed_outcome(TaskStatus.timed_out, ErrorCode.timeout, "task timeout reached")
     except Exception as exc:  # the job boundary: any failure becomes a failed task
         log.exception("task %s failed", spec.task_id)
-        return failed_outcome(TaskStatus.failed, error_code(exc), f"{type(exc).__name__}: {exc}")
+        return replace(
+            failed_outcome(TaskStatus.failed, error_code(exc), user_reason(exc)),
+            cause=f"{type(exc).__name__}: {net_errors.cause(str(exc))}",
+        )
 
 
 async def _learn(
@@ -277,6 +281,15 @@ def error_code(exc: BaseException) -> ErrorCode:
     return ErrorCode.internal
 
 
+def user_reason(exc: BaseException) -> str:
+    """What the person who submitted the task reads; the raw text goes to `cause`."""
+    if isinstance(exc, AgentError):
+        return str(exc)
+    if is_browser_fault(exc):
+        return f"the browser failed: {net_errors.plain(str(exc))}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def failed_outcome(status: TaskStatus, error: ErrorCode, reason: str) -> AgentOutcome:
     return AgentOutcome(
         answer=None,
@@ -320,6 +333,7 @@ async def _finish(
         "grounding": outcome.grounding,
         "error": outcome.error,
         "error_detail": detail,
+        "cause": outcome.cause or None,
         "usage": usage.model_dump(),
         "duration_s": round(duration, 3),
     }

@@ -18,9 +18,9 @@ from fastapi import Path, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import AfterValidator, BeforeValidator
 
 from app.api.problems import problem_response
-from pydantic import AfterValidator, BeforeValidator
 
 INT32_MAX = 2**31 - 1
 TASK_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"

@@ -11,9 +11,10 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from app.api.problems import problem_response
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+
+from app.api.problems import problem_response
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +57,7 @@ async def database_unavailable(request: Request, exc: Exception) -> JSONResponse
     if not _is_outage(exc):
         raise exc  # any other database error is a real 500
     log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
-    return unavailable_response(
-        "database", "database unavailable, retry later", request.url.path
-    )
+    return unavailable_response("database", "database unavailable, retry later", request.url.path)
 
 
 def install(app: FastAPI) -> None:

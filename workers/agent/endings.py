@@ -28,6 +28,7 @@ class Ending:
     success: bool = False
     error: ErrorCode | None = None
     reason: str = ""
+    cause: str = ""  # AgentError.cause: the raw failure, for operators
 
     @classmethod
     def finished(cls, answer: str, success: bool) -> Ending:
@@ -55,4 +56,5 @@ class Ending:
             output_tokens=metered.output_tokens,
             error=self.error.value if self.error else None,
             reason=self.reason,
+            cause=self.cause,
         )

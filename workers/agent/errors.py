@@ -14,9 +14,16 @@ from workers.agent.toolerrors import recovery_signal as recovery_signal
 
 
 class AgentError(Exception):
-    """Base of everything the loop knows how to handle; `code` is the task's error value."""
+    """Base of everything the loop knows how to handle; `code` is the task's error value.
+    The message is for the person who submitted the task; `cause` keeps the raw failure
+    (an endpoint's own words, a browser error) for operators, in the task.finished event."""
 
     code: ErrorCode = ErrorCode.internal
+    cause: str = ""
+
+    def with_cause(self, cause: str) -> AgentError:
+        self.cause = cause
+        return self
 
 
 class TaskCancelled(AgentError):

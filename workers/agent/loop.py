@@ -101,7 +101,7 @@ class AgentLoop:
         except TaskCancelled as exc:
             ending = Ending(TaskStatus.cancelled, reason=str(exc))
         except AgentError as exc:
-            ending = Ending(TaskStatus.failed, error=exc.code, reason=str(exc))
+            ending = Ending(TaskStatus.failed, error=exc.code, reason=str(exc), cause=exc.cause)
         finally:
             await self.screenshots.drain()
         if self.brain is not None:

@@ -32,6 +32,7 @@ class ToolResult:
     error: str | None = None
     page_changed: bool = False
     data: Mapping[str, Any] = field(default_factory=dict)
+    cause: str = ""  # the raw failure for operators (events only, never shown to the model)
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,7 @@ class AgentOutcome:
     reason: str = ""
     data: Any = None  # the answer as JSON valid against the task's output_schema
     grounding: Mapping[str, Any] | None = None  # the answer check (workers/agent/answer_check)
+    cause: str = ""  # the raw failure behind `reason`, for operators (task.finished event)
 
 
 @dataclass(frozen=True)

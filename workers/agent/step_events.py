@@ -28,8 +28,9 @@ def observation_event(step: int, observation: Observation) -> Mapping[str, Any]:
 
 
 def action_event(step: int, action: Action, result: ToolResult) -> Mapping[str, Any]:
-    """One executed action with its arguments redacted (secrets never reach the event log)."""
-    return {
+    """One executed action with its arguments redacted (secrets never reach the event log);
+    `cause` is the raw failure (e.g. Chromium's net:: code) kept for operators."""
+    event = {
         "step": step,
         "action": action.name,
         "args": dict(redacted_args(action)),
@@ -38,3 +39,6 @@ def action_event(step: int, action: Action, result: ToolResult) -> Mapping[str, 
         "error": result.error,
         "page_changed": result.page_changed,
     }
+    if result.cause:
+        event["cause"] = result.cause
+    return event

@@ -23,7 +23,7 @@ def problem(resp: httpx.Response, status: int, code: str) -> dict[str, Any]:
     assert resp.status_code == status, resp.text
     assert resp.headers["content-type"].startswith(PROBLEM), resp.headers["content-type"]
     body: dict[str, Any] = resp.json()
-    assert MEMBERS <= set(body), body
+    assert set(body) >= MEMBERS, body
     assert body["status"] == status and body["code"] == code, body
     assert isinstance(body["detail"], str) and body["detail"], body
     assert body["type"].endswith(code), body
@@ -77,7 +77,8 @@ async def test_conflict_has_its_own_code(client: httpx.AsyncClient) -> None:
 @pytest.fixture
 async def keyed(db_url: str) -> Any:
     app: FastAPI = create_app(
-        make_settings(db_url, api_keys_required=True, metrics_access="key"), dispatcher=RecordingDispatcher()
+        make_settings(db_url, api_keys_required=True, metrics_access="key"),
+        dispatcher=RecordingDispatcher(),
     )
     async with running(app) as client:
         yield client
