@@ -144,6 +144,7 @@ async def _run_agent(
         image_detail=rt.settings.llm_image_detail,
         look_tool=rt.settings.vision_enabled,
         allow_scripts=spec.allow_scripts,
+        output_schema=spec.output_schema,  # types `done`'s data (issue 23 §3)
     )
     try:
         problem = views.configuration_problem(mode, rt.settings)

@@ -200,6 +200,7 @@ class AgentTask:
     task_profile: str = "general"  # seed 003 §9.3 tool scope: workers/agent/task_profiles.py
     forbid_login: bool = False  # seed 004 App. C.5: a login form ends the run
     private_regions: tuple[str, ...] = ()  # seed 003 §9.4: never the text-only search route
+    output_schema: Mapping[str, Any] | None = None  # types `done`'s data (tools/typed_done.py)
 
 
 @dataclass(frozen=True)
