@@ -113,6 +113,14 @@ class ApprovalStatus(StrEnum):
     expired = "expired"  # nobody answered in time (or the task ended first): a denial
 
 
+class WebhookEvent(StrEnum):
+    """Messages a task's webhook may receive, chosen per task with `webhook_events`."""
+
+    task_started = "task.started"
+    approval_requested = "approval.requested"
+    task_finished = "task.finished"
+
+
 class TaskSpec(BaseModel):
     """What a worker needs to run a task; built from the task row."""
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.api.inputs import INT32_MAX, SafeStr, safe_json
-from app.contracts import TaskProfile, TaskResult, TaskStatus, Usage
+from app.contracts import TaskProfile, TaskResult, TaskStatus, Usage, WebhookEvent
 from app.output_schema import output_schema_problem
 from app.secrets import NAME as SECRET_NAME
 from app.secrets import SecretEntry
@@ -154,6 +154,14 @@ class TaskCreate(BaseModel):
         max_length=2048,
         description="POSTed the task (signed, Standard Webhooks headers) once it is terminal; "
         "checked by the same egress URL policy as the browser",
+        examples=["https://hooks.example.com/webagent"],
+    )
+    webhook_events: list[WebhookEvent] | None = Field(
+        default=None,
+        max_length=len(WebhookEvent),
+        description="which messages webhook_url receives: task.started, approval.requested "
+        "(a person must approve or deny), task.finished (the default)",
+        examples=[["approval.requested", "task.finished"]],
     )
     profile: SafeStr | None = Field(
         default=None,
@@ -297,6 +305,10 @@ class TaskOut(BaseModel):
     allow_scripts: bool = False
     output_schema: dict[str, Any] | None = None
     webhook_url: str | None = None
+    webhook_events: list[WebhookEvent] = Field(
+        default_factory=lambda: [WebhookEvent.task_finished],
+        description="the messages webhook_url receives",
+    )
     webhook: WebhookOut | None = Field(
         default=None, description="delivery state of the task's webhook (with webhook_url)"
     )
@@ -374,6 +386,7 @@ def task_out(task: Any) -> TaskOut:
         allow_scripts=bool(task.allow_scripts),
         output_schema=task.output_schema,
         webhook_url=task.webhook_url,
+        webhook_events=list(task.webhook_events or [WebhookEvent.task_finished]),
         profile=task.profile,
         save_profile=bool(task.save_profile),
         approval_policy=task.approval_policy or "sensitive",
