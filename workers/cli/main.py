@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("workers.cli.commands.service", "Run one task and watch it live."),
     "migrate": ("workers.cli.commands.service", "Create or upgrade the database schema."),
     "tasks": ("workers.cli.commands.tasks", "List, show and cancel tasks on a server."),
-    "profiles": ("workers.cli.commands.profiles", "List and delete browser profiles."),
+    "profiles": ("workers.cli.commands.profiles", "Create, list and delete browser profiles."),
     "keys": ("workers.cli.commands.keys", "Create, list and revoke API keys."),
     "observe": ("workers.cli.commands.observe", "Print what the agent sees of a page."),
     "bench": ("workers.cli.commands.bench", "Run benchmarks (MiniWoB++)."),
