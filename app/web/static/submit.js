@@ -41,6 +41,20 @@
     }
     const domains = value("allowed_domains");
     if (domains) out.allowed_domains = domains.split(/[\s,]+/).filter(Boolean);
+    if (value("profile")) out.profile = value("profile");
+    const secrets = {};
+    for (const row of form.querySelectorAll(".secret-row")) {
+      const name = row.querySelector(".secret-name").value.trim();
+      const secret = row.querySelector(".secret-value").value;
+      if (name && secret) secrets[name] = secret;
+      else if (name || secret) throw { field: "secrets", message: "Give each secret a name and a value." };
+    }
+    if (Object.keys(secrets).length) out.secrets = secrets;
+    if (value("webhook_url")) {
+      out.webhook_url = value("webhook_url");
+      const chosen = [...form.querySelectorAll(".webhook-event:checked")].map((box) => box.value);
+      if (chosen.length) out.webhook_events = [...chosen, "task.finished"];
+    }
     if (value("output_schema")) {
       try {
         out.output_schema = JSON.parse(value("output_schema"));

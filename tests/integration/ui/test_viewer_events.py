@@ -6,6 +6,7 @@ the approvals API. No request leaves 127.0.0.1.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import httpx
@@ -249,4 +250,30 @@ async def test_the_runs_list_follows_new_runs_and_their_status(
     await expect(page.locator(f"tr[data-task-id='{second}']")).to_be_visible()
     await finish(api_viewer.app, first)
     await expect(page.locator(f"tr[data-task-id='{first}'] .badge")).to_have_text("succeeded")
+    assert offline_page.blocked == []
+
+
+async def test_the_form_sends_profile_secrets_and_webhook(
+    api_viewer: ApiViewer, offline_page: OfflinePage
+) -> None:
+    """Issue 23 §6: the new-run form lacked profile, secrets and webhook."""
+    page = offline_page.page
+    async with httpx.AsyncClient(base_url=api_viewer.base_url) as client:
+        assert (await client.post("/v1/profiles", json={"name": "shop"})).status_code == 201
+    await page.goto(api_viewer.base_url + "/runs/new")
+    await page.fill("#instruction", "log in and read the balance")
+    await page.select_option("#profile", "shop")
+    await page.fill("#secret-name-0", "PASSWORD")
+    await page.fill("#secret-value-0", "hunter2-secret")
+    assert await page.get_attribute("#secret-value-0", "type") == "password"
+    await page.fill("#webhook_url", "https://93.184.215.14/hooks/webagent")
+    await page.check("#webhook-event-approval_requested")
+    await page.click("#submit")
+    await page.wait_for_url(re.compile(r"/runs/[0-9a-f]{32}$"))
+    task_id = page.url.rsplit("/", 1)[-1]
+    async with httpx.AsyncClient(base_url=api_viewer.base_url) as client:
+        task = (await client.get(f"/v1/tasks/{task_id}")).json()
+    assert task["profile"] == "shop" and task["secrets"] == ["PASSWORD"]
+    assert task["webhook_url"] == "https://93.184.215.14/hooks/webagent"
+    assert set(task["webhook_events"]) == {"approval.requested", "task.finished"}
     assert offline_page.blocked == []
