@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from workers.cli.client import TaskClient
 
 SERVER_START_TIMEOUT_S = 120.0
+SHUTDOWN_S = 3  # seconds uvicorn waits for open connections when the service stops
 
 
 def migrate() -> None:
@@ -57,7 +58,13 @@ def serve(
     configure_logging(settings)
     if settings.embedded:
         upgrade(settings.effective_database_url)
-    uvicorn.run(build_app(settings), host=bind, port=port or settings.port)
+    uvicorn.run(
+        build_app(settings),
+        host=bind,
+        port=port or settings.port,
+        # Ctrl-C: open streams (a viewer watching a run) do not hold the shutdown
+        timeout_graceful_shutdown=SHUTDOWN_S,
+    )
 
 
 def unsafe_bind(host: str, settings: Settings) -> str | None:
