@@ -37,7 +37,7 @@ from workers.adapters.sink import DbEventSink
 from workers.adapters.site_learning import RunLearnings
 from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
-from workers.agent.metered import MeteredLLM
+from workers.agent.metered import MeteredLLM, Prices
 from workers.agent.protocols import AgentOutcome, AgentTask, Browser
 from workers.agent.search import run_task as run_routed
 from workers.agent.supervised import supervise
@@ -98,7 +98,8 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
         vault: SecretVault | None = SecretVault.for_task(spec, rt.settings)  # in memory only
     except InvalidToken:  # sealed under another WEBAGENT_SECRETS_KEY than this worker's
         vault = None
-    sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault)
+    prices = Prices(rt.settings.llm_prices, fallback=rt.settings.model_for)  # type: ignore[arg-type]
+    sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault, prices)
     started = time.monotonic()
     await sink.emit(
         EventType.task_started,
