@@ -46,7 +46,9 @@ TERMINAL_STATUSES = frozenset(
 
 
 class TaskProfile(StrEnum):
-    """Seed 003 §9.3 specialised agents (workers/agent/task_profiles.py enforces them)."""
+    """Which tools the agent may use (enforced by workers/agent/task_profiles.py)."""
+
+    # the specialised agents of seed 003 §9.3
 
     general = "general"
     assistant = "assistant"

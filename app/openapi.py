@@ -63,6 +63,54 @@ SUMMARIES = {
     "getReadiness": "Readiness",
     "getMetrics": "Prometheus metrics",
 }
+# request bodies by schema: named, complete examples (the docs showed "string" everywhere)
+REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
+    "TaskCreate": {
+        "price": {
+            "summary": "Read a price as structured data",
+            "value": {
+                "instruction": "Find the price of the cheapest 2-person tent, in EUR",
+                "start_url": "https://shop.example.com/",
+                "allowed_domains": ["shop.example.com"],
+                "max_steps": 25,
+                "output_schema": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}, "price_eur": {"type": "number"}},
+                    "required": ["name", "price_eur"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "login": {
+            "summary": "Log in with a secret, ask a person before paying, notify a webhook",
+            "value": {
+                "instruction": "Log in as alice and download the latest invoice",
+                "start_url": "https://billing.example.com/login",
+                "secrets": {
+                    "PASSWORD": {"value": "correct-horse-battery", "domains": ["example.com"]}
+                },
+                "approval_policy": "sensitive",
+                "profile": "billing",
+                "save_profile": True,
+                "webhook_url": "https://hooks.example.com/webagent",
+                "webhook_events": ["approval.requested", "task.finished"],
+            },
+        },
+        "local": {
+            "summary": "A page on this machine (needs WEBAGENT_ALLOW_PRIVATE_NETWORKS=true)",
+            "value": {
+                "instruction": "What is the headline of this page?",
+                "start_url": "http://127.0.0.1:8080/index.html",
+                "timeout_s": 120,
+            },
+        },
+    },
+    "ProfileCreate": {"shop": {"summary": "A profile for one site", "value": {"name": "shop"}}},
+    "ApprovalDecisionIn": {
+        "approve": {"summary": "Let the agent go on", "value": {"decision": "approve"}},
+        "deny": {"summary": "Refuse the action", "value": {"decision": "deny"}},
+    },
+}
 BEARER: dict[str, list[str]] = {"bearerAuth": []}
 OUTAGE = "the database or the queue is unreachable; retry after the Retry-After seconds"
 ERROR_STATUSES = {"400", "401", "403", "404", "409", "413", "422", "429", "500", "503"}
@@ -140,6 +188,16 @@ def _document_errors(path: str, operation: dict[str, Any]) -> None:
             response["description"] = "error"
 
 
+def _examples(operation: dict[str, Any]) -> None:
+    """Named examples on a JSON request body whose schema has them (REQUEST_EXAMPLES)."""
+    content = operation.get("requestBody", {}).get("content", {}).get("application/json")
+    if content is None:
+        return
+    name = content.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1]
+    if name in REQUEST_EXAMPLES:
+        content["examples"] = REQUEST_EXAMPLES[name]
+
+
 def _describe(operation: dict[str, Any], explicit: dict[str, str]) -> None:
     op_id = operation.get("operationId", "")
     if not operation.get("description"):
@@ -183,6 +241,7 @@ def build(app: FastAPI) -> dict[str, Any]:
         for operation in path_item.values():
             _document_errors(path, operation)
             _describe(operation, explicit)
+            _examples(operation)
     stream = spec["paths"].get("/v1/tasks/{task_id}/events", {}).get("get")
     if stream is not None:
         stream["responses"]["200"]["content"] = {

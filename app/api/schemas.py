@@ -42,8 +42,10 @@ _MEDIA_TYPE = re.compile(r"^[\w.+-]+/[\w.+-]+$")
 
 
 class AttachmentIn(BaseModel):
-    """A file uploaded with the task: what the agent's upload_file may use (seed 001 App.
-    A.5). The total decoded size is capped by WEBAGENT_ATTACHMENTS_MAX_BYTES."""
+    """A file uploaded with the task: the only files the agent may upload to a page. The
+    total decoded size is capped by WEBAGENT_ATTACHMENTS_MAX_BYTES."""
+
+    # seed 001 App. A.5: upload_file uses only these
 
     model_config = ConfigDict(extra="forbid")
 
@@ -83,15 +85,37 @@ class TaskCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    instruction: SafeStr = Field(min_length=1, max_length=4000)
-    start_url: SafeStr | None = Field(default=None, max_length=2048)
-    max_steps: int | None = Field(default=None, ge=1, le=INT32_MAX)
-    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    task_profile: TaskProfile = Field(
+    instruction: SafeStr = Field(
+        min_length=1,
+        max_length=4000,
+        description="what the agent should do, in plain words",
+        examples=["Find the price of the cheapest 2-person tent and answer in EUR"],
+    )
+    start_url: SafeStr | None = Field(
+        default=None,
+        max_length=2048,
+        description="the page the browser opens first (without it, the agent may search)",
+        examples=["https://shop.example.com/"],
+    )
+    max_steps: int | None = Field(
+        default=None,
+        ge=1,
+        le=INT32_MAX,
+        description="at most this many agent steps (default WEBAGENT_DEFAULT_MAX_STEPS)",
+        examples=[25],
+    )
+    timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="the task ends timed_out after this many seconds",
+        examples=[300],
+    )
+    task_profile: TaskProfile = Field(  # seed 003 §9.3 specialised agents
         default=TaskProfile.general,
-        description="seed 003 §9.3 tool scope: assistant (read-only), research (navigate, click, "
-        "type into search fields), data_entry (forms, pinned to allowed_domains or the start "
-        "URL's host), general (every tool)",
+        description="which tools the agent may use: assistant (read-only), research (navigate, "
+        "click, type into search fields), data_entry (forms, pinned to allowed_domains or the "
+        "start URL's host), general (every tool)",
     )
     forbid_login: bool = Field(
         default=False, description="a login form (password field) on the page fails the task"
