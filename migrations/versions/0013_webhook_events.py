@@ -30,9 +30,7 @@ def upgrade() -> None:
     with op.batch_alter_table("webhook_deliveries") as batch:
         batch.drop_constraint("uq_webhook_deliveries_task_id", type_="unique")
         batch.add_column(
-            sa.Column(
-                "event_type", sa.String(32), nullable=False, server_default="task.finished"
-            )
+            sa.Column("event_type", sa.String(32), nullable=False, server_default="task.finished")
         )
         batch.add_column(sa.Column("data", sa.JSON(), nullable=True))
         batch.create_index("ix_webhook_deliveries_task_id", ["task_id"])

@@ -6,6 +6,8 @@ continues; the others end the run with an `app.contracts.ErrorCode` (seed 002, e
 
 from __future__ import annotations
 
+from typing import Self
+
 from app.contracts import ErrorCode
 
 # Seed 002 recovery hints live beside the shared tool error codes (re-exported here).
@@ -21,7 +23,7 @@ class AgentError(Exception):
     code: ErrorCode = ErrorCode.internal
     cause: str = ""
 
-    def with_cause(self, cause: str) -> AgentError:
+    def with_cause(self, cause: str) -> Self:
         self.cause = cause
         return self
 
