@@ -48,7 +48,9 @@ TERMINAL_STATUSES = frozenset(
 
 
 class TaskProfile(StrEnum):
-    """Seed 003 §9.3 specialised agents (workers/agent/task_profiles.py enforces them)."""
+    """Which tools the agent may use (enforced by workers/agent/task_profiles.py)."""
+
+    # the specialised agents of seed 003 §9.3
 
     general = "general"
     assistant = "assistant"
@@ -114,6 +116,14 @@ class ApprovalStatus(StrEnum):
     approved = "approved"
     denied = "denied"
     expired = "expired"  # nobody answered in time (or the task ended first): a denial
+
+
+class WebhookEvent(StrEnum):
+    """Messages a task's webhook may receive, chosen per task with `webhook_events`."""
+
+    task_started = "task.started"
+    approval_requested = "approval.requested"
+    task_finished = "task.finished"
 
 
 class TaskSpec(BaseModel):
@@ -215,7 +225,9 @@ WEBSITE_MEM_SCHEMA = 1
 
 
 class ElementEffect(StrEnum):
-    """What clicking an element did during exploration (seed 001 App. A.2 ExploreElement)."""
+    """What clicking an element did during exploration."""
+
+    # seed 001 App. A.2 ExploreElement
 
     navigates = "navigates"  # the URL changed (or a new tab opened): `target`
     reveals = "reveals"  # same URL, new elements shown: `revealed` (dropdown / menu items)
@@ -248,7 +260,8 @@ class PageRecord(BaseModel):
 
 
 class PageTemplate(BaseModel):
-    """A list page or list-item page shape (seed 001 A.2 MatchesTemplate): pages of the same
+    # seed 001 A.2 MatchesTemplate
+    """A list page or list-item page shape: pages of the same
     section structure; `pattern` is their URL template ({} = a path segment that varies,
     name=* = a query parameter that varies)."""
 
@@ -277,7 +290,8 @@ class SkippedElement(BaseModel):
 
 
 class WebsiteMem(BaseModel):
-    """A site's memory from one exploration (seed 001 App. A.1.1): its pages by URL, its
+    # seed 001 App. A.1.1
+    """A site's memory from one exploration: its pages by URL, its
     list/item templates and the behaviour of the elements clicked."""
 
     schema_version: int = WEBSITE_MEM_SCHEMA

@@ -31,7 +31,10 @@ class TaskFinished(_Data):
     success: bool
     data: Any = Field(default=None, description="structured result (output_schema)")
     error: str | None = Field(description="ErrorCode value")
-    error_detail: str | None
+    error_detail: str | None = Field(description="why, in words for the person who asked")
+    cause: str | None = Field(
+        default=None, description="the raw failure behind error_detail, for operators"
+    )
     usage: Usage
     duration_s: float | None = None
 
@@ -73,6 +76,9 @@ class ActionExecuted(_Data):
     page_changed: bool
     replayed: bool = Field(
         default=False, description="replayed from a proven route (no model call decided it)"
+    )
+    cause: str | None = Field(
+        default=None, description="the raw failure behind reason (e.g. a net:: code), for operators"
     )
 
 

@@ -4,7 +4,9 @@ setting to fix when it is not.
 Used by /readyz (check "llm") and logged once at start-up by `webagent serve`. Failures say
 which setting is wrong: the base URL (unreachable, not an OpenAI-compatible server), the API
 key (401/403), or a model the server does not serve (WEBAGENT_LLM_MODEL and the per-role
-WEBAGENT_LLM_MODEL_* overrides). A server without a model list (404) counts as reachable.
+WEBAGENT_LLM_MODEL_* overrides). A server without a model list (404) counts as reachable,
+unless the base URL lacks its `/v1` and `{base}/v1/models` answers: then the message says to
+add it (issue 23 §5).
 Results are cached for `ttl_s` so readiness probes do not hammer a paid endpoint.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from typing import Any
 
@@ -23,6 +26,7 @@ log = logging.getLogger(__name__)
 
 ROLES = ("orchestrator", "planner", "worker", "vision", "summarizer")
 PROBE_TIMEOUT_S = 2.5
+VERSIONED = re.compile(r"/v\d+[a-z0-9]*(/|$)")  # /v1, /v1beta, /v4/ in the base URL
 
 
 class LLMEndpointError(RuntimeError):
@@ -65,13 +69,19 @@ class LLMProbe:
         """What is wrong with the endpoint, or None (uncached)."""
         base = self.settings.llm_base_url.rstrip("/")
         key = self.settings.llm_api_key.get_secret_value()
+        headers = {"Authorization": f"Bearer {key}"}
         try:
             async with httpx.AsyncClient(
                 timeout=PROBE_TIMEOUT_S, transport=self.transport
             ) as client:
-                response = await client.get(
-                    f"{base}/models", headers={"Authorization": f"Bearer {key}"}
-                )
+                response = await client.get(f"{base}/models", headers=headers)
+                if response.status_code == 404 and not VERSIONED.search(base):
+                    with_v1 = await client.get(f"{base}/v1/models", headers=headers)
+                    if with_v1.is_success:
+                        return (
+                            f"LLM endpoint {base} has no /models but {base}/v1/models answers: "
+                            f"the base URL lacks /v1 (set WEBAGENT_LLM_BASE_URL={base}/v1)"
+                        )
         except httpx.HTTPError as exc:
             return f"LLM endpoint {base} unreachable (WEBAGENT_LLM_BASE_URL): {exc!r}"
         if response.status_code in (401, 403):

@@ -20,7 +20,7 @@ from app.api import artifacts as artifacts_api
 from app.api import domains as domains_api
 from app.api import events as events_api
 from app.api import guides as guides_api
-from app.api import health, profiles, results, tasks, unavailable
+from app.api import health, problems, profiles, results, tasks, unavailable
 from app.api import ledger as ledger_api
 from app.api import sites as sites_api
 from app.api.access import OperatorPagesGuard
@@ -128,8 +128,9 @@ def create_app(
         docs_url=None,  # /docs and /redoc with self-hosted assets: app/web/docs.py
         redoc_url=None,
     )
+    problems.install(app)  # every 4xx/5xx is RFC 9457 problem details (app/api/problems.py)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
-    unavailable.install(app)  # database outage: 503 JSON with Retry-After, not a bare 500
+    unavailable.install(app)  # database outage: 503 problem with Retry-After, not a bare 500
     network_policy(cfg)  # a malformed ALLOWED_PRIVATE_HOSTS stops the start, not a request
     app.state.settings = cfg
     app.state.readiness_checks = {}

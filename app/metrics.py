@@ -52,6 +52,11 @@ LLM_REQUESTS = Counter(
     "webagent_llm_requests_total", "LLM calls by role and outcome.", ["role", "model", "outcome"]
 )
 LLM_TOKENS = Counter("webagent_llm_tokens_total", "LLM tokens.", ["role", "direction"])
+LLM_COST = Counter(
+    "webagent_llm_cost_usd_total",
+    "Model spend in USD by model and tenant (calls of models WEBAGENT_LLM_PRICES prices).",
+    ["model", "tenant"],
+)
 LLM_LATENCY = Histogram(
     "webagent_llm_latency_seconds", "LLM call latency.", ["role"], buckets=_LLM_BUCKETS
 )
@@ -152,6 +157,12 @@ def observe_llm_call(
         LLM_TOKENS.labels(role=role, direction="input").inc(input_tokens)
     if output_tokens:
         LLM_TOKENS.labels(role=role, direction="output").inc(output_tokens)
+
+
+def llm_cost(model: str, tenant: str, usd: float) -> None:
+    """One priced model call's spend."""
+    if usd > 0:
+        LLM_COST.labels(model=model, tenant=tenant).inc(usd)
 
 
 def set_browsers(state: str, n: int) -> None:

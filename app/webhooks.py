@@ -4,7 +4,9 @@ Signing follows Standard Webhooks: headers `webhook-id` (the delivery id, stable
 retries so receivers can deduplicate), `webhook-timestamp` (unix seconds) and
 `webhook-signature: v1,<base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")>`, where the key
 is the base64 part of a `whsec_...` secret, or the UTF-8 bytes of any other secret
-(WEBAGENT_WEBHOOK_SECRET). The body is `{"type": "task.finished", "timestamp", "data": task}`.
+(WEBAGENT_WEBHOOK_SECRET). The body is `{"type", "timestamp", "data"}`: for `task.finished`
+and `task.started` the data is the task; for `approval.requested` it is `{task_id, approval,
+links}` (what to decide and where). A task chooses its messages with `webhook_events`.
 
 `deliver_due` runs one round: claim due rows (app/db/repo_webhooks.py), check each target
 against the egress URL policy (app/urlpolicy.py, as the browser does) right before sending,
@@ -32,6 +34,7 @@ import httpx
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.api.schemas import task_out
+from app.contracts import WebhookEvent
 from app.db import repo_webhooks, repositories
 from app.db.models import WebhookDelivery
 from app.db.types import utcnow
@@ -81,12 +84,22 @@ def backoff_s(attempts: int, settings: Settings) -> float:
     return float(min(delay, settings.webhook_retry_max_s))
 
 
-def payload(task: Any) -> bytes:
-    body = {
-        "type": EVENT_TYPE,
-        "timestamp": utcnow().isoformat(),
-        "data": task_out(task).model_dump(mode="json", exclude={"webhook"}),
-    }
+def payload(task: Any, row: WebhookDelivery | None = None) -> bytes:
+    """The message body of `row` (task.finished when no row is given)."""
+    event_type = row.event_type if row is not None else EVENT_TYPE
+    data: dict[str, Any]
+    if event_type == WebhookEvent.approval_requested and row is not None:
+        data = {
+            "task_id": task.id,
+            "approval": dict(row.data or {}),
+            "links": {
+                "run": f"/runs/{task.id}",
+                "approvals": f"/v1/tasks/{task.id}/approvals",
+            },
+        }
+    else:
+        data = task_out(task).model_dump(mode="json", exclude={"webhook"})
+    body = {"type": event_type, "timestamp": utcnow().isoformat(), "data": data}
     return json.dumps(body, separators=(",", ":")).encode()
 
 
@@ -124,7 +137,7 @@ async def _deliver(
         task = await repositories.get_task(s, task_id=row.task_id) if row else None
         if row is None or task is None:
             return False
-        url, body, attempts = row.url, payload(task), row.attempts or 0
+        url, body, attempts = row.url, payload(task, row), row.attempts or 0
     attempt = await _post(client, url, delivery_id, body, settings)
     delivered = attempt["error"] is None
     retry_at = None

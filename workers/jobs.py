@@ -12,6 +12,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -37,7 +38,7 @@ from workers.adapters.sink import DbEventSink
 from workers.adapters.site_learning import RunLearnings
 from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
-from workers.agent.metered import MeteredLLM
+from workers.agent.metered import MeteredLLM, Prices
 from workers.agent.protocols import AgentOutcome, AgentTask, Browser
 from workers.agent.route_record import RouteRecorder
 from workers.agent.search import run_task as run_routed
@@ -46,7 +47,7 @@ from workers.browser.act import click_memory
 from workers.browser.act.click_memory import domain_of
 from workers.browser.act.files import attachments_note, stage_attachments
 from workers.browser.observe import views
-from workers.browser.runtime import regions, storage_state
+from workers.browser.runtime import net_errors, regions, storage_state
 from workers.browser.runtime.crash import crash_watch
 from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
@@ -99,7 +100,8 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
         vault: SecretVault | None = SecretVault.for_task(spec, rt.settings)  # in memory only
     except InvalidToken:  # sealed under another WEBAGENT_SECRETS_KEY than this worker's
         vault = None
-    sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault)
+    prices = Prices(rt.settings.llm_prices, fallback=rt.settings.model_for)  # type: ignore[arg-type]
+    sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault, prices)
     started = time.monotonic()
     await sink.emit(
         EventType.task_started,
@@ -147,6 +149,7 @@ async def _run_agent(
         allow_scripts=spec.allow_scripts,
         reuse_routes=spec.reuse_routes,
         time_zone=spec.time_zone,
+        output_schema=spec.output_schema,  # types `done`'s data (issue 23 §3)
     )
     try:
         problem = views.configuration_problem(mode, rt.settings)
@@ -208,7 +211,10 @@ async def _run_agent(
         return failed_outcome(TaskStatus.timed_out, ErrorCode.timeout, "task timeout reached")
     except Exception as exc:  # the job boundary: any failure becomes a failed task
         log.exception("task %s failed", spec.task_id)
-        return failed_outcome(TaskStatus.failed, error_code(exc), f"{type(exc).__name__}: {exc}")
+        return replace(
+            failed_outcome(TaskStatus.failed, error_code(exc), user_reason(exc)),
+            cause=f"{type(exc).__name__}: {net_errors.cause(str(exc))}",
+        )
 
 
 async def _learn(
@@ -310,6 +316,15 @@ def error_code(exc: BaseException) -> ErrorCode:
     return ErrorCode.internal
 
 
+def user_reason(exc: BaseException) -> str:
+    """What the person who submitted the task reads; the raw text goes to `cause`."""
+    if isinstance(exc, AgentError):
+        return str(exc)
+    if is_browser_fault(exc):
+        return f"the browser failed: {net_errors.plain(str(exc))}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def failed_outcome(status: TaskStatus, error: ErrorCode, reason: str) -> AgentOutcome:
     return AgentOutcome(
         answer=None,
@@ -353,6 +368,7 @@ async def _finish(
         "grounding": outcome.grounding,
         "error": outcome.error,
         "error_detail": detail,
+        "cause": outcome.cause or None,
         "usage": usage.model_dump(),
         "duration_s": round(duration, 3),
     }

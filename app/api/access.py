@@ -9,11 +9,11 @@ from __future__ import annotations
 import ipaddress
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as Scope_
 
 from app.api.deps import authenticate, client_address
+from app.api.problems import problem_response
 from app.auth import Scope
 from app.settings import Settings
 
@@ -53,9 +53,10 @@ class OperatorPagesGuard:
                 else (settings.docs_access, None)
             )
             if settings.api_keys_required and not await _allowed(request, rule, needed):
-                response = JSONResponse(
-                    {"detail": f"{path} needs an API key ({rule} access)"},
-                    status_code=401,
+                response = problem_response(
+                    401,
+                    f"{path} needs an API key ({rule} access)",
+                    instance=path,
                     headers={"WWW-Authenticate": "Bearer"},
                 )
                 await response(scope, receive, send)

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Response, status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from app.api.deps import AdminDep, LearningsDep, SessionDep
 from app.api.inputs import SafeStr
@@ -27,19 +27,6 @@ DOMAIN = r"^[A-Za-z0-9.-]+$"
 
 
 class GuideIn(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "domain": "shop.example.com",
-                    "title": "Ordering on the shop",
-                    "body": "## Filters\nUse the colour filter in the left column before "
-                    "searching.\n\n## Checkout\nThe basket is in the footer, not the header.",
-                }
-            ]
-        }
-    )
-
     domain: SafeStr | None = Field(
         None, max_length=255, pattern=DOMAIN, description="the site it is for; omit: every site"
     )

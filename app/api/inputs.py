@@ -1,5 +1,6 @@
 """Input hygiene at the HTTP edge: every bad value is a 422 naming its field, never a 500.
 
+Refusals are 422 problem details (app/api/problems.py) listing each field error.
 Python's JSON parser accepts NaN, Infinity and 1e400 (→ inf) and keeps lone surrogates;
 Postgres rejects NUL bytes in text and integers beyond int32. These types refuse such
 values where they enter, and the 422 renderer escapes whatever the client sent so the
@@ -18,6 +19,8 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BeforeValidator
+
+from app.api.problems import problem_response
 
 INT32_MAX = 2**31 - 1
 TASK_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -115,11 +118,33 @@ def json_safe(value: Any) -> Any:
 
 
 async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
-    """FastAPI's 422 body (`detail` list of {type, loc, msg, input}), always encodable."""
+    """The 422 problem: `errors` lists {loc, msg, type, input} (echoes cut), always encodable;
+    a body that is not JSON at all is a 400 problem."""
     assert isinstance(exc, RequestValidationError)
-    errors = [{**e, "input": cut_echo(e["input"])} if "input" in e else e for e in exc.errors()]
-    detail = json_safe(jsonable_encoder(errors))
-    return JSONResponse(status_code=422, content={"detail": detail})
+    raw = exc.errors()
+    if raw and all(e.get("type") == "json_invalid" for e in raw):
+        where = raw[0].get("ctx", {}).get("error", "")
+        return problem_response(
+            400, f"the request body is not valid JSON ({where})", instance=request.url.path
+        )
+    errors = [_field_error(e) for e in raw]
+    return problem_response(
+        422, _summary(errors), instance=request.url.path, errors=json_safe(errors)
+    )
+
+
+def _field_error(error: Any) -> dict[str, Any]:
+    kept = {k: error[k] for k in ("loc", "msg", "type") if k in error}
+    if "input" in error:
+        kept["input"] = cut_echo(jsonable_encoder(error["input"]))
+    return kept
+
+
+def _summary(errors: list[dict[str, Any]]) -> str:
+    """One sentence naming the refused fields, e.g. "invalid body.max_steps: ..."."""
+    shown = [f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in errors[:3]]
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return "invalid " + "; ".join(shown) + more
 
 
 def cut_echo(value: Any) -> Any:

@@ -17,7 +17,7 @@ from fastapi import APIRouter, HTTPException, status
 from app.api.deps import SessionDep, WriterDep
 from app.api.inputs import TaskIdPath, invalid
 from app.api.schemas import TaskCreate, TaskOut, WebhookAttempt, WebhookOut, task_out
-from app.contracts import TaskStatus
+from app.contracts import TaskStatus, WebhookEvent
 from app.db import repo_profiles, repo_webhooks, repositories
 from app.db.models import WebhookDelivery
 from app.settings import Settings
@@ -57,6 +57,12 @@ async def validate(body: TaskCreate, settings: Settings, session: Any, tenant: s
         reason = await check_url_async(body.webhook_url, policy=network_policy(settings))
         if reason:
             invalid(("body", "webhook_url"), refusal("webhook_url", reason), body.webhook_url)
+    elif body.webhook_events:
+        invalid(
+            ("body", "webhook_events"),
+            "webhook_events needs a webhook_url to send them to",
+            [e.value for e in body.webhook_events],
+        )
     if body.profile is not None:
         found = await repo_profiles.get_profile(session, tenant_id=tenant, name=body.profile)
         if found is None:
@@ -72,14 +78,20 @@ def columns(body: TaskCreate) -> dict[str, Any]:
     return {
         "output_schema": body.output_schema,
         "webhook_url": body.webhook_url,
+        "webhook_events": (
+            sorted(set(body.webhook_events), key=list(WebhookEvent).index)
+            if body.webhook_events
+            else None
+        ),
         "profile": body.profile,
         "save_profile": body.save_profile,
     }
 
 
 async def queue_webhook(session: Any, task: Any) -> None:
-    """The outbox row of a task with a webhook_url (same transaction as the task)."""
-    if task.webhook_url:
+    """The task.finished outbox row of a task with a webhook_url (same transaction as the
+    task); the other events are queued when they happen (app/db/repo_webhooks.queue_event)."""
+    if task.webhook_url and repo_webhooks.FINISHED in repo_webhooks.events_of(task):
         await repo_webhooks.create_delivery(
             session, task_id=task.id, tenant_id=task.tenant_id, url=task.webhook_url
         )

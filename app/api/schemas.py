@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from app.api.inputs import INT32_MAX, SafeStr, safe_json
-from app.contracts import TaskProfile, TaskResult, TaskStatus, Usage
+from app.contracts import TaskProfile, TaskResult, TaskStatus, Usage, WebhookEvent
 from app.output_schema import output_schema_problem
 from app.secrets import NAME as SECRET_NAME
 from app.secrets import SecretEntry
@@ -50,8 +50,10 @@ _MEDIA_TYPE = re.compile(r"^[\w.+-]+/[\w.+-]+$")
 
 
 class AttachmentIn(BaseModel):
-    """A file uploaded with the task: what the agent's upload_file may use (seed 001 App.
-    A.5). The total decoded size is capped by WEBAGENT_ATTACHMENTS_MAX_BYTES."""
+    """A file uploaded with the task: the only files the agent may upload to a page. The
+    total decoded size is capped by WEBAGENT_ATTACHMENTS_MAX_BYTES."""
+
+    # seed 001 App. A.5: upload_file uses only these
 
     model_config = ConfigDict(extra="forbid")
 
@@ -91,15 +93,37 @@ class TaskCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    instruction: SafeStr = Field(min_length=1, max_length=4000)
-    start_url: SafeStr | None = Field(default=None, max_length=2048)
-    max_steps: int | None = Field(default=None, ge=1, le=INT32_MAX)
-    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    task_profile: TaskProfile = Field(
+    instruction: SafeStr = Field(
+        min_length=1,
+        max_length=4000,
+        description="what the agent should do, in plain words",
+        examples=["Find the price of the cheapest 2-person tent and answer in EUR"],
+    )
+    start_url: SafeStr | None = Field(
+        default=None,
+        max_length=2048,
+        description="the page the browser opens first (without it, the agent may search)",
+        examples=["https://shop.example.com/"],
+    )
+    max_steps: int | None = Field(
+        default=None,
+        ge=1,
+        le=INT32_MAX,
+        description="at most this many agent steps (default WEBAGENT_DEFAULT_MAX_STEPS)",
+        examples=[25],
+    )
+    timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="the task ends timed_out after this many seconds",
+        examples=[300],
+    )
+    task_profile: TaskProfile = Field(  # seed 003 §9.3 specialised agents
         default=TaskProfile.general,
-        description="seed 003 §9.3 tool scope: assistant (read-only), research (navigate, click, "
-        "type into search fields), data_entry (forms, pinned to allowed_domains or the start "
-        "URL's host), general (every tool)",
+        description="which tools the agent may use: assistant (read-only), research (navigate, "
+        "click, type into search fields), data_entry (forms, pinned to allowed_domains or the "
+        "start URL's host), general (every tool)",
     )
     forbid_login: bool = Field(
         default=False, description="a login form (password field) on the page fails the task"
@@ -114,7 +138,7 @@ class TaskCreate(BaseModel):
     reuse_routes: bool = Field(
         default=True,
         description="replay a proven route of the start page's site for the same intent "
-        "without model calls (issue 21); false: the model decides every step",
+        "without model calls; false: the model decides every step",
     )
     private_regions: list[SafeStr] = Field(
         default_factory=list,
@@ -174,6 +198,14 @@ class TaskCreate(BaseModel):
         max_length=2048,
         description="POSTed the task (signed, Standard Webhooks headers) once it is terminal; "
         "checked by the same egress URL policy as the browser",
+        examples=["https://hooks.example.com/webagent"],
+    )
+    webhook_events: list[WebhookEvent] | None = Field(
+        default=None,
+        max_length=len(WebhookEvent),
+        description="which messages webhook_url receives: task.started, approval.requested "
+        "(a person must approve or deny), task.finished (the default)",
+        examples=[["approval.requested", "task.finished"]],
     )
     profile: SafeStr | None = Field(
         default=None,
@@ -319,6 +351,10 @@ class TaskOut(BaseModel):
     allow_scripts: bool = False
     output_schema: dict[str, Any] | None = None
     webhook_url: str | None = None
+    webhook_events: list[WebhookEvent] = Field(
+        default_factory=lambda: [WebhookEvent.task_finished],
+        description="the messages webhook_url receives",
+    )
     webhook: WebhookOut | None = Field(
         default=None, description="delivery state of the task's webhook (with webhook_url)"
     )
@@ -398,6 +434,7 @@ def task_out(task: Any) -> TaskOut:
         allow_scripts=bool(task.allow_scripts),
         output_schema=task.output_schema,
         webhook_url=task.webhook_url,
+        webhook_events=list(task.webhook_events or [WebhookEvent.task_finished]),
         profile=task.profile,
         save_profile=bool(task.save_profile),
         approval_policy=task.approval_policy or "sensitive",

@@ -36,7 +36,9 @@ MAX_DEPTH, MAX_PAGES, MAX_ELEMENTS = 5, 500, 200  # seed 001 App. B: depth 2, 50
 
 
 class ExploreCreate(BaseModel):
-    """POST /v1/sites/explore (the limits of seed 001 App. B, smaller defaults)."""
+    """What to explore and how far."""
+
+    # the limits of seed 001 App. B, with smaller defaults
 
     url: SafeStr = Field(max_length=2048, description="the start page (usually the homepage)")
     max_depth: int = Field(default=2, ge=0, le=MAX_DEPTH, description="clicks from the start page")
@@ -108,7 +110,8 @@ async def start_exploration(
     dispatcher: DispatcherDep,
     tenant: WriterDep,
 ) -> ExplorationOut:
-    """Queue a deterministic exploration of the URL's site (seed 001 App. A.2): a depth-first
+    # seed 001 App. A.2
+    """Queue a deterministic exploration of the URL's site: a depth-first
     walk clicking each unseen element once, skipping off-site, login/logout, tel:/mailto:/
     print and destructive elements. Needs `tasks:write`."""
     if body.timeout_s > settings.max_timeout_s:

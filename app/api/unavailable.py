@@ -14,6 +14,8 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
+from app.api.problems import problem_response
+
 log = logging.getLogger(__name__)
 
 RETRY_AFTER_S = 5
@@ -28,19 +30,21 @@ class DependencyUnavailable(Exception):
         self.detail = detail
 
 
-def unavailable_response(what: str, detail: str) -> JSONResponse:
-    """The one 503 body: what is down, in words, and when to retry."""
-    return JSONResponse(
-        {"detail": detail, "unavailable": what},
-        status_code=503,
+def unavailable_response(what: str, detail: str, instance: str) -> JSONResponse:
+    """The 503 problem: what is down, in words, and when to retry."""
+    return problem_response(
+        503,
+        detail,
+        instance=instance,
         headers={"Retry-After": str(RETRY_AFTER_S)},
+        unavailable=what,
     )
 
 
 async def dependency_unavailable(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, DependencyUnavailable)
     log.warning("%s unavailable on %s %s: %s", exc.what, request.method, request.url.path, exc)
-    return unavailable_response(exc.what, exc.detail)
+    return unavailable_response(exc.what, exc.detail, request.url.path)
 
 
 def _is_outage(exc: Exception) -> bool:
@@ -53,7 +57,7 @@ async def database_unavailable(request: Request, exc: Exception) -> JSONResponse
     if not _is_outage(exc):
         raise exc  # any other database error is a real 500
     log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
-    return unavailable_response("database", "database unavailable, retry later")
+    return unavailable_response("database", "database unavailable, retry later", request.url.path)
 
 
 def install(app: FastAPI) -> None:

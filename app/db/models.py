@@ -100,6 +100,8 @@ class Task(Base):
     result_data: Mapped[Any] = mapped_column(JSON, nullable=True)
     result_grounding: Mapped[Any] = mapped_column(JSON, nullable=True)  # the answer check
     webhook_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # the events the webhook receives (NULL: task.finished only; migration 0013)
+    webhook_events: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     profile: Mapped[str | None] = mapped_column(String(64), nullable=True)
     save_profile: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
@@ -388,7 +390,9 @@ class Approval(TaskOwned, Base):
 
 
 class WebhookDelivery(Base):
-    """The durable outbox row of a task's webhook: sent once the task is terminal.
+    """One durable outbox message of a task's webhook: `task.finished` is sent once the task
+    is terminal, `task.started` and `approval.requested` (with the approval in `data`) as
+    soon as they are written.
 
     `attempts_log` keeps every try ({at, status_code, error}); `next_attempt_at` is the
     backoff schedule and doubles as the claim lease of a deliverer.
@@ -400,9 +404,13 @@ class WebhookDelivery(Base):
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), unique=True)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
     tenant_id: Mapped[str] = mapped_column(String(64))
     url: Mapped[str] = mapped_column(Text)
+    event_type: Mapped[str] = mapped_column(
+        String(32), default="task.finished", server_default="task.finished"
+    )
+    data: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     state: Mapped[str] = mapped_column(String(16), default="pending")  # pending|delivered|failed
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default=_zero())
     attempts_log: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)

@@ -14,7 +14,8 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.contracts import ApprovalStatus
+from app.contracts import ApprovalStatus, WebhookEvent
+from app.db import repo_webhooks
 from app.db.models import Approval, new_id
 from app.db.types import as_utc, utcnow
 
@@ -29,7 +30,8 @@ async def create_approval(
     details: Mapping[str, Any],
     expires_at: datetime,
 ) -> Approval:
-    """Insert a pending request."""
+    """Insert a pending request (and the `approval.requested` webhook message, when the
+    task's webhook chose it)."""
     row = Approval(
         id=new_id(),
         task_id=task_id,
@@ -43,7 +45,22 @@ async def create_approval(
     )
     s.add(row)
     await s.flush()
+    await repo_webhooks.queue_event(
+        s, task_id=task_id, event=WebhookEvent.approval_requested, data=approval_message(row)
+    )
     return row
+
+
+def approval_message(row: Approval) -> dict[str, Any]:
+    """What the approval.requested message says: the request, in the API's own words."""
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "reason": row.reason,
+        "url": (row.details or {}).get("url"),
+        "created_at": as_utc(row.created_at).isoformat(),
+        "expires_at": as_utc(row.expires_at).isoformat(),
+    }
 
 
 async def get_approval(

@@ -15,7 +15,15 @@ from urllib.parse import urlsplit
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.contracts import TERMINAL_STATUSES, ErrorCode, TaskProfile, TaskSpec, TaskStatus
+from app.contracts import (
+    TERMINAL_STATUSES,
+    ErrorCode,
+    TaskProfile,
+    TaskSpec,
+    TaskStatus,
+    WebhookEvent,
+)
+from app.db import repo_webhooks
 from app.db.cursor import decode_cursor, encode_cursor
 from app.db.dialect import dialect_insert
 from app.db.errors import IdempotencyConflict
@@ -190,7 +198,8 @@ async def _update_returning_ids(s: AsyncSession, stmt: Any) -> list[str]:
 
 
 async def mark_running(s: AsyncSession, *, task_id: str, worker_id: str) -> Task | None:
-    """Claim a queued, uncancelled task for a worker; None if someone else got it first."""
+    """Claim a queued, uncancelled task for a worker; None if someone else got it first.
+    A webhook that chose `task.started` gets its message queued in the same transaction."""
     now = utcnow()
     stmt = (
         update(Task)
@@ -209,7 +218,10 @@ async def mark_running(s: AsyncSession, *, task_id: str, worker_id: str) -> Task
     )
     if not await _update_returning_ids(s, stmt):
         return None
-    return await get_task(s, task_id=task_id)
+    task = await get_task(s, task_id=task_id)
+    if task is not None:
+        await repo_webhooks.queue_event(s, task_id=task_id, event=WebhookEvent.task_started)
+    return task
 
 
 async def heartbeat(s: AsyncSession, *, task_id: str, worker_id: str) -> bool:

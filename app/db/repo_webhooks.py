@@ -1,7 +1,10 @@
-"""Webhook outbox rows: one per task with a webhook_url, sent once the task is terminal.
+"""Webhook outbox rows: one per message of a task with a webhook_url.
 
-The row is written with the task (same transaction), so a webhook cannot be lost between
-"task finished" and "webhook queued", whoever finishes the task (worker, cancel, reaper).
+The `task.finished` row is written with the task (same transaction) and sent once the task
+is terminal, so a webhook cannot be lost between "task finished" and "webhook queued",
+whoever finishes the task (worker, cancel, reaper). `task.started` and `approval.requested`
+rows (when the task chose them in `webhook_events`) are written in the transaction that
+starts the task or asks the person (`queue_event`) and are due at once.
 A deliverer claims a due row by pushing its `next_attempt_at` forward (a lease) in one
 conditional UPDATE, so two deliverers never send the same attempt. Functions flush but
 never commit: the caller owns the transaction.
@@ -16,39 +19,79 @@ from typing import Any
 from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.contracts import TERMINAL_STATUSES
+from app.contracts import TERMINAL_STATUSES, WebhookEvent
 from app.db.models import Task, WebhookDelivery
 from app.db.types import utcnow
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 _TERMINAL = tuple(s.value for s in TERMINAL_STATUSES)
+FINISHED = WebhookEvent.task_finished.value
+DEFAULT_EVENTS = (FINISHED,)
+
+
+def events_of(task: Task) -> tuple[str, ...]:
+    """The messages this task's webhook receives (task.finished unless it chose others)."""
+    return tuple(task.webhook_events) if task.webhook_events else DEFAULT_EVENTS
 
 
 async def create_delivery(
-    s: AsyncSession, *, task_id: str, tenant_id: str, url: str
+    s: AsyncSession,
+    *,
+    task_id: str,
+    tenant_id: str,
+    url: str,
+    event_type: str = FINISHED,
+    data: dict[str, Any] | None = None,
 ) -> WebhookDelivery:
     row = WebhookDelivery(
-        task_id=task_id, tenant_id=tenant_id, url=url, state=PENDING, attempts=0, attempts_log=[]
+        task_id=task_id,
+        tenant_id=tenant_id,
+        url=url,
+        event_type=event_type,
+        data=data,
+        state=PENDING,
+        attempts=0,
+        attempts_log=[],
     )
     s.add(row)
     await s.flush()
     return row
 
 
+async def queue_event(
+    s: AsyncSession, *, task_id: str, event: WebhookEvent, data: dict[str, Any] | None = None
+) -> WebhookDelivery | None:
+    """The outbox row of a non-final message, when the task's webhook chose this event."""
+    task = await s.get(Task, task_id)
+    if task is None or not task.webhook_url or event.value not in events_of(task):
+        return None
+    return await create_delivery(
+        s,
+        task_id=task_id,
+        tenant_id=task.tenant_id,
+        url=task.webhook_url,
+        event_type=event.value,
+        data=data,
+    )
+
+
 async def get_delivery(s: AsyncSession, *, task_id: str) -> WebhookDelivery | None:
+    """The task.finished message of a task (the one GET /v1/tasks shows and retry resends)."""
     stmt = (
         select(WebhookDelivery)
-        .where(WebhookDelivery.task_id == task_id)
+        .where(WebhookDelivery.task_id == task_id, WebhookDelivery.event_type == FINISHED)
         .execution_options(populate_existing=True)
     )
-    return (await s.execute(stmt)).scalar_one_or_none()
+    return (await s.execute(stmt)).scalars().first()
 
 
 async def deliveries_for(s: AsyncSession, *, task_ids: Sequence[str]) -> dict[str, WebhookDelivery]:
-    """Task id -> its delivery row, for the tasks that have one."""
+    """Task id -> its task.finished delivery row, for the tasks that have one."""
     if not task_ids:
         return {}
-    stmt = select(WebhookDelivery).where(WebhookDelivery.task_id.in_(list(task_ids)))
+    stmt = select(WebhookDelivery).where(
+        WebhookDelivery.task_id.in_(list(task_ids)), WebhookDelivery.event_type == FINISHED
+    )
     return {row.task_id: row for row in (await s.execute(stmt)).scalars()}
 
 
@@ -60,14 +103,16 @@ async def claim_due(
     task_id: str | None = None,
     now: datetime | None = None,
 ) -> list[str]:
-    """Ids of pending deliveries of terminal tasks that are due, leased for `lease_s`."""
+    """Ids of pending deliveries that are due (task.finished: of terminal tasks), oldest
+    first, leased for `lease_s`."""
     now = now or utcnow()
     due = or_(WebhookDelivery.next_attempt_at.is_(None), WebhookDelivery.next_attempt_at <= now)
+    ready = or_(WebhookDelivery.event_type != FINISHED, Task.status.in_(_TERMINAL))
     stmt = (
         select(WebhookDelivery.id)
         .join(Task, Task.id == WebhookDelivery.task_id)
-        .where(WebhookDelivery.state == PENDING, due, Task.status.in_(_TERMINAL))
-        .order_by(WebhookDelivery.next_attempt_at)
+        .where(WebhookDelivery.state == PENDING, due, ready)
+        .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.created_at)
         .limit(limit)
     )
     if task_id is not None:

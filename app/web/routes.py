@@ -24,7 +24,8 @@ from app.api.domains import domain_memory
 from app.api.inputs import TASK_ID_PATTERN
 from app.api.schemas import TaskCreate
 from app.auth import Principal, Scope
-from app.db import repositories
+from app.contracts import WebhookEvent
+from app.db import repo_profiles, repositories
 from app.db.errors import InvalidCursor
 from app.settings import Settings
 from app.web.auth import (
@@ -173,13 +174,21 @@ def _choices() -> dict[str, tuple[list[str], str]]:
     return out
 
 
+SECRET_ROWS = 3  # name/value pairs the form offers (the API takes up to MAX_SECRETS)
+
+
 @router.get("/runs/new", response_class=HTMLResponse)
-async def submit_form(request: Request, principal: ReaderDep) -> Response:
+async def submit_form(request: Request, session: SessionDep, principal: ReaderDep) -> Response:
     settings: Settings = request.app.state.settings
+    profiles = await repo_profiles.list_profiles(session, tenant_id=principal.tenant_id)
     context = {
         "can_write": principal.allows(Scope.tasks_write),
         "fields": _offered_fields(),
         "choices": _choices(),
+        "profiles": [p.name for p in profiles],
+        "secret_rows": range(SECRET_ROWS),
+        "webhooks_on": bool(settings.webhook_secret.get_secret_value()),
+        "webhook_events": [e.value for e in WebhookEvent if e != WebhookEvent.task_finished],
         "default_max_steps": settings.default_max_steps,
         "default_timeout_s": settings.default_timeout_s,
         "max_steps_limit": settings.max_steps_limit,

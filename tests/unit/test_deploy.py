@@ -195,6 +195,7 @@ def test_dashboard_metrics_exist_and_cover_the_service() -> None:
         "webagent_llm_latency_seconds_bucket",
         "webagent_browsers",
         "webagent_sse_connections",
+        "webagent_llm_cost_usd_total",  # issue 23 §9: money, not only tokens
     }
     ids = [p["id"] for p in dashboard["panels"]]
     assert len(ids) == len(set(ids))

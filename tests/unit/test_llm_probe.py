@@ -60,3 +60,20 @@ async def test_rejected_key_and_missing_model_name_their_settings() -> None:
 
 async def test_server_without_model_list_counts_as_reachable() -> None:
     assert await LLMProbe(settings(), transport=serving(404))() is True
+
+
+async def test_base_url_without_v1_fails_readiness_saying_so() -> None:
+    """Issue 23 §5: a base URL missing /v1 (its /models a 404) passed /readyz."""
+
+    def only_v1(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/models":
+            return httpx.Response(200, json={"object": "list", "data": [{"id": "m1"}]})
+        return httpx.Response(404, json={"detail": "Not Found"})
+
+    probe = LLMProbe(
+        Settings(llm_base_url="http://llm.test", llm_api_key=SecretStr("k"), llm_model="m1"),
+        transport=httpx.MockTransport(only_v1),
+    )
+    message = await failure(probe)
+    assert "http://llm.test/v1" in message and "WEBAGENT_LLM_BASE_URL" in message, message
+    assert "/v1" in message

@@ -36,6 +36,7 @@ from app.events import EventBus
 from workers.adapters.outage import OUTAGE_ERRORS, retry_outage
 from workers.adapters.secrets import SecretVault
 from workers.adapters.write_behind import WriteBehind
+from workers.agent.metered import Prices
 from workers.agent.tools import TOOLS
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,7 @@ class DbEventSink:
         task_id: str,
         tenant_id: str,
         vault: SecretVault | None = None,
+        prices: Prices | None = None,
     ) -> None:
         self.vault = vault or SecretVault()  # every payload is redacted of the task's secrets
         self._sessions = session_factory
@@ -118,6 +120,7 @@ class DbEventSink:
         self._lock = asyncio.Lock()  # seq order == commit order == publish order
         self._steps = StepTimer()
         self.meter = UsageMeter()
+        self.prices = prices  # llm.call events gain cost_usd, counted by model and tenant
         self._files = 0  # downloads stored so far (their artifact numbers)
         self._writes = WriteBehind(f"events {task_id}", (SQLAlchemyError, OSError))
         self._stalled = False  # the writer is retrying across an outage
@@ -131,11 +134,29 @@ class DbEventSink:
         """Queue the event for the writer (durable once `flush()` returns)."""
         self._writes.raise_failure()
         payload = self.vault.redact(json_safe(data))
+        if type == EventType.llm_call:
+            payload = self._priced(payload)
         self._steps.saw(str(type), payload)  # timed when it happened, not when written
         usage = self.meter.usage.model_dump() if self.meter.saw(str(type), payload) else None
         self._writes.submit(partial(self._commit, str(type), payload, usage))
         if self._stalled:  # the database is away: the run waits with its events, as it did
             await self.flush()
+
+    def _priced(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """An llm.call payload with its USD cost (when priced), counted on /metrics."""
+        if self.prices is None or "cost_usd" in payload:
+            return payload
+        model = str(payload.get("model") or "")
+        usd = self.prices.cost(
+            str(payload.get("role") or ""),
+            model,
+            int(payload.get("input_tokens") or 0),
+            int(payload.get("output_tokens") or 0),
+        )
+        if usd is None:
+            return payload
+        metrics.llm_cost(model, self.tenant_id, usd)
+        return {**payload, "cost_usd": round(usd, 8)}
 
     async def flush(self) -> None:
         """Return once every emitted event is committed (and published); raise a failed write."""

@@ -101,7 +101,9 @@ class BatchRunner:
             batch.executed.append(executed)
             if executed.action is not None and executed.action.name == DONE:
                 args = executed.action.args
-                batch.claim = CompletionClaim(str(args["answer"]), bool(args["success"]), step)
+                batch.claim = CompletionClaim(
+                    str(args["answer"]), bool(args["success"]), step, args.get("data")
+                )
                 batch.stopped = "the run finished with an earlier call"
             elif changed_page(executed):
                 batch.stopped = "an earlier action changed the page; re-read it first"

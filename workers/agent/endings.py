@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from app.contracts import ErrorCode, TaskStatus
 from workers.agent.metered import LLMUsage
@@ -28,9 +29,11 @@ class Ending:
     success: bool = False
     error: ErrorCode | None = None
     reason: str = ""
+    cause: str = ""  # AgentError.cause: the raw failure, for operators
+    data: Any = None  # `done`'s data, typed by the task's output_schema
 
     @classmethod
-    def finished(cls, answer: str, success: bool) -> Ending:
+    def finished(cls, answer: str, success: bool, data: Any = None) -> Ending:
         """The run declared done (by the Planner, or by the Worker when there is none)."""
         return cls(
             TaskStatus.succeeded if success else TaskStatus.failed,
@@ -38,6 +41,7 @@ class Ending:
             success=success,
             error=None if success else ErrorCode.gave_up,
             reason="done" if success else "the agent reported failure",
+            data=data,
         )
 
     @classmethod
@@ -55,4 +59,6 @@ class Ending:
             output_tokens=metered.output_tokens,
             error=self.error.value if self.error else None,
             reason=self.reason,
+            cause=self.cause,
+            data=self.data,
         )

@@ -6,6 +6,8 @@ continues; the others end the run with an `app.contracts.ErrorCode` (seed 002, e
 
 from __future__ import annotations
 
+from typing import Self
+
 from app.contracts import ErrorCode
 
 # Seed 002 recovery hints live beside the shared tool error codes (re-exported here).
@@ -14,9 +16,16 @@ from workers.agent.toolerrors import recovery_signal as recovery_signal
 
 
 class AgentError(Exception):
-    """Base of everything the loop knows how to handle; `code` is the task's error value."""
+    """Base of everything the loop knows how to handle; `code` is the task's error value.
+    The message is for the person who submitted the task; `cause` keeps the raw failure
+    (an endpoint's own words, a browser error) for operators, in the task.finished event."""
 
     code: ErrorCode = ErrorCode.internal
+    cause: str = ""
+
+    def with_cause(self, cause: str) -> Self:
+        self.cause = cause
+        return self
 
 
 class TaskCancelled(AgentError):

@@ -92,6 +92,7 @@ class AgentLoop:
             vision=task.look_tool,
             only=allowed_tools(task.task_profile),
             every=every_tool,
+            output_schema=task.output_schema,
         )
         self.worker = Worker(self.llm)
         self.usage = Usage()
@@ -109,7 +110,7 @@ class AgentLoop:
         except TaskCancelled as exc:
             ending = Ending(TaskStatus.cancelled, reason=str(exc))
         except AgentError as exc:
-            ending = Ending(TaskStatus.failed, error=exc.code, reason=str(exc))
+            ending = Ending(TaskStatus.failed, error=exc.code, reason=str(exc), cause=exc.cause)
         finally:
             await self.screenshots.drain()
         if self.replayed is not None:
@@ -311,12 +312,13 @@ class AgentLoop:
         claim = batch.claim
         assert claim is not None
         if self.brain is None or not self.brain.should_verify(claim, batch.executed):
-            return Ending.finished(claim.answer, claim.success)
+            return Ending.finished(claim.answer, claim.success, claim.data)
         if len(batch.executed) > 1:  # earlier actions of the batch may have changed the page
             state = await self._observe(step)
         verdict = await self.brain.review(self.ledger, step, state, Trigger.completion, claim)
         if verdict.done:
-            return Ending.finished(verdict.final_answer or claim.answer, verdict.success)
+            answer = verdict.final_answer or claim.answer
+            return Ending.finished(answer, verdict.success, claim.data)
         if self.brain.rejected_out():
             why = verdict.challenges or verdict.reasoning or "; ".join(verdict.next_steps)
             return Ending(

@@ -4,19 +4,45 @@ Every role (orchestrator, planner, worker, summarizer) and perception (the pipel
 summarizer, the vision tier) calls the model through a MeteredLLM, so each call is counted in
 exactly one place and its `llm.call` payload is built by `llm_call_payload` alone. The payload
 carries the figures, the assistant's text and its reasoning (both capped) so a run's
-reasoning can be read back from its events.
+reasoning can be read back from its events. `Prices` turns a call's tokens into USD
+(WEBAGENT_LLM_PRICES: USD per 1M input / output tokens by model name or prefix); the task's
+event sink adds it to the `llm.call` event and to `webagent_llm_cost_usd_total`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.contracts import EventType
 from workers.agent.protocols import LLM, EventSink, LLMReply, response_format_arg
 
 TEXT_CHARS = 2000  # assistant text / reasoning kept in an event
+PER_TOKENS = 1_000_000  # prices are USD per this many tokens
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per 1M (input, output) tokens by model; `fallback` maps a role to its configured
+    model, for servers that answer with a model name nobody priced."""
+
+    table: Mapping[str, tuple[float, float]]
+    fallback: Callable[[str], str] = field(default=str)
+
+    def of(self, model: str) -> tuple[float, float] | None:
+        """Exact name, else the longest configured prefix ("gpt-4o" prices "gpt-4o-2024-08-06")."""
+        if model in self.table:
+            return self.table[model]
+        matches = [name for name in self.table if model.startswith(name)]
+        return self.table[max(matches, key=len)] if matches else None
+
+    def cost(self, role: str, model: str, input_tokens: int, output_tokens: int) -> float | None:
+        """USD of one call, or None when neither its model nor its role's model is priced."""
+        price = self.of(model) or self.of(self.fallback(role))
+        if price is None:
+            return None
+        return (input_tokens * price[0] + output_tokens * price[1]) / PER_TOKENS
 
 
 @dataclass

@@ -33,6 +33,7 @@ class ToolResult:
     error: str | None = None
     page_changed: bool = False
     data: Mapping[str, Any] = field(default_factory=dict)
+    cause: str = ""  # the raw failure for operators (events only, never shown to the model)
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,7 @@ class AgentTask:
     forbid_login: bool = False  # seed 004 App. C.5: a login form ends the run
     private_regions: tuple[str, ...] = ()  # seed 003 §9.4: never the text-only search route
     reuse_routes: bool = True  # replay a proven route of the domain (workers/agent/replay.py)
+    output_schema: Mapping[str, Any] | None = None  # types `done`'s data (tools/typed_done.py)
 
 
 @dataclass(frozen=True)
@@ -252,6 +254,7 @@ class AgentOutcome:
     reason: str = ""
     data: Any = None  # the answer as JSON valid against the task's output_schema
     grounding: Mapping[str, Any] | None = None  # the answer check (workers/agent/answer_check)
+    cause: str = ""  # the raw failure behind `reason`, for operators (task.finished event)
 
 
 @dataclass(frozen=True)

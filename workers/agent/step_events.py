@@ -31,9 +31,10 @@ def action_event(
     step: int, action: Action, result: ToolResult, *, replayed: bool = False
 ) -> Mapping[str, Any]:
     """One executed action with its arguments redacted (secrets never reach the event log);
-    `replayed`: taken from a proven route, no model call decided it (workers/agent/replay.py)."""
+    `replayed`: taken from a proven route, no model call decided it (workers/agent/replay.py);
+    `cause` is the raw failure (e.g. Chromium's net:: code) kept for operators."""
     extra = {"replayed": True} if replayed else {}
-    return {
+    event = {
         "step": step,
         "action": action.name,
         "args": dict(redacted_args(action)),
@@ -43,3 +44,6 @@ def action_event(
         "page_changed": result.page_changed,
         **extra,
     }
+    if result.cause:
+        event["cause"] = result.cause
+    return event

@@ -1,11 +1,14 @@
 """Structured results: a task's answer as JSON valid against its `output_schema`.
 
-The model learns the schema with the instruction (`schema_note`) and finishes with `done`
-carrying JSON. After the run, `settle` parses the answer the way seed 002 parses model JSON
-(raw text, a ```json fence, any fence, the first balanced {...}) and validates it with
-`jsonschema`. A mismatch goes back to the model once (one repair call that sees the task,
-the schema, the answer and the validation errors); a second mismatch fails the task with
-`output_invalid`. Only successful runs are settled: a failed run has no result to shape.
+The model gets the schema twice: with the instruction (`schema_note`) and as the type of
+`done`'s `data` parameter (tools/typed_done.py, strict function calling when the schema
+fits the strict subset). After the run, `settle` validates `data` with `jsonschema`; a run
+that finished without `data` has its answer parsed the way seed 002 parses model JSON (raw
+text, a ```json fence, any fence, the first balanced {...}). A mismatch goes back to the
+model once: one repair call that sees the task, the schema, the answer and the validation
+errors, asking with `response_format: json_schema` (plain `json_object` when the endpoint
+refuses that); a second mismatch fails the task with `output_invalid`. Only successful runs
+are settled: a failed run has no result to shape.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ from jsonschema import validators
 
 from app.contracts import ErrorCode, TaskStatus
 from workers.agent import prompts
-from workers.agent.protocols import LLM, AgentOutcome
+from workers.agent.errors import LLMRejected
+from workers.agent.protocols import LLM, AgentOutcome, LLMReply
 from workers.agent.roles.base import RoleCall, parse_json_object
+from workers.agent.tools.typed_done import json_schema_format
 
 REPAIR_ROLE = "worker"
 MAX_ERRORS = 5
@@ -62,6 +67,11 @@ def check(text: str | None, schema: Mapping[str, Any]) -> Checked:
     found, value = parse_json(text)
     if not found:
         return Checked(None, (NOT_JSON,))
+    return check_value(value, schema)
+
+
+def check_value(value: Any, schema: Mapping[str, Any]) -> Checked:
+    """Validate a value the model gave as JSON already (`done`'s data)."""
     validator = validators.validator_for(schema)(schema)
     errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
     messages = tuple(f"{e.json_path}: {e.message}"[:300] for e in errors[:MAX_ERRORS])
@@ -69,7 +79,11 @@ def check(text: str | None, schema: Mapping[str, Any]) -> Checked:
 
 
 def _repair_call(
-    instruction: str, schema: Mapping[str, Any], answer: str, why: Checked
+    instruction: str,
+    schema: Mapping[str, Any],
+    answer: str,
+    why: Checked,
+    fmt: Mapping[str, Any] | None,
 ) -> RoleCall:
     messages = prompts.exchange(
         "output_repair_system.md",
@@ -79,8 +93,28 @@ def _repair_call(
         answer=answer,
         errors="\n".join(f"- {e}" for e in why.errors),
     )
-    fmt = {"type": "json_object"} if schema.get("type") == "object" else None
     return RoleCall(REPAIR_ROLE, messages, response_format=fmt)
+
+
+async def _repair(
+    llm: LLM, instruction: str, schema: Mapping[str, Any], answer: str, why: Checked
+) -> LLMReply:
+    """The one repair call: schema as response_format, json_object if the endpoint refuses."""
+    try:
+        return await _repair_call(
+            instruction, schema, answer, why, json_schema_format(schema)
+        ).send(llm)
+    except LLMRejected:
+        plain = {"type": "json_object"} if schema.get("type") == "object" else None
+        return await _repair_call(instruction, schema, answer, why, plain).send(llm)
+
+
+def _shown(outcome: AgentOutcome) -> str:
+    """What the model finished with, as the repair call sees it."""
+    if outcome.data is None:
+        return outcome.answer or ""
+    data = json.dumps(outcome.data, ensure_ascii=False)
+    return f"{outcome.answer or ''}\ndata: {data}".strip()
 
 
 async def settle(
@@ -92,10 +126,13 @@ async def settle(
     """
     if not schema or not outcome.success:
         return outcome
-    first = check(outcome.answer, schema)
+    if outcome.data is not None:
+        first = check_value(outcome.data, schema)
+    else:
+        first = check(outcome.answer, schema)
     if first.ok:
         return replace(outcome, data=first.value)
-    reply = await _repair_call(instruction, schema, outcome.answer or "", first).send(llm)
+    reply = await _repair(llm, instruction, schema, _shown(outcome), first)
     second = check(reply.content, schema)
     if second.ok:
         return replace(outcome, data=second.value)

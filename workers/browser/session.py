@@ -17,6 +17,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from playwright.async_api import (
@@ -48,6 +49,7 @@ from workers.browser.observe.perception import Perception, refusal_reason
 from workers.browser.observe.refs import RefError, RefTable, RefTarget, resolve
 from workers.browser.observe.snapshot import Snapshot
 from workers.browser.observe.vision import VisionBox
+from workers.browser.runtime import net_errors
 from workers.browser.runtime.profile import Artifacts, SessionProfile
 from workers.browser.runtime.regions import HiddenRegions, blackout
 
@@ -236,7 +238,10 @@ class PageSession:
             )
             self.last_status = response.status if response is not None else None
         except Error as exc:
-            return actions.failure("navigation_failed", f"Could not open {url}: {exc.message}")
+            failed = actions.failure(
+                "navigation_failed", f"Could not open {url}: {net_errors.plain(exc.message)}"
+            )
+            return replace(failed, cause=net_errors.cause(exc.message))
         self.view.forget_refs()
         self.invalidate()
         self.after_mutation()

@@ -39,11 +39,13 @@ class StreamedEvent:
 
 
 class ApiError(RuntimeError):
-    """The server refused the request (4xx/5xx); message carries its detail."""
+    """The server refused the request (4xx/5xx): message carries its detail, `code` the
+    problem's stable code (app/api/problems.py), empty when the body was not a problem."""
 
-    def __init__(self, message: str, status_code: int = 0) -> None:
+    def __init__(self, message: str, status_code: int = 0, code: str = "") -> None:
         super().__init__(message)
         self.status_code = status_code
+        self.code = code
 
 
 def parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, str, str]]:
@@ -108,6 +110,7 @@ class TaskClient:
             raise ApiError(
                 f"{response.status_code} {response.reason_phrase}: {_detail(response)}",
                 response.status_code,
+                _problem(response).get("code", ""),
             )
         body: dict[str, Any] = response.json()
         return body
@@ -211,12 +214,20 @@ class TaskClient:
                 return  # stream ended without task.finished (e.g. reaped before it was written)
 
 
-def _detail(response: httpx.Response) -> str:
-    """The `detail` of the one error shape, else the body as text."""
+def _problem(response: httpx.Response) -> dict[str, Any]:
+    """The RFC 9457 problem body, or {} when the body is something else."""
     try:
-        detail = response.json().get("detail")
-    except (ValueError, AttributeError):
-        return response.text
-    if isinstance(detail, list):  # 422: field errors
-        return "; ".join(f"{'.'.join(map(str, d.get('loc', [])))}: {d.get('msg')}" for d in detail)
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _detail(response: httpx.Response) -> str:
+    """A problem's field errors (422) or its detail, else the body as text."""
+    problem = _problem(response)
+    errors = problem.get("errors")
+    if isinstance(errors, list) and errors:
+        return "; ".join(f"{'.'.join(map(str, e.get('loc', [])))}: {e.get('msg')}" for e in errors)
+    detail = problem.get("detail")
     return str(detail) if detail is not None else response.text

@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "workers.cli.commands.explore",
         "Explore a site (no model calls) and print its WebsiteMem.",
     ),
-    "profiles": ("workers.cli.commands.profiles", "List and delete browser profiles."),
+    "profiles": ("workers.cli.commands.profiles", "Create, list and delete browser profiles."),
     "keys": ("workers.cli.commands.keys", "Create, list and revoke API keys."),
     "observe": ("workers.cli.commands.observe", "Print what the agent sees of a page."),
     "bench": ("workers.cli.commands.bench", "Run benchmarks (MiniWoB++)."),

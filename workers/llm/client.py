@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any, cast
 
 import openai
@@ -37,6 +40,9 @@ PROTOCOL_RETRIES = 2
 PROTOCOL_RETRY_DELAY_S = 1.0
 NOT_A_COMPLETION = "LLM response is not a chat completion"
 COMPLETIONS_PATH = "/chat/completions"
+CAUSE_CHARS = 500  # the endpoint's own error text kept for operators
+SHORT_CHARS = 200
+TIMED_OUT = "did not answer in time"
 
 
 def parse_arguments(raw: str | None) -> dict[str, Any]:
@@ -53,27 +59,80 @@ def parse_arguments(raw: str | None) -> dict[str, Any]:
     return {PARSE_ERROR_KEY: problem, RAW_ARGUMENTS_KEY: text[:RAW_ARGUMENTS_CHARS]}
 
 
-def map_error(exc: openai.OpenAIError) -> LLMError | ConfigurationError:
-    """Group openai exceptions by what the caller should do about them."""
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a call went, to name it in errors: the URL and the settings to change."""
+
+    base_url: str
+    model: str
+    model_setting: str  # WEBAGENT_LLM_MODEL or the role's WEBAGENT_LLM_MODEL_<ROLE>
+
+    @classmethod
+    def of(cls, settings: Settings, role: Role) -> Endpoint:
+        own = bool(getattr(settings, f"llm_model_{role}", ""))
+        setting = f"WEBAGENT_LLM_MODEL_{role.upper()}" if own else "WEBAGENT_LLM_MODEL"
+        return cls(settings.llm_base_url.rstrip("/"), settings.model_for(role), setting)
+
+    def answered(self, status: int) -> str:
+        return f"the LLM endpoint {self.base_url} answered {status} {_phrase(status)}"
+
+    @property
+    def settings(self) -> str:
+        return f"check WEBAGENT_LLM_BASE_URL and {self.model_setting}"
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def map_error(exc: openai.OpenAIError, at: Endpoint) -> LLMError | ConfigurationError:
+    """Group openai exceptions by what the caller should do about them; the message names
+    the URL, the model and the setting, the endpoint's own words stay in `cause`."""
+    return _mapped(exc, at).with_cause(str(getattr(exc, "message", "") or exc)[:CAUSE_CHARS])
+
+
+def _mapped(exc: openai.OpenAIError, at: Endpoint) -> LLMError | ConfigurationError:
+    model = f"model {at.model!r} ({at.model_setting})"
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-        return ConfigurationError(f"LLM endpoint refused the credentials ({exc.status_code})")
+        return ConfigurationError(
+            f"{at.answered(exc.status_code)}: it refused the API key (WEBAGENT_LLM_API_KEY)"
+        )
     if isinstance(exc, openai.NotFoundError):
-        return ConfigurationError(f"LLM model or endpoint not found: {exc.message}")
+        return ConfigurationError(
+            f"{at.answered(404)} for {model}: the model is not served there or the base URL "
+            "is wrong (an OpenAI-compatible WEBAGENT_LLM_BASE_URL usually ends in /v1)"
+        )
     if isinstance(exc, openai.APITimeoutError):
-        return LLMUnavailable("LLM request timed out")
+        return LLMUnavailable(
+            f"the LLM endpoint {at.base_url} {TIMED_OUT} for {model} (WEBAGENT_LLM_TIMEOUT_S)"
+        )
     if isinstance(exc, openai.APIConnectionError):
-        return LLMUnavailable(f"LLM endpoint unreachable: {exc.message}")
-    if isinstance(exc, openai.RateLimitError | openai.InternalServerError):
-        return LLMUnavailable(f"LLM endpoint unavailable ({exc.status_code}): {exc.message}")
+        return LLMUnavailable(
+            f"the LLM endpoint {at.base_url} is unreachable (WEBAGENT_LLM_BASE_URL)"
+        )
     if isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError):
-        return LLMRejected(f"LLM endpoint rejected the request: {exc.message}")
+        return LLMRejected(
+            f"{at.answered(exc.status_code)} for {model}: it rejected the request "
+            f"({_short(exc.message)})"
+        )
     if isinstance(exc, openai.APIStatusError):
-        return LLMUnavailable(f"LLM endpoint error ({exc.status_code}): {exc.message}")
-    return LLMProtocolError(f"unusable LLM response: {exc}")
+        return LLMUnavailable(
+            f"{at.answered(exc.status_code)} for {model} after retries; {at.settings}"
+        )
+    return LLMProtocolError(f"unusable LLM response from {at.base_url}: {exc}")
+
+
+def _short(message: str) -> str:
+    """An endpoint's rejection reason, without the SDK's 'Error code: 400 - ' prefix."""
+    text = re.sub(r"^Error code: \d+ - ", "", message or "")
+    return text[:SHORT_CHARS]
 
 
 def _outcome(error: Exception) -> str:
-    return "timeout" if isinstance(error, LLMUnavailable) and "timed out" in str(error) else "error"
+    return "timeout" if isinstance(error, LLMUnavailable) and TIMED_OUT in str(error) else "error"
 
 
 class OpenAILLM:
@@ -109,7 +168,9 @@ class OpenAILLM:
             kwargs["response_format"] = dict(response_format)
         started = time.perf_counter()
         try:
-            reply = await self._complete(kwargs, model, started)
+            reply = await self._complete(
+                kwargs, Endpoint.of(self._settings, cast(Role, role)), started
+            )
         except (LLMError, ConfigurationError) as error:
             metrics.observe_llm_call(role, model, _outcome(error), time.perf_counter() - started)
             raise
@@ -124,33 +185,36 @@ class OpenAILLM:
         )
         return reply
 
-    async def _complete(self, kwargs: dict[str, Any], model: str, started: float) -> LLMReply:
+    async def _complete(self, kwargs: dict[str, Any], at: Endpoint, started: float) -> LLMReply:
         """One completion; a truncated or non-JSON body is asked again PROTOCOL_RETRIES times."""
         for attempt in range(PROTOCOL_RETRIES + 1):
             try:
-                return await self._complete_once(kwargs, model, started)
+                return await self._complete_once(kwargs, at, started)
             except LLMProtocolError:
                 if attempt == PROTOCOL_RETRIES:
                     raise
                 await asyncio.sleep(PROTOCOL_RETRY_DELAY_S * (attempt + 1))
         raise AssertionError("unreachable")
 
-    async def _complete_once(self, kwargs: dict[str, Any], model: str, started: float) -> LLMReply:
+    async def _complete_once(
+        self, kwargs: dict[str, Any], at: Endpoint, started: float
+    ) -> LLMReply:
         try:
             response = await self._client.post(
                 COMPLETIONS_PATH, cast_to=ChatCompletion, body=kwargs
             )
         except openai.OpenAIError as exc:
-            raise self._scrubbed(map_error(exc)) from None
+            raise self._scrubbed(map_error(exc, at)) from None
         except ValueError as exc:  # a body that is not JSON / not a completion
             raise LLMProtocolError(f"{NOT_A_COMPLETION} ({exc})") from exc
-        return self._reply(response, model, time.perf_counter() - started)
+        return self._reply(response, at.model, time.perf_counter() - started)
 
     def _scrubbed(self, error: LLMError | ConfigurationError) -> LLMError | ConfigurationError:
         """Endpoints may echo request headers in error bodies: the key never leaves here."""
         key = self._settings.llm_api_key.get_secret_value()
-        if key and key in str(error):
-            return type(error)(str(error).replace(key, "***"))
+        if key and (key in str(error) or key in error.cause):
+            cause = error.cause.replace(key, "***")
+            return type(error)(str(error).replace(key, "***")).with_cause(cause)
         return error
 
     @staticmethod

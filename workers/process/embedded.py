@@ -20,20 +20,25 @@ import redis
 from fastapi import FastAPI
 from rq import Queue
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 
 from app import llm_probe
 from app.api.health import rq_workers_check
-from app.contracts import EXPLORE_JOB_FUNC, JOB_FUNC, QUEUE_NAME, TaskStatus
+from app.contracts import EXPLORE_JOB_FUNC, JOB_FUNC, QUEUE_NAME, ErrorCode, TaskStatus
 from app.db import SiteExploration, Task
 from app.dispatch import InProcessDispatcher
 from app.events import EventBus, MemoryEventBus
 from app.main import LifespanExtra, create_app
-from app.reaper import run_reaper
+from app.reaper import fail_worker_tasks, run_reaper
 from app.settings import Settings
 from workers.process import runtime
 from workers.process.runtime import LLMFactory, WorkerRuntime, default_llm, make_worker_id
 
 log = logging.getLogger(__name__)
+
+STOP_GRACE_S = 2.0  # a running task may finish within this when the service stops
+UNWIND_S = 5.0  # then its cancelled coroutine cleans up, and its row is marked
+INTERRUPTED = "the service was stopped while the task ran (interrupted)"
 
 
 class EmbeddedWorkers:
@@ -66,20 +71,45 @@ class EmbeddedWorkers:
         _job(EXPLORE_JOB_FUNC)
         self._executor = ThreadPoolExecutor(self.concurrency, thread_name_prefix="webagent-job")
 
-    def stop(self, grace_s: float = 10.0) -> None:
-        """Drop queued work, give running tasks `grace_s`, then close the runtime.
+    def stop(self, grace_s: float = STOP_GRACE_S) -> None:
+        """Drop queued work, give running tasks `grace_s`, interrupt the rest, then close
+        the runtime (Ctrl-C on `webagent serve` stops within seconds).
 
-        Tasks still running after the grace stay `running` in the DB; the reaper fails them
-        (worker_lost) once their heartbeat is stale, exactly like a crashed worker process.
+        A task still running after the grace has its coroutine cancelled and ends `failed` /
+        `interrupted`, announced with task.finished, instead of staying `running` for the
+        reaper to call `worker_lost` at the next start (issue 23 §6).
         """
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
             with self._lock:
                 running = list(self._futures)
-            wait(running, timeout=grace_s)
+            _, left = wait(running, timeout=grace_s)
+            if left and self.runtime.interrupt():
+                wait(left, timeout=UNWIND_S)  # finally blocks: browser context, memory writes
+                self._mark_interrupted()
         runtime.install(None)
         self.runtime.stop()
+
+    def _mark_interrupted(self) -> None:
+        """Fail this worker's live tasks `interrupted` (the reaper's way, announced)."""
+        rt = self.runtime
+        try:
+            failed = rt.run(
+                lambda: fail_worker_tasks(
+                    rt.sessions,
+                    worker_ids=[rt.worker_id],
+                    error=ErrorCode.interrupted,
+                    detail=INTERRUPTED,
+                    bus=rt.bus,
+                ),
+                UNWIND_S,
+            )
+        except (TimeoutError, SQLAlchemyError, OSError) as exc:
+            log.warning("could not mark the interrupted tasks: %r (the reaper will)", exc)
+            return
+        if failed:
+            log.info("interrupted %d running task(s): %s", len(failed), ", ".join(failed))
 
     @property
     def ready(self) -> bool:

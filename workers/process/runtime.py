@@ -63,6 +63,8 @@ class WorkerRuntime:
         self._engine: AsyncEngine | None = None
         self._sessions: async_sessionmaker[AsyncSession] | None = None
         self._llm: LLM | None = None
+        self._running: set[Future[Any]] = set()  # coroutines run() is waiting on (jobs)
+        self._running_lock = threading.Lock()
 
     # -- parts, available between start() and stop() -------------------------------------
     @property
@@ -126,12 +128,25 @@ class WorkerRuntime:
         if threading.current_thread() is self._thread:
             raise RuntimeError("WorkerRuntime.run() called from its own loop (would deadlock)")
         future: Future[T] = asyncio.run_coroutine_threadsafe(coro_factory(), loop)
+        with self._running_lock:
+            self._running.add(future)
         try:
             return future.result(timeout)
         except BaseException:
             # deadline, rq's job-timeout alarm or a cold shutdown: stop the coroutine too
             future.cancel()
             raise
+        finally:
+            with self._running_lock:
+                self._running.discard(future)
+
+    def interrupt(self) -> int:
+        """Cancel every coroutine run() is waiting on (the running jobs) → how many."""
+        with self._running_lock:
+            running = list(self._running)
+        for future in running:
+            future.cancel()
+        return len(running)
 
     @staticmethod
     def _serve(loop: asyncio.AbstractEventLoop) -> None:

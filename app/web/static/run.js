@@ -263,7 +263,11 @@
     const item = el("li", { class: "approval", "data-approval-id": d.approval_id });
     const what = [d.kind, d.reason, d.element ? "on " + d.element : ""].filter(Boolean).join(" · ");
     item.append(el("p", { text: what }), el("p", {}, el("code", { text: d.url || "" })));
-    if (d.expires_at) item.append(el("p", { class: "muted", text: "expires " + d.expires_at }));
+    if (d.expires_at) {
+      const expires = el("p", { class: "muted expires", title: d.expires_at, "data-expires": d.expires_at });
+      expires.textContent = expiresIn(d.expires_at);
+      item.append(expires);
+    }
     if (d.screenshot) {
       const url = api + "/approvals/" + encodeURIComponent(d.approval_id) + "/screenshot";
       item.append(thumbnail(url, "Page when approval was requested", null).button);
@@ -295,9 +299,29 @@
     const label = OUTCOME[decision] || "Closed: " + decision;
     entry.outcome.textContent = label + (by ? " by " + by : "");
     entry.item.classList.add("resolved");
+    const expires = entry.item.querySelector(".expires");
+    if (expires) expires.remove();
     const open = [...state.approvals.values()].some((a) => !a.item.classList.contains("resolved"));
+    if (!open) $("approvals").hidden = true; // nothing waits for a decision any more
     if (!open && !TERMINAL.has(root.dataset.status)) setStatus("running");
   }
+
+  // "expires in 9 min" (the exact time in the title), refreshed while the page is open
+  function expiresIn(iso) {
+    const left = (Date.parse(iso) - Date.now()) / 1000;
+    if (!Number.isFinite(left)) return "expires " + iso;
+    if (left <= 0) return "expired";
+    if (left < 60) return "expires in " + Math.ceil(left) + " s";
+    if (left < 3600) return "expires in " + Math.floor(left / 60) + " min";
+    const hours = Math.floor(left / 3600);
+    return "expires in " + hours + " h " + Math.floor((left % 3600) / 60) + " min";
+  }
+
+  setInterval(() => {
+    for (const node of document.querySelectorAll("#approval-list .expires")) {
+      node.textContent = expiresIn(node.dataset.expires);
+    }
+  }, 15000);
 
   async function decide(id, decision) {
     const response = await post(api + "/approvals/" + encodeURIComponent(id), { decision });
@@ -328,8 +352,9 @@
   }
 
   function describe(status, problem) {
-    const detail = problem.detail ?? (problem.error && problem.error.message) ?? "";
-    return "HTTP " + status + (detail ? ": " + (typeof detail === "string" ? detail : JSON.stringify(detail)) : "");
+    // RFC 9457 problem details (app/api/problems.py): `detail` is one sentence
+    const detail = typeof problem.detail === "string" ? problem.detail : "";
+    return "HTTP " + status + (detail ? ": " + detail : "");
   }
 
   const cancelButton = $("cancel");

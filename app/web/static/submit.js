@@ -41,6 +41,20 @@
     }
     const domains = value("allowed_domains");
     if (domains) out.allowed_domains = domains.split(/[\s,]+/).filter(Boolean);
+    if (value("profile")) out.profile = value("profile");
+    const secrets = {};
+    for (const row of form.querySelectorAll(".secret-row")) {
+      const name = row.querySelector(".secret-name").value.trim();
+      const secret = row.querySelector(".secret-value").value;
+      if (name && secret) secrets[name] = secret;
+      else if (name || secret) throw { field: "secrets", message: "Give each secret a name and a value." };
+    }
+    if (Object.keys(secrets).length) out.secrets = secrets;
+    if (value("webhook_url")) {
+      out.webhook_url = value("webhook_url");
+      const chosen = [...form.querySelectorAll(".webhook-event:checked")].map((box) => box.value);
+      if (chosen.length) out.webhook_events = [...chosen, "task.finished"];
+    }
     if (value("output_schema")) {
       try {
         out.output_schema = JSON.parse(value("output_schema"));
@@ -52,9 +66,9 @@
   }
 
   function showProblem(status, problem) {
-    const detail = problem.detail;
-    if (status === 422 && Array.isArray(detail)) {
-      for (const item of detail) {
+    // RFC 9457 problem details (app/api/problems.py); a 422 lists `errors` by field
+    if (status === 422 && Array.isArray(problem.errors)) {
+      for (const item of problem.errors) {
         const loc = item.loc || [];
         const field = loc[0] === "body" ? loc[1] : null;
         if (!field || !fieldError(String(field), item.msg)) {
@@ -63,7 +77,7 @@
       }
       return;
     }
-    const text = typeof detail === "string" ? detail : (problem.error && problem.error.message) || "";
+    const text = typeof problem.detail === "string" ? problem.detail : "";
     document.getElementById("form-error").textContent = "HTTP " + status + (text ? ": " + text : "");
   }
 

@@ -217,3 +217,31 @@ async def test_repeated_or_missing_tool_call_ids_are_made_unique(
     ids = [c.id for c in reply.tool_calls]
     assert len(ids) == 3 and len(set(ids)) == 3 and all(ids)
     assert [c.arguments["ref"] for c in reply.tool_calls] == ["1:1", "1:2", "1:3"]
+
+
+async def test_unsupported_status_names_the_url_the_model_and_the_settings(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    """Issue 23 §5: an LLM failure said "Error code: 501" and nothing else."""
+    llm_server.set_policy(lambda req: error_reply(501, "tools are not supported"))
+    llm = make_llm(llm_server)
+    with pytest.raises(LLMUnavailable) as info:
+        await llm.chat("worker", MESSAGES)
+    await llm.close()
+    said = str(info.value)
+    assert not said.startswith("Error code"), said
+    assert llm_server.base_url in said and "501 Not Implemented" in said, said
+    assert "worker-model" in said and "WEBAGENT_LLM_MODEL_WORKER" in said, said
+    assert "WEBAGENT_LLM_BASE_URL" in said
+    assert "tools are not supported" in info.value.cause  # the endpoint's words, for operators
+
+
+async def test_not_found_suggests_the_v1_suffix(llm_server: ScriptedLLMServer) -> None:
+    llm_server.set_policy(lambda req: error_reply(404, "no route"))
+    llm = make_llm(llm_server)
+    with pytest.raises(ConfigurationError) as info:
+        await llm.chat("planner", MESSAGES)
+    await llm.close()
+    said = str(info.value)
+    assert "shared-model" in said and "WEBAGENT_LLM_MODEL" in said, said
+    assert "/v1" in said and "WEBAGENT_LLM_BASE_URL" in said, said

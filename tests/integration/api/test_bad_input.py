@@ -44,7 +44,7 @@ def field_error(resp: httpx.Response) -> list[list[str | int]]:
     each cut to the field's own depth (["body", "allowed_domains", 0] names allowed_domains)."""
     assert resp.status_code == 422, resp.text
     body = json.loads(resp.content.decode("utf-8"))
-    return [e["loc"][:2] for e in body["detail"]]
+    return [e["loc"][:2] for e in body["errors"]]
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -76,3 +77,18 @@ def test_bind_rules() -> None:
     assert unsafe_bind("0.0.0.0", off) is not None
     assert unsafe_bind("0.0.0.0", Settings(api_keys_required=True)) is None
     assert unsafe_bind("0.0.0.0", Settings(allow_unauthenticated_bind=True)) is None
+
+
+def test_keys_json_output(db_env: str) -> None:
+    """Issue 23 §6: `keys` had no --json."""
+    runner = CliRunner()
+    made = runner.invoke(cli, ["keys", "create", "--name", "bot", "--json"])
+    assert made.exit_code == 0, made.output
+    created = json.loads(made.stdout)
+    assert well_formed(created["key"]) and created["name"] == "bot"
+    assert created["scopes"] == ["tasks:read", "tasks:write"] and created["prefix"]
+    listed = json.loads(runner.invoke(cli, ["keys", "list", "--json"]).stdout)
+    assert [k["id"] for k in listed] == [created["id"]]
+    assert "key" not in listed[0] and listed[0]["revoked_at"] is None
+    revoked = runner.invoke(cli, ["keys", "revoke", created["id"], "--json"])
+    assert json.loads(revoked.stdout) == {"revoked": created["id"]}

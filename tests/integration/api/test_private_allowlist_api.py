@@ -51,7 +51,7 @@ async def _statuses(db_url: str, urls: list[str], **settings: object) -> dict[st
                 "/v1/tasks", json={"instruction": "go", "start_url": url}
             )
             if resp.status_code == 422:
-                assert resp.json()["detail"][0]["loc"] == ["body", "start_url"]
+                assert resp.json()["errors"][0]["loc"] == ["body", "start_url"]
             out[url] = resp.status_code
         return out
 

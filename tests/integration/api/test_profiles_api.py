@@ -41,7 +41,7 @@ async def test_task_profile_fields(client: httpx.AsyncClient) -> None:
 async def test_output_schema_is_validated_and_echoed(client: httpx.AsyncClient) -> None:
     r = await client.post("/v1/tasks", json={"instruction": "x", "output_schema": {"type": 5}})
     assert r.status_code == 422
-    assert r.json()["detail"][0]["loc"] == ["body", "output_schema"]
+    assert r.json()["errors"][0]["loc"] == ["body", "output_schema"]
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     task = (
         await client.post("/v1/tasks", json={"instruction": "x", "output_schema": schema})

@@ -59,7 +59,7 @@ async def test_idempotency_key_same_body_same_task_different_body_409(
 
 def _error_locs(resp: httpx.Response) -> list[list[str | int]]:
     assert resp.status_code == 422, resp.text
-    return [e["loc"] for e in resp.json()["detail"]]
+    return [e["loc"] for e in resp.json()["errors"]]
 
 
 @pytest.mark.parametrize(

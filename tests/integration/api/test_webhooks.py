@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
 
+from app.db import repo_approvals, repositories
+from app.db.types import utcnow
 from app.main import create_app
 from app.settings import Settings
 from tests.integration.api.conftest import RecordingDispatcher, finish, make_settings, running
@@ -120,7 +123,7 @@ async def test_webhook_needs_a_secret_and_an_allowed_target(db_url: str) -> None
         body = {"instruction": "x", "webhook_url": "http://127.0.0.1:9/hook"}
         r = await client.post("/v1/tasks", json=body)
         assert r.status_code == 422
-        detail = r.json()["detail"][0]
+        detail = r.json()["errors"][0]
         assert detail["loc"] == ["body", "webhook_url"]
         assert "loopback" in detail["msg"] and "WEBAGENT_ALLOW_PRIVATE_NETWORKS" in detail["msg"]
         r = await client.post(
@@ -148,3 +151,76 @@ async def test_redirects_are_not_followed(db_url: str) -> None:
     assert hook["state"] == "failed" and hook["log"][0]["status_code"] == 307
     assert [h.get("host") for h, _ in receiver.requests] == [receiver.origin.split("//")[1]]
     assert len(receiver.requests) == 1  # the Location was not requested
+
+
+async def start_and_ask(app: FastAPI, task_id: str) -> str:
+    """What a worker does: claim the task, then pause it for a person."""
+    async with app.state.session_factory() as s:
+        await repositories.mark_running(s, task_id=task_id, worker_id="test")
+        await s.commit()
+    async with app.state.session_factory() as s:
+        row = await repo_approvals.create_approval(
+            s,
+            task_id=task_id,
+            tenant_id="default",
+            kind="sensitive_action",
+            reason="submit the order form",
+            details={"url": "https://shop.test/checkout"},
+            expires_at=utcnow() + timedelta(minutes=9),
+        )
+        await s.commit()
+        return row.id
+
+
+async def test_started_and_approval_events_reach_the_hook_when_chosen(hook_app: FastAPI) -> None:
+    """Issue 23 §4: a person was never told a run needs them (task.finished only)."""
+    chosen = ["task.started", "approval.requested", "task.finished"]
+    with Receiver() as receiver:
+        async with running(hook_app) as client:
+            body = {"instruction": "buy it", "webhook_url": receiver.url, "webhook_events": chosen}
+            created = (await client.post("/v1/tasks", json=body)).json()
+            assert created["webhook_events"] == chosen
+            approval_id = await start_and_ask(hook_app, created["id"])
+            await wait_for(lambda: len(receiver.requests) >= 2)
+            await finish(hook_app, created["id"])
+            await wait_for(lambda: len(receiver.requests) >= 3)
+            task = (await client.get(f"/v1/tasks/{created['id']}")).json()
+    sent = [json.loads(raw) for _, raw in receiver.requests]
+    assert [m["type"] for m in sent] == chosen
+    assert all(signature_ok(h, raw) for h, raw in receiver.requests)
+    assert len({h["webhook-id"] for h, _ in receiver.requests}) == 3
+    assert sent[0]["data"]["id"] == created["id"] and sent[0]["data"]["status"] == "running"
+    asked = sent[1]["data"]
+    assert asked["task_id"] == created["id"] and asked["approval"]["id"] == approval_id
+    assert asked["approval"]["reason"] == "submit the order form"
+    assert asked["approval"]["expires_at"] and asked["approval"]["kind"] == "sensitive_action"
+    assert asked["links"]["run"] == f"/runs/{created['id']}"
+    assert task["webhook"]["state"] == "delivered"  # the task.finished delivery
+
+
+async def test_without_webhook_events_only_task_finished_is_sent(hook_app: FastAPI) -> None:
+    with Receiver() as receiver:
+        async with running(hook_app) as client:
+            body = {"instruction": "buy it", "webhook_url": receiver.url}
+            created = (await client.post("/v1/tasks", json=body)).json()
+            assert created["webhook_events"] == ["task.finished"]
+            await start_and_ask(hook_app, created["id"])
+            await asyncio.sleep(0.3)
+            assert receiver.requests == []
+            await finish(hook_app, created["id"])
+            await wait_for(lambda: len(receiver.requests) >= 1)
+            await asyncio.sleep(0.2)
+    assert [json.loads(raw)["type"] for _, raw in receiver.requests] == ["task.finished"]
+
+
+async def test_unknown_webhook_event_is_refused(client: Any) -> None:
+    body = {
+        "instruction": "x",
+        "webhook_url": "https://93.184.215.14/h",
+        "webhook_events": ["nope"],
+    }
+    resp = await client.post("/v1/tasks", json=body)
+    assert resp.status_code == 422 and resp.json()["errors"][0]["loc"][:2] == [
+        "body",
+        "webhook_events",
+    ]

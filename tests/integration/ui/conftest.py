@@ -289,7 +289,13 @@ async def api_viewer(sqlite_url: str) -> AsyncIterator[ApiViewer]:
     await upgrade_async(sqlite_url)
     bus = MemoryEventBus()
     dispatcher = RecordingDispatcher()
-    settings = make_settings(sqlite_url, sse_db_poll_s=0.5, llm_prices=PRICES)
+    settings = make_settings(
+        sqlite_url,
+        sse_db_poll_s=0.5,
+        llm_prices=PRICES,
+        webhook_secret="viewer-tests",  # webhooks may be chosen; no poller sends them
+        webhook_poll_interval_s=0,
+    )
     app = create_app(settings, dispatcher=dispatcher, bus=bus)
     async with live_server(app) as base_url:
         yield ApiViewer(app, bus, base_url, dispatcher)

@@ -6,6 +6,7 @@ the approvals API. No request leaves 127.0.0.1.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import httpx
@@ -204,3 +205,75 @@ async def test_a_run_that_ended_without_its_last_event_is_shown_finished(
     await expect(page.locator("#status")).to_have_text("succeeded")
     await expect(page.locator("#live")).to_be_hidden()
     await expect(page.locator("#cancel")).to_be_hidden()
+
+
+async def test_the_decision_panel_goes_once_decided_and_expiry_reads_in_minutes(
+    api_viewer: ApiViewer, offline_page: OfflinePage
+) -> None:
+    """Issue 23 §4: the panel stayed on a decided (and finished) run; expiry was raw ISO."""
+    page, emit = offline_page.page, api_viewer.emit
+    task_id = await _submit(api_viewer)
+    approval_id = await _pending_approval(api_viewer, task_id)
+    await _open(page, api_viewer, task_id)
+    await emit(task_id, 1, EventType.task_started, worker_id="w")
+    expires = (utcnow() + timedelta(minutes=9, seconds=40)).isoformat()
+    await emit(
+        task_id, 2, EventType.approval_requested, approval_id=approval_id,
+        kind="sensitive_action", reason="the button says Delete account",
+        url="http://shop.test/account", element=None, screenshot=None, expires_at=expires,
+    )  # fmt: skip
+    item = page.locator(f"[data-approval-id='{approval_id}']")
+    await expect(page.locator("#approvals")).to_be_visible()
+    await expect(item.locator(".expires")).to_have_text("expires in 9 min")
+    assert await item.locator(".expires").get_attribute("title") == expires
+    await item.locator("button[data-decision=approve]").click()
+    await expect(page.locator("#approvals")).to_be_hidden()
+    await expect(page.locator("#status")).to_have_text("running")
+    await emit(task_id, 3, EventType.approval_resolved, approval_id=approval_id,
+               decision="approved", by="viewer")  # fmt: skip
+    await finish(api_viewer.app, task_id)
+    await page.reload()  # a finished run replays its events: no panel asks for a decision
+    await expect(page.locator("#final")).to_be_visible()
+    await expect(page.locator("#approvals")).to_be_hidden()
+    assert offline_page.blocked == []
+
+
+async def test_the_runs_list_follows_new_runs_and_their_status(
+    api_viewer: ApiViewer, offline_page: OfflinePage
+) -> None:
+    """Issue 23 §4: the runs list did not refresh."""
+    page = offline_page.page
+    first = await _submit(api_viewer)
+    await page.goto(api_viewer.base_url + "/")
+    await expect(page.locator(f"tr[data-task-id='{first}'] .badge")).to_have_text("queued")
+    second = await _submit(api_viewer)
+    await expect(page.locator(f"tr[data-task-id='{second}']")).to_be_visible()
+    await finish(api_viewer.app, first)
+    await expect(page.locator(f"tr[data-task-id='{first}'] .badge")).to_have_text("succeeded")
+    assert offline_page.blocked == []
+
+
+async def test_the_form_sends_profile_secrets_and_webhook(
+    api_viewer: ApiViewer, offline_page: OfflinePage
+) -> None:
+    """Issue 23 §6: the new-run form lacked profile, secrets and webhook."""
+    page = offline_page.page
+    async with httpx.AsyncClient(base_url=api_viewer.base_url) as client:
+        assert (await client.post("/v1/profiles", json={"name": "shop"})).status_code == 201
+    await page.goto(api_viewer.base_url + "/runs/new")
+    await page.fill("#instruction", "log in and read the balance")
+    await page.select_option("#profile", "shop")
+    await page.fill("#secret-name-0", "PASSWORD")
+    await page.fill("#secret-value-0", "hunter2-secret")
+    assert await page.get_attribute("#secret-value-0", "type") == "password"
+    await page.fill("#webhook_url", "https://93.184.215.14/hooks/webagent")
+    await page.check("#webhook-event-approval_requested")
+    await page.click("#submit")
+    await page.wait_for_url(re.compile(r"/runs/[0-9a-f]{32}$"))
+    task_id = page.url.rsplit("/", 1)[-1]
+    async with httpx.AsyncClient(base_url=api_viewer.base_url) as client:
+        task = (await client.get(f"/v1/tasks/{task_id}")).json()
+    assert task["profile"] == "shop" and task["secrets"] == ["PASSWORD"]
+    assert task["webhook_url"] == "https://93.184.215.14/hooks/webagent"
+    assert set(task["webhook_events"]) == {"approval.requested", "task.finished"}
+    assert offline_page.blocked == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from app.output_schema import output_schema_problem as schema_problem
+from workers.agent.errors import LLMRejected
 from workers.agent.protocols import AgentOutcome, LLMReply
 from workers.agent.structured import (
     NOT_JSON,
@@ -72,7 +73,9 @@ async def test_mismatch_is_repaired_once_by_the_model() -> None:
     assert settled.data == {"title": "Lamp", "price": 12.5}
     role, messages, response_format = llm.calls[0]
     prompt = message_text(messages)
-    assert role == "worker" and response_format == {"type": "json_object"}
+    assert role == "worker" and response_format is not None
+    assert response_format["type"] == "json_schema"
+    assert response_format["json_schema"]["schema"] == SCHEMA
     assert "The Lamp costs 12.5 EUR" in prompt and "price of the lamp" in prompt
     assert NOT_JSON in prompt and json.dumps(SCHEMA) in prompt
 
@@ -92,3 +95,11 @@ async def test_failed_runs_and_schemaless_tasks_are_left_alone() -> None:
     plain = outcome("free text")
     assert await settle(plain, None, llm, "x") is plain
     assert llm.calls == []
+
+
+async def test_endpoint_without_json_schema_gets_json_object_for_the_repair() -> None:
+    refused = LLMRejected("the LLM endpoint answered 400: response_format json_schema")
+    llm = FakeLLM([refused, text_reply('{"title": "Lamp", "price": 12.5}')])
+    settled = await settle(outcome("The Lamp costs 12.5 EUR"), SCHEMA, llm, "price of the lamp")
+    assert settled.success and settled.data == {"title": "Lamp", "price": 12.5}
+    assert [fmt["type"] for _, _, fmt in llm.calls if fmt] == ["json_schema", "json_object"]

@@ -51,8 +51,9 @@ def test_every_route_is_described_with_documented_errors(spec: dict[str, Any]) -
         assert op.get("summary", "").strip(), (method, path)
         for status, response in op["responses"].items():
             assert response.get("description"), (method, path, status)
-            if status in ERROR_STATUSES or status == "422":
-                assert response.get("content", {}).get("application/json"), (path, status)
+            if status in ERROR_STATUSES and path != "/readyz":
+                schema = response["content"]["application/problem+json"]["schema"]
+                assert schema["$ref"].endswith("/ProblemDetails"), (method, path, status)
         if path.startswith("/v1/"):
             assert op.get("security") == [{"bearerAuth": []}, {}], (method, path)
             assert "503" in op["responses"], (method, path)
@@ -62,7 +63,10 @@ def test_auth_scheme_and_shared_schemas(spec: dict[str, Any]) -> None:
     scheme = spec["components"]["securitySchemes"]["bearerAuth"]
     assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
     schemas = spec["components"]["schemas"]
-    assert schemas["ErrorBody"]["required"] == ["detail"]
+    problem = schemas["ProblemDetails"]
+    assert {"type", "title", "status", "detail", "instance", "code"} <= set(problem["required"])
+    assert "validation_failed" in schemas["ProblemCode"]["enum"]
+    assert "HTTPValidationError" not in schemas
     assert "succeeded" in schemas["TaskStatus"]["enum"]
     assert "output_invalid" in schemas["ErrorCode"]["enum"]
     assert "task.finished" in schemas["EventType"]["enum"]
@@ -73,3 +77,43 @@ def test_auth_scheme_and_shared_schemas(spec: dict[str, Any]) -> None:
         assert name in schemas and name in schemas["EventSchema"]["description"]
     finished = schemas["EventData_task_finished"]["properties"]
     assert {"status", "answer", "data", "error", "usage"} <= set(finished)
+
+
+INTERNAL_NOTES = re.compile(r"\bseed \d{3}\b|§|\bApp\.\s?[A-Z]\b|issue \d+")
+
+
+def texts(node: Any) -> list[str]:
+    """Every description and summary in the document."""
+    if isinstance(node, dict):
+        own = [v for k, v in node.items() if k in ("description", "summary") and isinstance(v, str)]
+        return own + [t for v in node.values() for t in texts(v)]
+    if isinstance(node, list):
+        return [t for v in node for t in texts(v)]
+    return []
+
+
+def test_every_request_body_has_a_real_example(spec: dict[str, Any]) -> None:
+    """Issue 23 §7: the docs showed `"string"` for every field of every body."""
+    from app.api.approvals import ApprovalDecisionIn
+    from app.api.guides import GuideIn
+    from app.api.schemas import ProfileCreate, TaskCreate
+    from app.api.sites import ExploreCreate
+
+    models = {"TaskCreate": TaskCreate, "ProfileCreate": ProfileCreate}
+    models["ApprovalDecisionIn"] = ApprovalDecisionIn
+    models["GuideIn"], models["ExploreCreate"] = GuideIn, ExploreCreate
+    bodies = [(p, op["requestBody"]) for _, p, op in operations(spec) if "requestBody" in op]
+    assert len(bodies) >= 3
+    for path, body in bodies:
+        content = body["content"]["application/json"]
+        name = content["schema"]["$ref"].rsplit("/", 1)[-1]
+        examples = content.get("examples")
+        assert examples, f"{path}: no examples on the request body"
+        for example in examples.values():
+            models[name].model_validate(example["value"])  # each example is a valid body
+            assert "string" not in example["value"].values(), (path, example)
+
+
+def test_descriptions_speak_to_users_not_to_design_notes(spec: dict[str, Any]) -> None:
+    leaks = [t for t in texts(spec) if INTERNAL_NOTES.search(t)]
+    assert not leaks, leaks[:5]

@@ -2,6 +2,7 @@
 
 from app.contracts import EventType
 from workers.adapters.sink import UsageMeter
+from workers.agent.metered import Prices
 
 
 def test_counts_steps_and_llm_calls_from_events() -> None:
@@ -25,3 +26,11 @@ def test_ignores_events_that_do_not_change_usage() -> None:
     assert not meter.saw(EventType.observation, {"step": 3})
     assert not meter.saw(EventType.step_started, {"step": "3"})  # malformed: not counted
     assert meter.usage.steps == 0 and meter.usage.llm_calls == 0
+
+
+def test_prices_cost_a_call_by_its_model_else_by_its_roles_model() -> None:
+    prices = Prices({"gpt-4o": (2.5, 10.0)}, fallback=lambda role: "mistral-small")
+    assert prices.cost("worker", "gpt-4o-2024-08-06", 1_000_000, 100_000) == 3.5
+    assert prices.cost("worker", "local-model", 10, 10) is None  # neither priced
+    by_role = Prices({"gpt-4o-mini": (0.15, 0.6)}, fallback=lambda role: "gpt-4o-mini")
+    assert by_role.cost("planner", "served-name", 1_000_000, 0) == 0.15

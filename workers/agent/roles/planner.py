@@ -69,6 +69,7 @@ class CompletionClaim:
     answer: str
     success: bool
     step: int
+    data: Any = None  # the result typed by the task's output_schema (tools/typed_done.py)
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,11 @@ def planner_messages(
             "planner_claim.md",
             answer=json.dumps(claim.answer, ensure_ascii=False),
             success=str(claim.success).lower(),
+            data=(
+                ""
+                if claim.data is None
+                else ', "data": ' + json.dumps(claim.data, ensure_ascii=False)
+            ),
         )
     request = prompts.render("planner_request.md", page=page, claim=claim_text)
     return [

@@ -1,7 +1,8 @@
 """Test doubles for the agent's protocols: Browser, LLM, EventSink and MemoryStore.
 
 Shipped with the package so unit tests, integration tests and benchmarks share one copy;
-every double is importable from here (browsers.py, llms.py, stores.py, obeying.py).
+every double is importable from here (browsers.py, llms.py, stores.py, obeying.py,
+schema_bound.py).
 """
 
 from workers.agent.testing.browsers import FakeBrowser, InspectableBrowser, Page
@@ -22,6 +23,7 @@ from workers.agent.testing.obeying import (
     element_ref,
     page_text,
 )
+from workers.agent.testing.schema_bound import SchemaBoundLLM, instance
 from workers.agent.testing.stores import (
     InMemoryMemoryStore,
     InMemoryRouteStore,
@@ -42,11 +44,13 @@ __all__ = [
     "Page",
     "RecordingSink",
     "Responder",
+    "SchemaBoundLLM",
     "ScriptedGate",
     "default_planner",
     "default_planner_verdict",
     "default_summarizer",
     "element_ref",
+    "instance",
     "message_text",
     "page_text",
     "reply",

@@ -12,6 +12,7 @@ import re
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from workers.agent.toolerrors import ToolError
@@ -328,6 +329,8 @@ class EvaluateScriptArgs(Args):
 class DoneArgs(Args):
     answer: Text
     success: bool
+    # the result typed by the task's output_schema; only offered then (tools/typed_done.py)
+    data: SkipJsonSchema[Any] = None
 
 
 def _names(value: Any) -> Any:

@@ -11,17 +11,19 @@ The block only grows and never reorders: a tool joins at the end, so every later
 keeps the earlier block as its prefix (seed 003 §7.2, provider prefix caching). The task's
 profile (task_profiles.py), the script opt-in and the vision model still bound what may be
 offered at all. `every=True` is the naive baseline's offer: the whole registry every call.
+A task with an `output_schema` gets `done` with `data` typed by it (typed_done.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workers.agent.protocols import ToolResult
 from workers.agent.tools.names import ToolName as T
-from workers.agent.tools.registry import MORE_TOOLS, TOOLS, ToolSpec, worker_tools
+from workers.agent.tools.registry import DONE, MORE_TOOLS, TOOLS, ToolSpec, worker_tools
+from workers.agent.tools.typed_done import typed_done
 
 _CORE = (T.click, T.type, T.select_option, T.press_key, T.scroll, T.navigate, T.read_text)
 CORE: tuple[str, ...] = (*(t.value for t in _CORE), T.bulk.value, T.done.value, MORE_TOOLS)
@@ -83,9 +85,12 @@ class ToolOffer:
         vision: bool = False,
         only: frozenset[str] | None = None,
         every: bool = False,
+        output_schema: Mapping[str, Any] | None = None,
     ) -> None:
         allowed = worker_tools(allow_scripts=allow_scripts, vision=vision, only=only)
         self._schemas = {t["function"]["name"]: t for t in allowed}
+        if output_schema and DONE in self._schemas:  # `data` typed by the task's schema
+            self._schemas[DONE] = typed_done(self._schemas[DONE], output_schema)
         if every:
             self._names = [n for n in self._schemas if n != MORE_TOOLS]
             return

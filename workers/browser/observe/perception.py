@@ -29,6 +29,7 @@ from workers.browser.observe.observe_pipeline import ObservePipeline
 from workers.browser.observe.refs import RefTable
 from workers.browser.observe.snapshot import Snapshot, capture
 from workers.browser.observe.vision_observer import VisionObserver
+from workers.browser.runtime import net_errors
 from workers.browser.runtime.regions import NO_REGIONS, HiddenRegions
 from workers.browser.runtime.scripts import NAVIGATION_TRIES, navigated_away, settle_navigation
 
@@ -249,11 +250,8 @@ def is_error_page(url: str) -> bool:
 
 
 def refusal_reason(failure: str | None) -> str:
-    """A navigation's failure as a person would say it (Chromium's net:: code kept short)."""
-    text = failure or "it failed"
-    if "ERR_BLOCKED_BY_CLIENT" in text:
-        return "blocked by the URL policy"
-    return text.removeprefix("net::").replace("_", " ").lower()
+    """A navigation's failure as a person would say it (runtime/net_errors.py)."""
+    return net_errors.plain(failure)
 
 
 def _ms(started: float) -> float:

@@ -1,4 +1,4 @@
-"""`webagent profiles list | delete`: the server's browser profiles (saved logins)."""
+"""`webagent profiles create | list | delete`: the server's browser profiles (saved logins)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,20 @@ import typer
 
 from workers.cli.commands.tasks import ApiKey, AsJson, Server, connect
 
-profiles = typer.Typer(help="List and delete browser profiles.", no_args_is_help=True)
+profiles = typer.Typer(help="Create, list and delete browser profiles.", no_args_is_help=True)
+
+
+@profiles.command("create")
+def create_profile(
+    name: Annotated[str, typer.Argument(help="profile name, e.g. shop")],
+    server: Server = None,
+    api_key: ApiKey = None,
+    as_json: AsJson = False,
+) -> None:
+    """Create an empty profile; a run with `--profile NAME` and save_profile fills it."""
+    with connect(server, api_key) as client:
+        made = client.create_profile(name)
+    typer.echo(json.dumps(made.model_dump(mode="json")) if as_json else f"created {made.name}")
 
 
 @profiles.command("list")

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from workers.cli.client import TaskClient
 
 SERVER_START_TIMEOUT_S = 120.0
+SHUTDOWN_S = 3  # seconds uvicorn waits for open connections when the service stops
 
 
 def migrate() -> None:
@@ -55,7 +58,13 @@ def serve(
     configure_logging(settings)
     if settings.embedded:
         upgrade(settings.effective_database_url)
-    uvicorn.run(build_app(settings), host=bind, port=port or settings.port)
+    uvicorn.run(
+        build_app(settings),
+        host=bind,
+        port=port or settings.port,
+        # Ctrl-C: open streams (a viewer watching a run) do not hold the shutdown
+        timeout_graceful_shutdown=SHUTDOWN_S,
+    )
 
 
 def unsafe_bind(host: str, settings: Settings) -> str | None:
@@ -113,16 +122,40 @@ def run(
         list[str] | None, typer.Option(help="restrict navigation (repeatable)")
     ] = None,
     api_key: Annotated[str | None, typer.Option(help="Bearer API key for --server")] = None,
+    output_schema: Annotated[
+        Path | None,
+        typer.Option(help="JSON Schema file the result must satisfy (result.data)", exists=True),
+    ] = None,
+    profile: Annotated[
+        str | None, typer.Option(help="browser profile to start from (webagent profiles create)")
+    ] = None,
+    secret: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a secret by the name of an environment variable holding its value "
+            "(repeatable; the value never goes on the command line)"
+        ),
+    ] = None,
+    webhook: Annotated[str | None, typer.Option(help="URL POSTed when the task ends")] = None,
+    webhook_event: Annotated[
+        list[str] | None,
+        typer.Option(help="task.started, approval.requested, task.finished (repeatable)"),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the final task as JSON")] = False,
 ) -> None:
     """Run one task and watch it live; embedded in this process unless --server is given."""
-    body: dict[str, Any] = {"instruction": instruction, "start_url": url}
-    if max_steps is not None:
-        body["max_steps"] = max_steps
-    if timeout is not None:
-        body["timeout_s"] = timeout
-    if allowed_domain:
-        body["allowed_domains"] = allowed_domain
+    body = task_body(
+        instruction,
+        url,
+        max_steps=max_steps,
+        timeout=timeout,
+        allowed_domains=allowed_domain,
+        output_schema=output_schema,
+        profile=profile,
+        secrets=secret,
+        webhook=webhook,
+        webhook_events=webhook_event,
+    )
     if server:
         task = _submit_and_follow(server, body, api_key=api_key, quiet=as_json)
     else:
@@ -131,6 +164,42 @@ def run(
     if as_json:
         typer.echo(json.dumps(task, indent=2, default=str))
     raise typer.Exit(0 if task.get("status") == "succeeded" else 1)
+
+
+def task_body(instruction: str, url: str | None, **options: Any) -> dict[str, Any]:
+    """The POST /v1/tasks body of `webagent run`'s options (exit 2 on a bad file or secret)."""
+    body: dict[str, Any] = {"instruction": instruction, "start_url": url}
+    plain = {
+        "max_steps": options["max_steps"],
+        "timeout_s": options["timeout"],
+        "allowed_domains": options["allowed_domains"] or None,
+        "profile": options["profile"],
+        "webhook_url": options["webhook"],
+        "webhook_events": options["webhook_events"] or None,
+    }
+    body.update({k: v for k, v in plain.items() if v is not None})
+    if options["output_schema"] is not None:
+        try:
+            body["output_schema"] = json.loads(options["output_schema"].read_text())
+        except (OSError, ValueError) as exc:
+            typer.echo(f"--output-schema {options['output_schema']}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+    if options["secrets"]:
+        body["secrets"] = secrets_from_env(options["secrets"])
+    return body
+
+
+def secrets_from_env(names: list[str]) -> dict[str, str]:
+    """name -> value of the environment variable of that name (exit 2 when one is unset)."""
+    missing = [n for n in names if not os.environ.get(n)]
+    if missing:
+        typer.echo(
+            f"--secret {', '.join(missing)}: set the environment variable of that name to the "
+            "secret's value (values never go on the command line)",
+            err=True,
+        )
+        raise typer.Exit(2)
+    return {name: os.environ[name] for name in names}
 
 
 def _submit_and_follow(
@@ -147,6 +216,7 @@ def _submit_and_follow(
             typer.echo(f"task rejected: {exc}", err=True)
             raise typer.Exit(2) from exc
         task_id = str(created["id"])
+        typer.echo(f"task {task_id}  {base_url.rstrip('/')}/runs/{task_id}", err=True)
         with cancel_on_interrupt(client, task_id):
             if quiet:
                 for _event in client.events(task_id):
