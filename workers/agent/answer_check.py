@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from workers.agent import prompts, structured
+from workers.agent import prompts, structured, textcut
 from workers.agent.claims import Claim, SeenText, Verdict, claims_of, strings_in
 from workers.agent.errors import AgentError, TaskCancelled
 from workers.agent.history import untrusted_block
@@ -92,7 +92,7 @@ def nearby(claims: list[Claim], seen: SeenText) -> str:
         probe = _probe(claim)
         if len(probe) < 2:
             continue
-        hits = [line.strip()[:NEARBY_CHARS] for line in lines if probe in line]
+        hits = [textcut.cut(line.strip(), NEARBY_CHARS) for line in lines if probe in line]
         picked += [h for h in hits[:NEARBY_LINES] if h not in picked]
     return untrusted_block("\n".join(picked)) if picked else "(none)"
 

@@ -27,6 +27,7 @@ from enum import StrEnum
 from typing import Any
 
 from app.contracts import EventType
+from workers.agent import textcut
 from workers.agent.eviction import evict
 from workers.agent.history import ExecutedCall, LedgerHistory, Message, RunClock
 from workers.agent.ledger import DeadEnd, Fact, Ledger, LedgerChange, StepOutcome, domain_of
@@ -89,7 +90,7 @@ def describe_action(action: Action, page_text: str) -> tuple[str, str]:
     target = element_label(page_text, str(args.pop("ref"))) if "ref" in args else ""
     if action.name == "type" and args.get("secret"):
         args["text"] = "***"
-    rest = ", ".join(f"{k}={str(v)[:LABEL_CHARS]}" for k, v in sorted(args.items()))
+    rest = ", ".join(f"{k}={textcut.cut(str(v), LABEL_CHARS)}" for k, v in sorted(args.items()))
     description = " ".join(p for p in (action.name, target, rest and f"({rest})") if p)
     return description, description.lower()
 
@@ -277,7 +278,7 @@ class Brain:
         if _FAILED_EVALUATION.match(notes.evaluation) and self._last_move is not None:
             url, description, signature = self._last_move
             ledger.mark_dead_end(
-                f"{description} led nowhere: {notes.evaluation[:120]}",
+                f"{description} led nowhere: {textcut.cut(notes.evaluation, 120)}",
                 url,
                 "postcondition_miss",
                 step=step,

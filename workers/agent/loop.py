@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from app.contracts import ErrorCode, EventType, TaskStatus
+from workers.agent import textcut
 from workers.agent.batch import Batch, BatchRunner
 from workers.agent.brain import Brain, BrainConfig, Trigger
 from workers.agent.endings import Ending, Usage
@@ -233,7 +234,7 @@ class AgentLoop:
             actions=actions,
             success=failed is None and bool(actions),
             error=(failed.error or "failed") if failed else (None if actions else "no_action"),
-            reason=(failed.reason or "")[:500] if failed else "",
+            reason=textcut.cut(failed.reason or "", 500) if failed else "",
             evaluation=turn.notes.evaluation,
             memory=turn.notes.memory,
             next_goal=turn.notes.next_goal,

@@ -33,6 +33,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from workers.agent import textcut
+
 URL_TEMPLATES, POPUPS, FACTS, CHALLENGES = "url_templates", "popups", "facts", "challenges"
 ROUTE = "route"
 BOT_PROTECTED, CLICK_TIER = "bot_protected", "click_tier"
@@ -228,7 +230,7 @@ class SiteMemory:
 
 def _clip(text: Any, limit: int = LIST_CHARS) -> str:
     line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return textcut.clip(line, limit)
 
 
 def _age(when: Any, now: datetime) -> str:

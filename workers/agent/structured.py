@@ -18,7 +18,7 @@ from typing import Any
 from jsonschema import validators
 
 from app.contracts import ErrorCode, TaskStatus
-from workers.agent import prompts
+from workers.agent import prompts, textcut
 from workers.agent.protocols import LLM, AgentOutcome
 from workers.agent.roles.base import RoleCall, parse_json_object
 
@@ -64,7 +64,7 @@ def check(text: str | None, schema: Mapping[str, Any]) -> Checked:
         return Checked(None, (NOT_JSON,))
     validator = validators.validator_for(schema)(schema)
     errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
-    messages = tuple(f"{e.json_path}: {e.message}"[:300] for e in errors[:MAX_ERRORS])
+    messages = tuple(textcut.cut(f"{e.json_path}: {e.message}", 300) for e in errors[:MAX_ERRORS])
     return Checked(value, messages)
 
 

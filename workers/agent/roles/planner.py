@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workers.agent import prompts
+from workers.agent import prompts, textcut
 from workers.agent.blocks import ledger_block
 from workers.agent.history import sanitize_page_text
 from workers.agent.ledger import CHECKLIST_STATUSES, Ledger
@@ -99,7 +99,7 @@ def parse_verdict(reply: LLMReply) -> PlannerVerdict:
     """Tolerant parse: JSON via the 4-level fallback, fields coerced, defaults otherwise."""
     data = parse_json_object(reply.content)
     if data is None:
-        return PlannerVerdict(parsed=False, reasoning=as_text(reply.content)[:500])
+        return PlannerVerdict(parsed=False, reasoning=textcut.cut(as_text(reply.content), 500))
     update = data.get("checklist_update")
     checklist_update = None
     if isinstance(update, dict) and update.get("status") in CHECKLIST_STATUSES:
@@ -128,9 +128,8 @@ def planner_messages(
 ) -> list[Message]:
     page = "(no page yet)"
     if observation is not None:
-        page = (
-            f"URL: {observation.url}\nTitle: {observation.title}\n{observation.text[:PAGE_CHARS]}"
-        )
+        text = textcut.cut(observation.text, PAGE_CHARS)
+        page = f"URL: {observation.url}\nTitle: {observation.title}\n{text}"
         page = sanitize_page_text(page)  # page text cannot close its untrusted fence
     claim_text = ""
     if claim is not None:
