@@ -34,8 +34,8 @@ from workers.agent.errors import (
     LLMRequestUnencodable,
     LLMUnavailable,
 )
-from workers.agent.textcut import well_formed
 from workers.agent.protocols import LLMReply, ToolCall
+from workers.agent.textcut import well_formed
 from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY
 
 RAW_ARGUMENTS_CHARS = 2000
