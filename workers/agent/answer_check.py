@@ -7,6 +7,10 @@ back to the model once, like the output_schema repair round: "your answer states
 no page you saw shows; check it or correct it". Its reply replaces the answer (for a task
 with an output_schema only when it is still valid JSON for the schema) and is checked again;
 a failed feedback call (model error, budget spent) leaves the answer as it was, unverified.
+The reply is taken only when it states nothing new that no page showed and keeps every
+claim that was seen (issue 27): the round never trades a value for a "closest" string;
+a refused reply is kept in `rejected_correction`. The page lines shown with the request
+are evidence, not suggestions.
 
 The outcome carries `grounding`: `verdict` is `verified` (every claim seen, or a number
 derived from seen numbers), `unverified` (claims still unseen after the round; they are
@@ -67,9 +71,21 @@ def report(verdict: Verdict, *, before: str | None = None) -> dict[str, Any]:
         "derived": [c.text for c in verdict.derived],
         "corrected": before is not None,
     }
+    if verdict.run_together:
+        out["run_together"] = [c.text for c in verdict.run_together]
     if before is not None:
         out["answer_before_check"] = before
     return out
+
+
+def _keeps_to_the_pages(first: Verdict, second: Verdict) -> bool:
+    """The revision states no unseen value the answer did not already state, and drops
+    none of the values the pages showed."""
+    was_unseen = {(c.kind, c.key) for c in first.unseen}
+    now_seen = {(c.kind, c.key) for c in (*second.seen, *second.derived)}
+    new_unseen = [c for c in second.unseen if (c.kind, c.key) not in was_unseen]
+    dropped = [c for c in first.seen if (c.kind, c.key) not in now_seen]
+    return not new_unseen and not dropped
 
 
 def _probe(claim: Claim) -> str:
@@ -151,5 +167,7 @@ async def settle(
     if revised is None:
         return replace(outcome, grounding=report(first))
     second = seen.check(claims_in(revised.answer, revised.data))
+    if not _keeps_to_the_pages(first, second):
+        return replace(outcome, grounding={**report(first), "rejected_correction": revised.answer})
     before = answer if revised.answer != answer else None
     return replace(revised, grounding=report(second, before=before))
