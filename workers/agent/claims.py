@@ -4,8 +4,9 @@
 codes and identifiers (Q-4821, ORD-2024-0017, SKU A12B, and without digits: LANTERN_KEEPER,
 QuietHarbourEasy, MISTYHOLLOW — letters joined by underscores, mixed case inside a word, or
 CAPS_MIN capitals; issue 27),
-ISO dates, money amounts and other numbers. `SeenText` holds what the run actually saw, normalized (case, whitespace, quote and
-dash forms, thousands separators, currency symbols) and bounded in memory. `SeenText.check`
+ISO dates, money amounts and other numbers. `SeenText` holds what the run actually saw,
+normalized (case, whitespace, quote and dash forms, thousands separators, currency symbols)
+and bounded in memory. `SeenText.check`
 says which claims were seen, which numbers were derived from seen numbers, and which were
 seen nowhere.
 
