@@ -29,6 +29,7 @@ from typing import Any
 from app.contracts import EventType
 from workers.agent import textcut
 from workers.agent.eviction import evict
+from workers.agent.evidence import EvidenceLog
 from workers.agent.history import ExecutedCall, LedgerHistory, Message, RunClock
 from workers.agent.ledger import DeadEnd, Fact, Ledger, LedgerChange, StepOutcome, domain_of
 from workers.agent.memory import AdaptiveMemory
@@ -147,6 +148,7 @@ class Brain:
         self._session = history.session_text
         self._saved: dict[str, Any] | None = None  # the ledger row as last written
         self.page = PageSeen()
+        self.evidence = EvidenceLog()  # read-tool results a claim is judged by
 
     @classmethod
     def create(
@@ -227,8 +229,11 @@ class Brain:
         state: Observation,
         trigger: Trigger | None,
         claim: CompletionClaim | None = None,
+        executed: Sequence[ExecutedCall] = (),
     ) -> PlannerVerdict:
+        """`executed`: the claim's own step, whose reads are evidence before it is ingested."""
         kind = trigger or Trigger.periodic
+        self.evidence.add(step, executed)
         spent, before = self._checklist_step == step, ledger.checklist
 
         async def prepare(messages: list[Message]) -> list[Message]:
@@ -238,7 +243,13 @@ class Brain:
             return await self._evict(messages, ledger, step, render, PLANNER)
 
         verdict = await self.planner.review(
-            ledger, self._session, state, claim, checklist_update=not spent, prepare=prepare
+            ledger,
+            self._session,
+            state,
+            claim,
+            checklist_update=not spent,
+            prepare=prepare,
+            evidence=self.evidence.render() if claim is not None else "",
         )
         self.failed_streak = 0
         created_with_update = not before and any(i.status != "pending" for i in ledger.checklist)
@@ -275,6 +286,7 @@ class Brain:
         state: Observation,
     ) -> None:
         step = outcome.step
+        self.evidence.add(step, executed)
         if _FAILED_EVALUATION.match(notes.evaluation) and self._last_move is not None:
             url, description, signature = self._last_move
             ledger.mark_dead_end(

@@ -250,7 +250,9 @@ class AgentLoop:
             return Ending.finished(claim.answer, claim.success)
         if len(batch.executed) > 1:  # earlier actions of the batch may have changed the page
             state = await self._observe(step)
-        verdict = await self.brain.review(self.ledger, step, state, Trigger.completion, claim)
+        verdict = await self.brain.review(
+            self.ledger, step, state, Trigger.completion, claim, batch.executed
+        )
         if verdict.done:
             return Ending.finished(verdict.final_answer or claim.answer, verdict.success)
         if self.brain.rejected_out():
