@@ -193,6 +193,15 @@ class Grounding(BaseModel):
     answer_before_check: str | None = Field(
         default=None, description="the model's answer before the feedback round changed it"
     )
+    run_together: list[str] = Field(
+        default_factory=list,
+        description="codes seen only run together with other text (no boundary on the page)",
+    )
+    rejected_correction: str | None = Field(
+        default=None,
+        description="the feedback round's answer, not taken: it stated a value no page showed "
+        "or dropped one a page showed",
+    )
 
 
 class TaskResult(BaseModel):

@@ -7,6 +7,10 @@ back to the model once, like the output_schema repair round: "your answer states
 no page you saw shows; check it or correct it". Its reply replaces the answer (for a task
 with an output_schema only when it is still valid JSON for the schema) and is checked again;
 a failed feedback call (model error, budget spent) leaves the answer as it was, unverified.
+The reply is taken only when it states nothing new that no page showed and keeps every
+claim that was seen (issue 27): the round never trades a value for a "closest" string;
+a refused reply is kept in `rejected_correction`. The page lines shown with the request
+are evidence, not suggestions.
 
 The outcome carries `grounding`: `verdict` is `verified` (every claim seen, or a number
 derived from seen numbers), `unverified` (claims still unseen after the round; they are
@@ -24,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from workers.agent import prompts, structured
+from workers.agent import prompts, structured, textcut
 from workers.agent.claims import Claim, SeenText, Verdict, claims_of, strings_in
 from workers.agent.errors import AgentError, TaskCancelled
 from workers.agent.history import untrusted_block
@@ -67,9 +71,21 @@ def report(verdict: Verdict, *, before: str | None = None) -> dict[str, Any]:
         "derived": [c.text for c in verdict.derived],
         "corrected": before is not None,
     }
+    if verdict.run_together:
+        out["run_together"] = [c.text for c in verdict.run_together]
     if before is not None:
         out["answer_before_check"] = before
     return out
+
+
+def _keeps_to_the_pages(first: Verdict, second: Verdict) -> bool:
+    """The revision states no unseen value the answer did not already state, and drops
+    none of the values the pages showed."""
+    was_unseen = {(c.kind, c.key) for c in first.unseen}
+    now_seen = {(c.kind, c.key) for c in (*second.seen, *second.derived)}
+    new_unseen = [c for c in second.unseen if (c.kind, c.key) not in was_unseen]
+    dropped = [c for c in first.seen if (c.kind, c.key) not in now_seen]
+    return not new_unseen and not dropped
 
 
 def _probe(claim: Claim) -> str:
@@ -92,7 +108,7 @@ def nearby(claims: list[Claim], seen: SeenText) -> str:
         probe = _probe(claim)
         if len(probe) < 2:
             continue
-        hits = [line.strip()[:NEARBY_CHARS] for line in lines if probe in line]
+        hits = [textcut.cut(line.strip(), NEARBY_CHARS) for line in lines if probe in line]
         picked += [h for h in hits[:NEARBY_LINES] if h not in picked]
     return untrusted_block("\n".join(picked)) if picked else "(none)"
 
@@ -151,5 +167,7 @@ async def settle(
     if revised is None:
         return replace(outcome, grounding=report(first))
     second = seen.check(claims_in(revised.answer, revised.data))
+    if not _keeps_to_the_pages(first, second):
+        return replace(outcome, grounding={**report(first), "rejected_correction": revised.answer})
     before = answer if revised.answer != answer else None
     return replace(revised, grounding=report(second, before=before))

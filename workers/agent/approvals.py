@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from workers.agent import textcut
 from workers.agent.protocols import Action, ActionTarget
 
 SENSITIVE_ACTION = "sensitive_action"
@@ -74,7 +75,7 @@ class Sensitivity:
 def describe(target: ActionTarget) -> str:
     """`button "Delete account"`: how the element is named in requests and events."""
     role = target.role or target.tag or "element"
-    name = " ".join(target.name.split())[:NAME_CHARS]
+    name = textcut.cut(" ".join(target.name.split()), NAME_CHARS)
     return f'{role} "{name}"' if name else role
 
 
@@ -189,7 +190,7 @@ def script(action: Action) -> Sensitivity | None:
     out of reach of the rules above: it needs a person too."""
     if action.name != "evaluate_script":
         return None
-    body = " ".join(str(action.args.get("script", "")).split())[:NAME_CHARS]
+    body = textcut.cut(" ".join(str(action.args.get("script", "")).split()), NAME_CHARS)
     return Sensitivity(SENSITIVE_ACTION, "script", f"runs a script in the page: {body}", "script")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.contracts import EventType
+from workers.agent import textcut
 from workers.agent.brain import describe_action, element_label
 from workers.agent.dead_end_causes import cause_of
 from workers.agent.endings import Usage
@@ -139,7 +140,7 @@ class BatchRunner:
         description, signature = describe_action(action, state.text)
         target = element_label(state.text, str(action.args["ref"])) if "ref" in action.args else ""
         repeated = self.ledger.is_dead_end(state.url, signature)
-        reason = " ".join((result.reason or result.error or "failed").split())[:120]
+        reason = textcut.cut(" ".join((result.reason or result.error or "failed").split()), 120)
         self.ledger.mark_dead_end(
             f"{description} failed: {reason}",
             state.url,

@@ -27,8 +27,9 @@ from enum import StrEnum
 from typing import Any
 
 from app.contracts import EventType
-from workers.agent import guidance
+from workers.agent import guidance, textcut
 from workers.agent.eviction import evict
+from workers.agent.evidence import EvidenceLog
 from workers.agent.history import ExecutedCall, LedgerHistory, Message, RunClock
 from workers.agent.ledger import DeadEnd, Fact, Ledger, LedgerChange, StepOutcome, domain_of
 from workers.agent.memory import AdaptiveMemory
@@ -94,7 +95,7 @@ def describe_action(action: Action, page_text: str) -> tuple[str, str]:
     target = element_label(page_text, str(args.pop("ref"))) if "ref" in args else ""
     if action.name == "type" and args.get("secret"):
         args["text"] = "***"
-    rest = ", ".join(f"{k}={str(v)[:LABEL_CHARS]}" for k, v in sorted(args.items()))
+    rest = ", ".join(f"{k}={textcut.cut(str(v), LABEL_CHARS)}" for k, v in sorted(args.items()))
     description = " ".join(p for p in (action.name, target, rest and f"({rest})") if p)
     return description, description.lower()
 
@@ -152,6 +153,7 @@ class Brain:
         self._saved: dict[str, Any] | None = None  # the ledger row as last written
         self.page = PageSeen()
         self.offset = 0  # run steps replayed from a route: the cadence counts Worker steps
+        self.evidence = EvidenceLog()  # read-tool results a claim is judged by
 
     @classmethod
     def create(
@@ -260,8 +262,11 @@ class Brain:
         state: Observation,
         trigger: Trigger | None,
         claim: CompletionClaim | None = None,
+        executed: Sequence[ExecutedCall] = (),
     ) -> PlannerVerdict:
+        """`executed`: the claim's own step, whose reads are evidence before it is ingested."""
         kind = trigger or Trigger.periodic
+        self.evidence.add(step, executed)
         spent, before = self._checklist_step == step, ledger.checklist
 
         async def prepare(messages: list[Message]) -> list[Message]:
@@ -271,7 +276,13 @@ class Brain:
             return await self._evict(messages, ledger, step, render, PLANNER)
 
         verdict = await self.planner.review(
-            ledger, self._session, state, claim, checklist_update=not spent, prepare=prepare
+            ledger,
+            self._session,
+            state,
+            claim,
+            checklist_update=not spent,
+            prepare=prepare,
+            evidence=self.evidence.render() if claim is not None else "",
         )
         self.failed_streak = 0
         created_with_update = not before and any(i.status != "pending" for i in ledger.checklist)
@@ -308,10 +319,11 @@ class Brain:
         state: Observation,
     ) -> None:
         step = outcome.step
+        self.evidence.add(step, executed)
         if _FAILED_EVALUATION.match(notes.evaluation) and self._last_move is not None:
             url, description, signature = self._last_move
             ledger.mark_dead_end(
-                f"{description} led nowhere: {notes.evaluation[:120]}",
+                f"{description} led nowhere: {textcut.cut(notes.evaluation, 120)}",
                 url,
                 "postcondition_miss",
                 step=step,

@@ -1,9 +1,12 @@
 """The checkable claims of a final answer, and whether the run saw them (issue 10).
 
 `claims_of(text)` picks what can be looked up: URLs, e-mail addresses, quoted strings,
-codes and identifiers (Q-4821, ORD-2024-0017, SKU A12B), ISO dates, money amounts and other
-numbers. `SeenText` holds what the run actually saw, normalized (case, whitespace, quote and
-dash forms, thousands separators, currency symbols) and bounded in memory. `SeenText.check`
+codes and identifiers (Q-4821, ORD-2024-0017, SKU A12B, and without digits: LANTERN_KEEPER,
+QuietHarbourEasy, MISTYHOLLOW — letters joined by underscores, mixed case inside a word, or
+CAPS_MIN capitals; issue 27),
+ISO dates, money amounts and other numbers. `SeenText` holds what the run actually saw,
+normalized (case, whitespace, quote and dash forms, thousands separators, currency symbols)
+and bounded in memory. `SeenText.check`
 says which claims were seen, which numbers were derived from seen numbers, and which were
 seen nowhere.
 
@@ -11,6 +14,11 @@ A number counts as seen when it equals a seen number ($1,299.00 = 1299), is the 
 difference of two seen numbers, the sum of a run of consecutive numbers on one page (a
 column total, also over the money amounts of a page alone), or a count: a whole number up to
 COUNT_LIMIT. Products, averages and percentages are not derived: they stay unseen.
+
+A code is seen where the page shows it between boundaries (Q-4821 is not in Q-48210), or,
+when it has at least GLUED_MIN letters and digits, anywhere inside a longer run of text
+(`Password: HARBOURKEYEASY20250,00,…` shows HARBOURKEYEASY2025): such claims are seen and
+listed as `run_together`, so a reader knows the page did not mark where the value ends.
 """
 
 from __future__ import annotations
@@ -30,6 +38,9 @@ MAX_RUNS = 400  # pages (runs) kept
 MAX_CLAIMS = 40
 COUNT_LIMIT = 20  # whole numbers up to this are counts, never flagged
 MIN_RESPELLED = 5  # letters and digits a code needs to be matched with other separators
+GLUED_MIN = 8  # letters and digits a code needs to be seen run together with other text
+IDENT_MIN = 6  # letters of a mixed-case identifier without digits (iOS, McD are words)
+CAPS_MIN = 8  # letters of an all-capitals word read as a code (MISTYHOLLOW; not NASA, FAQ)
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "’": "'", "‘": "'"})
 _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
@@ -46,6 +57,8 @@ _NUMBER = re.compile(
     re.I,
 )
 _JOINERS = re.compile(r"[-_/.]")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_HUMPS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _WORD = re.compile(r"[\w@.+/:-]+")
 _MONTHS = [
     *("january", "february", "march", "april", "may", "june"),
@@ -76,6 +89,14 @@ class Claim:
     key: str  # normalized form looked up
     value: Decimal | None = None  # for money and number
 
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """The keys a page may show it by: a code with other separators, or its humps."""
+        if self.kind != "code":
+            return (self.key,)
+        humps = normalize(" ".join(_HUMPS.split(self.text.lstrip("#"))))
+        return tuple(dict.fromkeys((*_spellings(self.key), humps)))
+
 
 def _take(pattern: re.Pattern[str], text: str) -> tuple[list[re.Match[str]], str]:
     """The matches, and `text` with them blanked (so a URL's digits are not numbers too)."""
@@ -92,7 +113,21 @@ def _is_code(token: str) -> bool:
     has_digit = any(c.isdigit() for c in bare)
     has_alpha = any(c.isalpha() for c in bare)
     joined = any(c in "-_/" for c in bare)
-    return has_digit and (has_alpha or joined or token.startswith("#"))
+    if has_digit:
+        return has_alpha or joined or token.startswith("#")
+    return _identifier(bare)
+
+
+def _identifier(bare: str) -> bool:
+    """Letters joined by underscores (EASY_GATE_CODE) or mixed case inside a word
+    (QuietHarbourEasy): names a page gives a value, not words of prose."""
+    parts = [p for p in bare.split("_") if p]
+    if len(parts) >= 2 and all(p.replace("-", "").isalpha() for p in parts):
+        return True
+    letters = sum(c.isalpha() for c in bare)
+    if letters >= CAPS_MIN and bare.isalpha() and bare.isupper():
+        return True
+    return letters >= IDENT_MIN and bool(_CAMEL.search(bare)) and bare[1:].lower() != bare[1:]
 
 
 def claims_of(text: str) -> list[Claim]:
@@ -150,6 +185,7 @@ class Verdict:
     seen: list[Claim] = field(default_factory=list)
     derived: list[Claim] = field(default_factory=list)
     unseen: list[Claim] = field(default_factory=list)
+    run_together: list[Claim] = field(default_factory=list)  # seen, glued to other text
 
     @property
     def checked(self) -> int:
@@ -208,6 +244,9 @@ class SeenText:
         for claim in claims:
             if self._seen(claim, text):
                 verdict.seen.append(claim)
+            elif claim.kind == "code" and self._glued(claim, text):
+                verdict.seen.append(claim)
+                verdict.run_together.append(claim)
             elif claim.value is not None and self._derived(claim.value):
                 verdict.derived.append(claim)
             else:
@@ -222,8 +261,13 @@ class SeenText:
         if claim.kind == "quote":
             words = claim.key.split()
             return claim.key in text or (bool(self.tokens) and all(w in self.tokens for w in words))
-        keys = _spellings(claim.key) if claim.kind == "code" else (claim.key,)
-        return any(_contains(text, key) or key in self.tokens for key in keys)
+        return any(_contains(text, key) or key in self.tokens for key in claim.spellings)
+
+    def _glued(self, claim: Claim, text: str) -> bool:
+        """A long code inside a longer run of text (no boundary after or before it)."""
+        if sum(c.isalnum() for c in claim.key) < GLUED_MIN:
+            return False
+        return any(key in text or any(key in t for t in self.tokens) for key in claim.spellings)
 
     def _date_seen(self, iso: str, text: str) -> bool:
         year, month, day = (int(x) for x in iso.split("-"))
@@ -263,6 +307,11 @@ def _run_sums_to(run: tuple[Decimal, ...], value: Decimal) -> bool:
     return False
 
 
+def _glue(ch: str) -> bool:
+    """`ch` continues a word or identifier (easy_gate is not in easy_gate_code)."""
+    return ch.isalnum() or ch == "_"
+
+
 def _contains(text: str, key: str) -> bool:
     """`key` occurs in `text` not glued to letters or digits (q-4821 is not in q-48210)."""
     start = text.find(key)
@@ -270,7 +319,7 @@ def _contains(text: str, key: str) -> bool:
         end = start + len(key)
         before = text[start - 1] if start else " "
         after = text[end] if end < len(text) else " "
-        if not before.isalnum() and not after.isalnum():
+        if not _glue(before) and not _glue(after):
             return True
         start = text.find(key, start + 1)
     return False

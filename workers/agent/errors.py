@@ -80,5 +80,9 @@ class LLMRejected(LLMError):
     """The endpoint refused this request (400/422, e.g. context too long): retrying won't help."""
 
 
+class LLMRequestUnencodable(LLMError):
+    """This service built a request body it cannot encode (not the endpoint's fault)."""
+
+
 class LLMProtocolError(LLMError):
     """The endpoint answered with something that is not a chat completion."""

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workers.agent import textcut
 from workers.agent.blocks import (
     ELEMENTS_RE,
     LEDGER_RE,
@@ -148,7 +149,7 @@ def _url_before(messages: Sequence[Message], index: int) -> str:
 
 def _one_line(text: str) -> str:
     line = " ".join(text.split())
-    return line if len(line) <= DESCRIPTION_CHARS else line[: DESCRIPTION_CHARS - 1] + "…"
+    return textcut.clip(line, DESCRIPTION_CHARS)
 
 
 def collapse_failed_tools(messages: Sequence[Message], k: int = 1) -> Phase:

@@ -100,14 +100,14 @@ class Witness:
         )
 
 
-def _texts(value: Any) -> list[str]:
+def result_texts(value: Any) -> list[str]:
     """The strings inside a tool result's data (numbers there are offsets and counts)."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, Mapping):
-        return [t for v in value.values() for t in _texts(v)]
+        return [t for v in value.values() for t in result_texts(v)]
     if isinstance(value, list | tuple):
-        return [t for v in value for t in _texts(v)]
+        return [t for v in value for t in result_texts(v)]
     return []
 
 
@@ -126,7 +126,7 @@ class SeeingBrowser(BrowserProxy):
     async def execute(self, action: Action) -> ToolResult:
         result = await self.inner.execute(action)
         if action.name in READING and result.success:
-            self.seen.add("\n".join([result.reason, *_texts(result.data)]))
+            self.seen.add("\n".join([result.reason, *result_texts(result.data)]))
         return result
 
 

@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from workers.agent import prompts
+from workers.agent import prompts, textcut
 from workers.agent.blocks import untrusted_block
 from workers.agent.protocols import LLM, Guide
 from workers.agent.roles.base import RoleCall, as_list, json_schema_format, parse_json_object
@@ -112,7 +112,7 @@ def passages(guides: Iterable[Guide]) -> list[Passage]:
             if match or not line.strip():
                 text = " ".join(lines).strip()
                 if text:
-                    found.append(Passage(guide.title, heading, text[:PASSAGE_CHARS]))
+                    found.append(Passage(guide.title, heading, textcut.cut(text, PASSAGE_CHARS)))
                 lines = []
                 heading = match[1].strip() if match else heading
                 continue

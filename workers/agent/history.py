@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from workers.agent import prompts
+from workers.agent import prompts, textcut
 from workers.agent.blocks import ledger_block
 from workers.agent.errors import recovery_signal
 from workers.agent.ledger import Ledger
@@ -145,7 +145,7 @@ def tool_messages(record: StepRecord) -> list[Message]:
 
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= LINE_ARG_CHARS else text[: LINE_ARG_CHARS - 1] + "…"
+    return textcut.clip(text, LINE_ARG_CHARS)
 
 
 def _short_call(name: str, args: Mapping[str, Any]) -> str:
@@ -176,7 +176,7 @@ def step_line(record: StepRecord) -> str:
     line = f"step {record.step}: {actions} @ {record.url}"
     note = " ".join((record.content or "").split())
     if note:
-        line += f" | note: {note[:NOTE_CHARS]}"
+        line += f" | note: {textcut.cut(note, NOTE_CHARS)}"
     return line
 
 

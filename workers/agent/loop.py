@@ -29,6 +29,7 @@ from dataclasses import replace
 from functools import partial
 
 from app.contracts import ErrorCode, EventType, TaskStatus
+from workers.agent import textcut
 from workers.agent.batch import Batch, BatchRunner
 from workers.agent.brain import Brain, BrainConfig, Trigger
 from workers.agent.endings import Ending, Usage
@@ -299,7 +300,7 @@ class AgentLoop:
             actions=actions,
             success=failed is None and bool(actions),
             error=(failed.error or "failed") if failed else (None if actions else "no_action"),
-            reason=(failed.reason or "")[:500] if failed else "",
+            reason=textcut.cut(failed.reason or "", 500) if failed else "",
             evaluation=turn.notes.evaluation,
             memory=turn.notes.memory,
             next_goal=turn.notes.next_goal,
@@ -315,7 +316,9 @@ class AgentLoop:
             return Ending.finished(claim.answer, claim.success, claim.data)
         if len(batch.executed) > 1:  # earlier actions of the batch may have changed the page
             state = await self._observe(step)
-        verdict = await self.brain.review(self.ledger, step, state, Trigger.completion, claim)
+        verdict = await self.brain.review(
+            self.ledger, step, state, Trigger.completion, claim, batch.executed
+        )
         if verdict.done:
             answer = verdict.final_answer or claim.answer
             return Ending.finished(answer, verdict.success, claim.data)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.logredact import REGISTRY
-from workers.agent import prompts
+from workers.agent import prompts, textcut
 from workers.agent.errors import LLMError
 from workers.agent.ledger import Ledger, StepOutcome
 from workers.agent.protocols import LLM
@@ -62,7 +62,7 @@ def failure_reason(outcome: StepOutcome) -> str:
     line = REGISTRY.redact(" ".join(outcome.reason.split()))
     if not line:
         return "(none given)"
-    return line if len(line) <= REASON_CHARS else line[: REASON_CHARS - 1] + "…"
+    return textcut.clip(line, REASON_CHARS)
 
 
 def _capped(text: str, limit: int) -> str:

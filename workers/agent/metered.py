@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.contracts import EventType
+from workers.agent import textcut
 from workers.agent.protocols import LLM, EventSink, LLMReply, response_format_arg
 
 TEXT_CHARS = 2000  # assistant text / reasoning kept in an event
@@ -62,7 +63,7 @@ class LLMUsage:
 def _capped(text: str | None) -> str | None:
     if not text:
         return None
-    return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS] + "…"
+    return textcut.clip(text, TEXT_CHARS + 1)
 
 
 def llm_call_payload(role: str, reply: LLMReply, step: int | None) -> dict[str, Any]:

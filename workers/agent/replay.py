@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urljoin
 
+from workers.agent import textcut
 from workers.agent.errors import TaskCancelled
 from workers.agent.ledger import Ledger, StepOutcome
 from workers.agent.protocols import Action, EventSink, Observation, ToolResult
@@ -184,7 +185,7 @@ class Replayer:
 def call_text(action: Action) -> str:
     """`click(ref=5:3)`: the executed call as the Ledger's step lines write calls (refs and
     the task's values, no element names of an earlier run's page; secrets redacted)."""
-    args = ", ".join(f"{k}={str(v)[:60]}" for k, v in redacted_args(action).items())
+    args = ", ".join(f"{k}={textcut.cut(str(v), 60)}" for k, v in redacted_args(action).items())
     return f"{action.name}({args})"
 
 

@@ -19,7 +19,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 
 from app.contracts import EventType, TaskStatus
-from workers.agent import prompts
+from workers.agent import prompts, textcut
 from workers.agent.brain import BrainConfig
 from workers.agent.history import untrusted_block
 from workers.agent.loop import run_agent
@@ -106,7 +106,8 @@ class SearchWorker:
         if not pages:
             return SearchResult("", False, ())
         blocks = "\n".join(
-            f"URL: {p.url}\nTitle: {p.title}\n{untrusted_block(p.text[:PAGE_CHARS])}" for p in pages
+            f"URL: {p.url}\nTitle: {p.title}\n{untrusted_block(textcut.cut(p.text, PAGE_CHARS))}"
+            for p in pages
         )
         messages = [
             {"role": "system", "content": prompts.load("search_system.md").strip()},

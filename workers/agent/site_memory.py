@@ -35,6 +35,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from workers.agent import textcut
 from workers.agent.site_map import SiteMap
 
 URL_TEMPLATES, POPUPS, FACTS, CHALLENGES = "url_templates", "popups", "facts", "challenges"
@@ -239,7 +240,7 @@ class SiteMemory:
 
 def _clip(text: Any, limit: int = LIST_CHARS) -> str:
     line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return textcut.clip(line, limit)
 
 
 def _age(when: Any, now: datetime) -> str:

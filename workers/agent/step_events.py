@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from workers.agent import textcut
 from workers.agent.protocols import Action, Observation, ToolResult
 from workers.agent.tools import redacted_args
 
@@ -23,7 +24,7 @@ def observation_event(step: int, observation: Observation) -> Mapping[str, Any]:
         "tokens": observation.tokens,
         "fingerprint": observation.fingerprint,
         "stats": dict(observation.stats),
-        "preview": observation.text[:PREVIEW_CHARS],
+        "preview": textcut.cut(observation.text, PREVIEW_CHARS),
     }
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from jsonschema import validators
 
 from app.contracts import ErrorCode, TaskStatus
-from workers.agent import prompts
+from workers.agent import prompts, textcut
 from workers.agent.errors import LLMRejected
 from workers.agent.protocols import LLM, AgentOutcome, LLMReply
 from workers.agent.roles.base import RoleCall, parse_json_object
@@ -74,7 +74,7 @@ def check_value(value: Any, schema: Mapping[str, Any]) -> Checked:
     """Validate a value the model gave as JSON already (`done`'s data)."""
     validator = validators.validator_for(schema)(schema)
     errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
-    messages = tuple(f"{e.json_path}: {e.message}"[:300] for e in errors[:MAX_ERRORS])
+    messages = tuple(textcut.cut(f"{e.json_path}: {e.message}", 300) for e in errors[:MAX_ERRORS])
     return Checked(value, messages)
 
 

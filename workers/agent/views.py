@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from workers.agent import textcut
 from workers.agent.blocks import fenced
 from workers.agent.ledger import (
     ChecklistItem,
@@ -148,7 +149,7 @@ def orchestrator_view(
 
 def _clip(text: str, limit: int = NOTE_CHARS) -> str:
     line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return textcut.clip(line, limit)
 
 
 def render_step(step: StepOutcome) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from workers.agent import prompts
+from workers.agent import prompts, textcut
 from workers.agent.blocks import Message, is_image_part
 from workers.agent.errors import ConfigurationError, LLMRejected
 from workers.agent.eviction import back_patch_screenshots
@@ -219,5 +219,5 @@ async def probe(llm: LLM, role: str, what: str) -> None:
     if PROBE_COLOUR not in answer.lower():
         raise ConfigurationError(
             f"{what} does not read images: asked the colour of a red test image, it answered "
-            f"{answer[:80]!r}"
+            f"{textcut.cut(answer, 80)!r}"
         )

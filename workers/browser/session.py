@@ -33,6 +33,7 @@ from playwright.async_api import (
 
 from app.settings import Settings
 from workers.adapters.secrets import SecretVault
+from workers.agent import textcut
 from workers.agent.errors import FeedbackError
 from workers.agent.protocols import LLM, Action, ActionTarget, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
@@ -114,7 +115,10 @@ class PageSession:
         page.on("download", self._on_download)
         page.on("console", self._on_console)
         page.on("requestfailed", self._on_request_failed)
-        page.on("pageerror", lambda exc: self.console_errors.append(f"uncaught: {exc}"[:300]))
+        page.on(
+            "pageerror",
+            lambda exc: self.console_errors.append(textcut.cut(f"uncaught: {exc}", 300)),
+        )
 
     def _on_request_failed(self, request: Request) -> None:
         """A refused navigation of the tab (perception leads back from its error page)."""
@@ -123,7 +127,7 @@ class PageSession:
 
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
-            self.console_errors.append(message.text[:300])
+            self.console_errors.append(textcut.cut(message.text, 300))
 
     def _on_download(self, download: Download) -> None:
         self.downloads_started += 1

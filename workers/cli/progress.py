@@ -22,6 +22,7 @@ from rich.text import Text
 
 from app.contracts import EventType
 from workers.adapters.budget import PER_TOKENS, Prices, price_of
+from workers.agent import textcut
 from workers.agent.roles.base import parse_json_object
 from workers.agent.tools import TOOLS
 from workers.cli.client import StreamedEvent
@@ -113,7 +114,7 @@ def _plan_lines(prefix: str, data: Mapping[str, Any]) -> Text:
 
 
 def _cap(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return textcut.clip(text, limit)
 
 
 def _short(data: dict[str, Any], limit: int = 100) -> str:

@@ -5,12 +5,17 @@ Transport retries (timeouts, 429, 5xx) are the openai client's own exponential b
 The request body is posted as built (`client.post`, the SDK's way to any endpoint): its
 `create()` first walks the whole message list through a TypedDict transform that changes
 nothing for chat bodies, on the critical path of every step (issue 13).
+
+A body UTF-8 cannot carry (a lone surrogate from a page) is repaired before it leaves, each
+lone half replaced by U+FFFD and the repair logged as a request-encoding repair; one that
+still cannot be encoded fails as `LLMRequestUnencodable`, never as a bad response (issue 27).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -29,9 +34,11 @@ from workers.agent.errors import (
     LLMError,
     LLMProtocolError,
     LLMRejected,
+    LLMRequestUnencodable,
     LLMUnavailable,
 )
 from workers.agent.protocols import LLMReply, ToolCall
+from workers.agent.textcut import well_formed
 from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY
 
 RAW_ARGUMENTS_CHARS = 2000
@@ -43,6 +50,23 @@ COMPLETIONS_PATH = "/chat/completions"
 CAUSE_CHARS = 500  # the endpoint's own error text kept for operators
 SHORT_CHARS = 200
 TIMED_OUT = "did not answer in time"
+UNENCODABLE = "LLM request could not be encoded"
+
+log = logging.getLogger(__name__)
+
+
+def repaired(body: Any) -> tuple[Any, int]:
+    """`body` with every string UTF-8 cannot encode made well formed; how many were changed."""
+    if isinstance(body, str):
+        fixed = well_formed(body)
+        return fixed, int(fixed is not body)
+    if isinstance(body, Mapping):
+        pairs = [(k, repaired(v)) for k, v in body.items()]
+        return {k: v for k, (v, _) in pairs}, sum(n for _, (_, n) in pairs)
+    if isinstance(body, list | tuple):
+        items = [repaired(v) for v in body]
+        return [v for v, _ in items], sum(n for _, n in items)
+    return body, 0
 
 
 def parse_arguments(raw: str | None) -> dict[str, Any]:
@@ -200,14 +224,29 @@ class OpenAILLM:
         self, kwargs: dict[str, Any], at: Endpoint, started: float
     ) -> LLMReply:
         try:
-            response = await self._client.post(
-                COMPLETIONS_PATH, cast_to=ChatCompletion, body=kwargs
-            )
+            response = await self._post(kwargs)
         except openai.OpenAIError as exc:
             raise self._scrubbed(map_error(exc, at)) from None
         except ValueError as exc:  # a body that is not JSON / not a completion
             raise LLMProtocolError(f"{NOT_A_COMPLETION} ({exc})") from exc
         return self._reply(response, at.model, time.perf_counter() - started)
+
+    async def _post(self, kwargs: dict[str, Any]) -> Any:
+        """Post the body; one UTF-8 cannot encode is repaired once, then refused by name."""
+        try:
+            return await self._client.post(COMPLETIONS_PATH, cast_to=ChatCompletion, body=kwargs)
+        except UnicodeEncodeError as exc:
+            fixed, count = repaired(kwargs)
+            log.warning(
+                "LLM request encoding repaired: %d string(s) held lone surrogates (%s)",
+                count,
+                exc.reason,
+            )
+            kwargs.update(fixed)
+        try:
+            return await self._client.post(COMPLETIONS_PATH, cast_to=ChatCompletion, body=kwargs)
+        except UnicodeEncodeError as exc:
+            raise LLMRequestUnencodable(f"{UNENCODABLE} ({exc})") from exc
 
     def _scrubbed(self, error: LLMError | ConfigurationError) -> LLMError | ConfigurationError:
         """Endpoints may echo request headers in error bodies: the key never leaves here."""

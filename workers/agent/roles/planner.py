@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workers.agent import prompts
+from workers.agent import prompts, textcut
 from workers.agent.blocks import ledger_block
-from workers.agent.history import sanitize_page_text
+from workers.agent.history import sanitize_page_text, untrusted_block
 from workers.agent.ledger import CHECKLIST_STATUSES, Ledger
 from workers.agent.protocols import LLM, LLMReply, Observation
 from workers.agent.roles.base import (
@@ -33,6 +33,7 @@ from workers.agent.roles.base import (
     parse_json_object,
 )
 from workers.agent.views import planner_view, render_planner
+from workers.agent.vision_channel import image_part
 
 PLANNER = "planner"
 PAGE_CHARS = 6000  # the Planner reads a bounded excerpt of the page
@@ -100,7 +101,7 @@ def parse_verdict(reply: LLMReply) -> PlannerVerdict:
     """Tolerant parse: JSON via the 4-level fallback, fields coerced, defaults otherwise."""
     data = parse_json_object(reply.content)
     if data is None:
-        return PlannerVerdict(parsed=False, reasoning=as_text(reply.content)[:500])
+        return PlannerVerdict(parsed=False, reasoning=textcut.cut(as_text(reply.content), 500))
     update = data.get("checklist_update")
     checklist_update = None
     if isinstance(update, dict) and update.get("status") in CHECKLIST_STATUSES:
@@ -126,12 +127,14 @@ def planner_messages(
     session: str,
     observation: Observation | None,
     claim: CompletionClaim | None,
+    evidence: str = "",
 ) -> list[Message]:
+    """The Planner's request; a completion claim comes with what it rests on: the quoted
+    read-tool results (`evidence`) and, when the Worker reads images, the latest one."""
     page = "(no page yet)"
     if observation is not None:
-        page = (
-            f"URL: {observation.url}\nTitle: {observation.title}\n{observation.text[:PAGE_CHARS]}"
-        )
+        text = textcut.cut(observation.text, PAGE_CHARS)
+        page = f"URL: {observation.url}\nTitle: {observation.title}\n{text}"
         page = sanitize_page_text(page)  # page text cannot close its untrusted fence
     claim_text = ""
     if claim is not None:
@@ -145,12 +148,24 @@ def planner_messages(
                 else ', "data": ' + json.dumps(claim.data, ensure_ascii=False)
             ),
         )
+        if evidence:
+            quoted = untrusted_block(evidence)
+            claim_text = prompts.render("planner_evidence.md", evidence=quoted) + claim_text
     request = prompts.render("planner_request.md", page=page, claim=claim_text)
+    image = observation.image if claim is not None and observation is not None else None
+    content: Any = (
+        request
+        if image is None
+        else [
+            {"type": "text", "text": request},
+            image_part(image),
+        ]
+    )
     return [
         {"role": "system", "content": prompts.load("planner_system.md").strip()},
         {"role": "user", "content": session},
         {"role": "system", "content": ledger_block(render_planner_view(ledger, observation))},
-        {"role": "user", "content": request},
+        {"role": "user", "content": content},
     ]
 
 
@@ -180,10 +195,11 @@ class Planner:
         *,
         checklist_update: bool = True,
         prepare: Prepare | None = None,
+        evidence: str = "",
     ) -> PlannerVerdict:
         """`checklist_update=False`: this step's one checklist update is already spent.
         `prepare` runs on the messages right before the call (the eviction pass)."""
-        messages = planner_messages(ledger, session, observation, claim)
+        messages = planner_messages(ledger, session, observation, claim, evidence)
         if prepare is not None:
             messages = await prepare(messages)
         call = RoleCall(PLANNER, messages, response_format=RESPONSE_FORMAT)

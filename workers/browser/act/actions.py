@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import ElementHandle, Error, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.browser.runtime.scripts import js
 
@@ -39,7 +40,7 @@ def explain(exc: Error, what: str) -> ToolResult:
         blocker = msg.split("intercepts pointer events")[0].rsplit("\n", 1)[-1].strip(" -")
         return failure(
             "covered",
-            f"{what}: element is covered by another element ({blocker[:120]}).",
+            f"{what}: element is covered by another element ({textcut.cut(blocker, 120)}).",
             "close the overlay/dialog first (its close button, or press_key Escape)",
             "scroll the element into a free area and retry",
         )
@@ -50,8 +51,10 @@ def explain(exc: Error, what: str) -> ToolResult:
     if "detached" in msg or "not attached" in msg:
         return failure("stale_ref", f"{what}: element detached from the DOM.", "observe again")
     if isinstance(exc, PlaywrightTimeout):
-        return failure("not_clickable", f"{what}: timed out ({msg.splitlines()[0][:160]}).")
-    return failure("action_failed", f"{what}: {msg.splitlines()[0][:200]}")
+        return failure(
+            "not_clickable", f"{what}: timed out ({textcut.cut(msg.splitlines()[0], 160)})."
+        )
+    return failure("action_failed", f"{what}: {textcut.cut(msg.splitlines()[0], 200)}")
 
 
 async def centre(el: ElementHandle) -> tuple[float, float]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from playwright.async_api import Dialog, Error
 
+from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class DialogDesk:
                 await dialog.dismiss()
         verb = "accepted" if accept else "dismissed"
         answer = f" with {text!r}" if accept and dialog.type == "prompt" else ""
-        self.shown.append(f"{dialog.type} {dialog.message[:200]!r} {verb}{answer}")
+        self.shown.append(f"{dialog.type} {textcut.cut(dialog.message, 200)!r} {verb}{answer}")
 
 
 async def handle_dialog(s: DialogContext, args: HandleDialogArgs) -> ToolResult:

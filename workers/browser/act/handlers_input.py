@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import ElementHandle
 
 from workers.adapters.secrets import SecretRefused
+from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions, field_values, snapper, verify
@@ -132,7 +133,8 @@ async def type_at(s: InputContext, args: a.TypeAtArgs) -> ToolResult:
         return actions.note(result, "the keys did not reach the field; value set directly")
     return actions.failure(
         E.value_mismatch,
-        f"{what}: the field holds {value[:80]!r}, not the text (it reformats or rejects it).",
+        f"{what}: the field holds {textcut.cut(value, 80)!r}, not the text"
+        " (it reformats or rejects it).",
         "check the expected format and type again",
     )
 
@@ -217,7 +219,7 @@ async def _read_back(
     value = await actions.read_value(el)
     if value is None or field_values.same_value(kind, args.text, value):
         return result
-    shown = "***" if args.secret else repr(value[:80])
+    shown = "***" if args.secret else repr(textcut.cut(value, 80))
     return actions.failure(
         E.value_mismatch,
         f"typed into {args.ref} but the field now holds {shown} (it reformats or rejects "

@@ -12,6 +12,7 @@ from playwright.async_api import Error
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from app.urlpolicy import ALLOWED_SCHEMES
+from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions
@@ -179,6 +180,8 @@ async def wait_for_condition(s: NavContext, args: a.WaitForConditionArgs) -> Too
             E.condition_not_met, f"condition not met within {args.timeout_s:g}s."
         )
     except Error as exc:
-        return actions.failure(E.action_failed, f"wait_for_condition: {exc.message[:200]}")
+        return actions.failure(
+            E.action_failed, f"wait_for_condition: {textcut.cut(exc.message, 200)}"
+        )
     s.invalidate()
     return ToolResult(success=True, reason="condition met")

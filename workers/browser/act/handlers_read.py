@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import Error
 
+from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions
@@ -99,7 +100,7 @@ async def dom_search(s: ReadContext, args: r.DomSearchArgs) -> ToolResult:
         ref = _first_ref(s, h.pop("ids"))
         h["ref"] = ref
         where = f"ref {ref}" if ref else f"at ({h['x']}, {h['y']}) size {h['w']}x{h['h']}"
-        lines.append(f"<{h['tag']}> {h['text'][:60]!r} {where}")
+        lines.append(f"<{h['tag']}> {textcut.cut(h['text'], 60)!r} {where}")
     return ToolResult(
         success=True, reason=f"{len(hits)} found: " + "; ".join(lines), data={"hits": hits}
     )
@@ -120,7 +121,7 @@ def _hidden_matches(s: ReadContext, what: str, hidden: list[dict[str, Any]]) -> 
             h["opener"] = {"text": opener["text"], "ref": ref}
             if name not in openers:
                 openers.append(name)
-    texts = "; ".join(f"<{h['tag']}> {h['text'][:60]!r}" for h in hidden)
+    texts = "; ".join(f"<{h['tag']}> {textcut.cut(h['text'], 60)!r}" for h in hidden)
     moves = [f"click {name} to open the section that holds it" for name in openers[:3]]
     moves.append("expand the collapsed section, tab or menu that contains it, then search again")
     failed = actions.failure(
@@ -254,11 +255,11 @@ async def evaluate_script(s: ReadContext, args: a.EvaluateScriptArgs) -> ToolRes
     try:
         value: Any = await s.page.evaluate(source)  # inline-js: run_script input
     except Error as exc:
-        return actions.failure(E.script_error, f"script error: {exc.message[:300]}")
+        return actions.failure(E.script_error, f"script error: {textcut.cut(exc.message, 300)}")
     s.invalidate()
     text = json.dumps(value, ensure_ascii=False, default=str)
     if s.secrets.found(text):  # a copy of a secret, however encoded, is never returned
         return actions.failure(E.secret_in_result, "script ran; its result holds a secret.")
     return ToolResult(
-        success=True, reason="script ran", data={"result": text[:SCRIPT_RESULT_CHARS]}
+        success=True, reason="script ran", data={"result": textcut.cut(text, SCRIPT_RESULT_CHARS)}
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workers.agent import textcut
 from workers.agent.errors import ConfigurationError, LLMError
 from workers.agent.protocols import ToolResult
 from workers.agent.vision_channel import image_part
@@ -123,7 +124,10 @@ async def look(s: LookContext, args: dict[str, Any]) -> ToolResult:
         reply = await llm.chat(ROLE, messages(question, shot, version))
     except (LLMError, ConfigurationError) as exc:
         return actions.failure("vision_unavailable", f"look: the vision model failed ({exc})")
-    answer = (reply.content or "").strip()[:ANSWER_CHARS] or "(the vision model gave no answer)"
+    answer = (
+        textcut.cut((reply.content or "").strip(), ANSWER_CHARS)
+        or "(the vision model gave no answer)"
+    )
     where = f"element {ref}" if ref else "the visible screen"
     return ToolResult(
         success=True, reason=f"the vision model looked at {where}", data={"answer": answer}

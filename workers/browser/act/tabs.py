@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from playwright.async_api import Error, Page
 
+from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions
@@ -29,7 +30,9 @@ async def _listing(s: TabContext) -> tuple[str, list[dict[str, object]]]:
         title = ""
         with contextlib.suppress(Error):
             title = await p.title()
-        rows.append({"tab_id": i, "url": p.url, "title": title[:80], "current": p is s.page})
+        rows.append(
+            {"tab_id": i, "url": p.url, "title": textcut.cut(title, 80), "current": p is s.page}
+        )
     text = "; ".join(
         f"{r['tab_id']}{'*' if r['current'] else ''} {r['title']!r} {r['url']}" for r in rows
     )

@@ -32,6 +32,7 @@ import numpy as np
 from PIL import Image
 from playwright.async_api import ElementHandle, Error, FloatRect, Frame, Page, Request
 
+from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.browser.runtime.scripts import js
@@ -104,7 +105,9 @@ class Outcome:
         )  # fmt: skip
 
     def _field_text(self) -> str:
-        return f"field {self.field[0]!r} now {self.field[1]!r}"[:80] if self.field else ""
+        return (
+            textcut.cut(f"field {self.field[0]!r} now {self.field[1]!r}", 80) if self.field else ""
+        )
 
     def evidence(self) -> str:
         """A short account of the effect for the tool result's reason."""
@@ -112,7 +115,7 @@ class Outcome:
             (self.modal > 0, "a modal opened"),
             (self.modal < 0, "a modal closed"),
             (self.toggled, f"it is now {'on' if self.active_after else 'off'}"),
-            (self.value_changed, f"value now {self.value!r}"[:80]),
+            (self.value_changed, textcut.cut(f"value now {self.value!r}", 80)),
             (self.target > 0, f"{self.target} changes on the element"),
             (self.mutations - self.target > 0, f"{self.mutations - self.target} page changes"),
             (self.focus_moved, "focus moved"),
@@ -383,7 +386,9 @@ def focus_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | No
     for key, label in _FOCUS_FIELDS:
         old, new = before.get(key), after.get(key)
         if old != new and label not in {c.split(" ", 1)[0] for c in changes}:
-            changes.append(f"{label} {str(old)[:30]!r} -> {str(new)[:30]!r}")
+            changes.append(
+                f"{label} {textcut.cut(str(old), 30)!r} -> {textcut.cut(str(new), 30)!r}"
+            )
     if not changes and (before["x"], before["y"]) != (after["x"], after["y"]):
         dx, dy = after["x"] - before["x"], after["y"] - before["y"]
         changes.append(f"moved by ({dx:+d}, {dy:+d}) px")

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import ElementHandle, Error, Frame
 
+from workers.agent import textcut
 from workers.agent.protocols import Action, ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions
@@ -187,7 +188,7 @@ async def _trigger_text(s: WorkflowContext, args: w.ChooseOptionArgs) -> str:
         text = value if value is not None else await el.inner_text()
     except (Error, RefError):  # re-rendered or gone: the click's own report stands
         return ""
-    return " ".join(str(text).split())[:80]
+    return textcut.cut(" ".join(str(text).split()), 80)
 
 
 def _with_tried(result: ToolResult, tried: tuple[str, ...]) -> ToolResult:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import ElementHandle, Error, Frame
 
+from workers.agent import textcut
 from workers.agent.protocols import Action, ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions, field_values
@@ -120,7 +121,7 @@ async def _mismatch(s: WorkflowContext, field: w.FormField) -> str | None:
     kind = str((await actions.element_kind(el))["inputType"])
     if held is None or field_values.same_value(kind, field.value, held):
         return None
-    return f"{field.ref} holds {held[:80]!r}, not {field.value[:80]!r}"
+    return f"{field.ref} holds {textcut.cut(held, 80)!r}, not {textcut.cut(field.value, 80)!r}"
 
 
 def _problems(form: dict[str, Any]) -> list[str]:

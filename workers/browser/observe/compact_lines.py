@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from workers.agent import textcut
+
 if TYPE_CHECKING:
     from workers.browser.observe.nodes import Node
 
@@ -34,7 +36,7 @@ def shown_text(node: Node, text_cap: int | None = None, slack: int = CUT_SLACK) 
     naming the ref that reads the rest."""
     name = node.name
     if text_cap is not None and len(name) > text_cap + slack:
-        name = name[:text_cap]
+        name = textcut.cut(name, text_cap)
     full = max(node.full_len, len(node.name))
     if full <= len(name):
         return name
@@ -93,7 +95,7 @@ class Section:
 
 
 def clip(s: str, n: int) -> str:
-    return s if len(s) <= n else s[: n - 1] + "…"
+    return textcut.clip(s, n)
 
 
 def sections(nodes: Sequence[Node]) -> list[Section]:

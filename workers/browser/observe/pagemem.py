@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from workers.agent import textcut
 from workers.browser.observe import compact, tokens
 from workers.browser.observe.snapshot import Node, Snapshot
 
@@ -193,7 +194,7 @@ def _merge_small(drafts: list[_Draft]) -> list[_Draft]:
 def _title(kind: str, nodes: Sequence[Node], landmark: str, items: int) -> str:
     lm = _last_landmark(landmark)
     heading = next((n.name for n in nodes if n.role == "heading"), "") or nodes[0].heading
-    heading = heading[:60]
+    heading = textcut.cut(heading, 60)
     if kind == "list":
         where = f' under "{heading}"' if heading else ""
         return f"list of {items} items{where}" + (f" in {lm}" if lm else "")
@@ -212,7 +213,7 @@ def _split_items(section_id: str, nodes: Sequence[Node]) -> tuple[Section, ...]:
         Section(
             id=f"{section_id}.{i}",
             kind="item",
-            title=next((n.name for n in group if n.name), "")[:60],
+            title=textcut.cut(next((n.name for n in group if n.name), ""), 60),
             nodes=tuple(group),
             content_hash=content_hash(group),
         )

@@ -14,6 +14,7 @@ from importlib import resources
 from string import Template
 from typing import Any
 
+from workers.agent import textcut
 from workers.agent.metered import LLMUsage as Usage
 from workers.agent.protocols import LLM
 from workers.browser.observe import pagemem
@@ -101,5 +102,5 @@ async def summarize(
         for s in chunk:
             line = data.get(s.id)
             if isinstance(line, str) and line.strip():
-                cache.put(s.content_hash, " ".join(line.split())[:200])
+                cache.put(s.content_hash, textcut.cut(" ".join(line.split()), 200))
     return pagemem.with_summaries(mem, cache.get)

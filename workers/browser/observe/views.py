@@ -19,6 +19,7 @@ from typing import Any
 from playwright.async_api import Page
 
 from app.settings import Settings
+from workers.agent import textcut
 from workers.browser.observe import compact, modal, pagemem, som
 from workers.browser.observe.fingerprint import Fingerprint
 from workers.browser.observe.observe_pipeline import ObservePipeline
@@ -82,7 +83,7 @@ async def som_image(
     try:
         shot = await som.observation_image(page, snap, refs, max_side=settings.llm_image_max_side)
     except som.SomError as exc:
-        return None, {"som": {"error": str(exc)[:200]}}
+        return None, {"som": {"error": textcut.cut(str(exc), 200)}}
     x, y, w, h = shot.region
     stats = {
         "tags": len(shot.labels),

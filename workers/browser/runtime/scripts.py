@@ -20,9 +20,20 @@ LOAD_WAIT_MS = 10_000
 ROOMS = ("workers.browser.observe", "workers.browser.act", "workers.browser.runtime")
 
 
+UNICODE_TEXT = "unicodeText"  # the shared text cutter (js/unicode_text.js), bound by name
+
+
 @cache
 def js(name: str) -> str:
-    """The source of `name` from whichever room ships it."""
+    """The source of `name` from whichever room ships it; a script that names
+    `unicodeText` gets it bound (cuts on grapheme boundaries, issue 27 item 1)."""
+    source = _source(name)
+    if UNICODE_TEXT in source and name != "unicode_text.js":
+        return f"(({UNICODE_TEXT}) => (\n{source}\n))({_source('unicode_text.js')})"
+    return source
+
+
+def _source(name: str) -> str:
     for room in ROOMS:
         source = resources.files(room).joinpath("js", name)
         if source.is_file():

@@ -58,7 +58,7 @@
     const describe = (e) => {
       const id = e.id ? `#${e.id}` : '';
       const cls = typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\s+/).slice(0, 2).join('.') : '';
-      const text = (e.innerText || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 40);
+      const text = unicodeText.cut((e.innerText || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim(), 40);
       return `${e.localName}${id}${cls}${text ? ` "${text}"` : ''}`;
     };
     if (!stack.includes(el) && inside(top, el)) return { verdict: 'ambiguous', cover: describe(top) };

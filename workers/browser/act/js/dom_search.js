@@ -50,8 +50,8 @@
   const describeHidden = (n) => {
     const box = container(n);
     const open = opener(box);
-    return { tag: n.localName, text: squash(n.textContent).slice(0, 100),
-      opener: open ? { text: squash(open.innerText || open.getAttribute('aria-label')).slice(0, 60), ids: idsOf(open) } : null };
+    return { tag: n.localName, text: unicodeText.cut(squash(n.textContent), 100),
+      opener: open ? { text: unicodeText.cut(squash(open.innerText || open.getAttribute('aria-label')), 60), ids: idsOf(open) } : null };
   };
   const visit = (root) => {
     for (const n of root.querySelectorAll('*')) {
@@ -68,7 +68,7 @@
         continue;
       }
       const r = n.getBoundingClientRect();
-      hits.push({ tag: n.localName, text: (n.innerText || n.value || '').trim().slice(0, 100),
+      hits.push({ tag: n.localName, text: unicodeText.cut((n.innerText || n.value || '').trim(), 100),
         ids: idsOf(n), x: Math.round(r.x), y: Math.round(r.y), w: Math.round(r.width), h: Math.round(r.height) });
     }
   };

@@ -46,8 +46,8 @@
 
   function describe(el, off) {
     const r = el.getBoundingClientRect();
-    const text = (pseudo(el, '::before') + ' ' + (el.innerText || el.value || '') + ' ' + pseudo(el, '::after'))
-      .replace(/\s+/g, ' ').trim().slice(0, 200);
+    const text = unicodeText.cut((pseudo(el, '::before') + ' ' + (el.innerText || el.value || '') + ' ' + pseudo(el, '::after'))
+      .replace(/\s+/g, ' ').trim(), 200);
     return {
       rect: [r.left + off[0], r.top + off[1], r.right + off[0], r.bottom + off[1]],
       text,

@@ -25,7 +25,7 @@
   const valueText = tag === 'input' && ['submit', 'button', 'reset'].includes(type) ? el.value : '';
   const parts = [el.getAttribute('aria-label'), labelledBy, el.innerText || el.textContent, valueText,
     labels, el.getAttribute('title'), el.getAttribute('alt'), el.getAttribute('placeholder'), el.getAttribute('name')];
-  const name = clean([...new Set(parts.map(clean).filter(Boolean))].join(' ')).slice(0, 300);
+  const name = unicodeText.cut(clean([...new Set(parts.map(clean).filter(Boolean))].join(' ')), 300);
   const form = el.form || el.closest('form');
   const submits = !!form && ((tag === 'button' && el.type === 'submit') ||
     (tag === 'input' && (type === 'submit' || type === 'image')));
@@ -41,7 +41,7 @@
       const def = form.querySelector('button:not([type]), button[type=submit], input[type=submit], input[type=image]');
       if (def) texts.push(def.getAttribute('aria-label'), def.innerText || def.value || def.textContent);
     }
-    formText = clean(texts.map(clean).filter(Boolean).join(' ')).slice(0, 300);
+    formText = unicodeText.cut(clean(texts.map(clean).filter(Boolean).join(' ')), 300);
   }
   return {
     role, tag, name, input_type: type,

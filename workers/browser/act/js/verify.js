@@ -71,7 +71,7 @@
   }
   function fieldName(f) {
     const label = f.labels && f.labels[0] ? f.labels[0].innerText : '';
-    return (f.getAttribute('aria-label') || label || f.name || f.id || f.localName).replace(/\s+/g, ' ').trim().slice(0, 40);
+    return unicodeText.cut((f.getAttribute('aria-label') || label || f.name || f.id || f.localName).replace(/\s+/g, ' ').trim(), 40);
   }
   function shown(e) {
     if (!e || !e.isConnected) return false;

@@ -21,14 +21,14 @@
   const label = f.getAttribute('aria-label') || (f.labels && f.labels[0] ? f.labels[0].innerText : '') || f.getAttribute('title') || '';
   return {
     what: f.getAttribute('role') || (f.localName === 'input' ? `${f.type || 'text'} field` : f.localName),
-    name: squash(label).slice(0, 40),
+    name: unicodeText.cut(squash(label), 40),
     value: 'value' in f && typeof f.value === 'string' && f.localName !== 'button' ? f.value : null,
     valuenow: f.getAttribute('aria-valuenow'),
     valuetext: f.getAttribute('aria-valuetext'),
     checked: 'checked' in f ? !!f.checked : f.getAttribute('aria-checked'),
     expanded: f.getAttribute('aria-expanded'),
     selected: f.getAttribute('aria-selected'),
-    text: f.isContentEditable || !f.children.length ? squash(f.innerText).slice(0, 60) : '',
+    text: f.isContentEditable || !f.children.length ? unicodeText.cut(squash(f.innerText), 60) : '',
     x: Math.round(r.left), y: Math.round(r.top),
   };
 }

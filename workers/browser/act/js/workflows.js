@@ -60,7 +60,7 @@
     win.__waRevealed = found;
     const inputs = found.filter((n) => ['input', 'select', 'textarea'].includes(n.localName)).length;
     const submit = found.some((n) => (n.type === 'submit') || (['button', 'a'].includes(n.localName) && SUBMIT.test(label(n))));
-    return { items: found.slice(0, 100).map((n) => ({ label: label(n).slice(0, 120), tag: n.localName,
+    return { items: found.slice(0, 100).map((n) => ({ label: unicodeText.cut(label(n), 120), tag: n.localName,
       role: n.getAttribute('role') || '' })), form: inputs >= 2 && submit, same };
   }
   if (op === 'pick') return (win.__waRevealed || [])[arg] || null;
@@ -129,7 +129,7 @@
     }
     const required = !!n.required || n.getAttribute('aria-required') === 'true';
     const invalid = n.getAttribute('aria-invalid') === 'true' || !!(n.willValidate && !n.checkValidity());
-    return { label: fieldLabel(n).slice(0, 80), kind, value: value.slice(0, 120), required, invalid, empty: value === '' };
+    return { label: unicodeText.cut(fieldLabel(n), 80), kind, value: unicodeText.cut(value, 120), required, invalid, empty: value === '' };
   };
   if (op === 'state') return stateOf(target);
   if (op === 'radio') {  // the radio of target's group whose label or value is `arg`
@@ -152,7 +152,7 @@
       return true;
     }).map(stateOf);
     const button = submitOf();
-    return { fields, submit: button ? label(button).slice(0, 80) : null };
+    return { fields, submit: button ? unicodeText.cut(label(button), 80) : null };
   }
   return null;
 }

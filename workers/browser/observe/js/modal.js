@@ -53,7 +53,7 @@
   const top = found[found.length - 1];
   const r = top.el.getBoundingClientRect();
   return {
-    label: label(top.el).slice(0, 80),
+    label: unicodeText.cut(label(top.el), 80),
     role: top.el.getAttribute('role') || (top.el.localName === 'dialog' ? 'dialog' : ''),
     how: top.how,
     box: [r.left, r.top, r.width, r.height],

@@ -66,11 +66,11 @@
   let gridSeq = 0;
   const INLINE = new Set(['inline', 'inline-block', 'inline-flex', 'inline-grid', 'contents', 'ruby', 'inline-table']);
 
-  const squash = (s) => s.replace(/\s+/g, ' ').trim();
+  const squash = (s) => unicodeText.whole(s.replace(/\s+/g, ' ').trim());
   const NUMBER = /^-?\d+(?:[.,]\d+)?%?$/;
-  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+  const clip = (s, n) => unicodeText.clip(s, n);
   // cut without an ellipsis; the node records `full` and compact.py writes the read_text marker
-  const cut = (node, s, n) => { if (s.length > n) { node.full = s.length; return s.slice(0, n); } return s; };
+  const cut = (node, s, n) => { if (s.length > n) { node.full = unicodeText.count(s); return unicodeText.cut(s, n); } return s; };
 
   function drop(reason, text) {
     dropped.count += 1;
