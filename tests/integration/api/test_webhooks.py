@@ -184,7 +184,13 @@ async def test_started_and_approval_events_reach_the_hook_when_chosen(hook_app: 
             await wait_for(lambda: len(receiver.requests) >= 2)
             await finish(hook_app, created["id"])
             await wait_for(lambda: len(receiver.requests) >= 3)
-            task = (await client.get(f"/v1/tasks/{created['id']}")).json()
+            # the delivery is marked after the hook answered: wait for that row, not the POST
+            async with asyncio.timeout(20):
+                while True:
+                    task = (await client.get(f"/v1/tasks/{created['id']}")).json()
+                    if task["webhook"]["state"] != "pending":
+                        break
+                    await asyncio.sleep(0.05)
     sent = [json.loads(raw) for _, raw in receiver.requests]
     assert [m["type"] for m in sent] == chosen
     assert all(signature_ok(h, raw) for h, raw in receiver.requests)
