@@ -20,7 +20,7 @@ chromium:
 	@if [ ! -x "$(CHROMIUM)" ] || [ ! -f "$(EMOJI_FONT)" ]; then \
 	  echo "installing Chromium and the emoji font from Debian"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-noto-color-emoji; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-noto-color-emoji; \
 	fi
 
 setup: $(STAMP) chromium
