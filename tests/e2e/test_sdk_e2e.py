@@ -5,18 +5,19 @@ repeats nothing), and refused requests as typed exceptions."""
 from __future__ import annotations
 
 import pytest
-
-from tests.e2e.conftest import SHOP, Service
-from tests.support.sites import TestSite, cheapest
 from webagent_client import (
     AsyncClient,
     Client,
+    ConflictError,
     NotFoundError,
     TaskCreate,
     TaskStatus,
     ValidationFailedError,
 )
 from webagent_client.models import EventOut
+
+from tests.e2e.conftest import ENDLESS, SHOP, Service
+from tests.support.sites import TestSite, cheapest
 
 pytestmark = [
     pytest.mark.browser,
@@ -56,11 +57,31 @@ def test_sync_client_runs_a_task_and_resumes_its_events(
         full = list(client.events(task.id))
         steps = client.list_steps(task.id).steps
         listed = client.list_tasks(status="succeeded", domain="127.0.0.1").items
+        ledger = client.get_ledger(task.id)
+        with pytest.raises(ConflictError) as finished:
+            client.cancel_task(task.id)
     check_stream(first, rest, full)
     assert done.status == TaskStatus.succeeded and done.result is not None
     assert done.result.answer == expected_answer() and done.result.success is True
     assert steps[0].action["action"] == "navigate" and steps[-1].action["action"] == "done"
     assert task.id in [t.id for t in listed]
+    assert ledger.snapshot is not None
+    assert finished.value.code == "conflict" and finished.value.status_code == 409
+
+
+def test_sync_client_cancels_a_running_task(service: Service, e2e_site: TestSite) -> None:
+    with Client(service.base_url) as client:
+        body = TaskCreate(instruction=ENDLESS, start_url=e2e_site.url("/counter/1"), max_steps=100)
+        task = client.submit_task(body)
+        for event in client.events(task.id):
+            if event.type == "step.started":
+                break
+        cancelling = client.cancel_task(task.id)
+        done = client.wait_task(task.id, timeout_s=60)
+        events = list(client.events(task.id))
+    assert cancelling.cancel_requested is True
+    assert done.status == TaskStatus.cancelled
+    assert events[-1].type == "task.finished"
 
 
 async def test_async_client_runs_a_task_and_resumes_its_events(

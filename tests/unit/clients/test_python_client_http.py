@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
-
 from webagent_client import (
     ApiError,
     AsyncClient,

@@ -1,9 +1,9 @@
 """The asynchronous client (httpx.AsyncClient): the same methods as `Client`, awaited.
 
-    async with AsyncClient("http://127.0.0.1:8000", api_key=key) as client:
-        task = await client.submit_task(TaskCreate(instruction="...", start_url="https://..."))
-        async for event in client.events(task.id):
-            print(event.seq, event.type)
+async with AsyncClient("http://127.0.0.1:8000", api_key=key) as client:
+    task = await client.submit_task(TaskCreate(instruction="...", start_url="https://..."))
+    async for event in client.events(task.id):
+        print(event.seq, event.type)
 """
 
 from __future__ import annotations
@@ -77,9 +77,7 @@ class AsyncClient:
     async def _send_optional(self, call: _calls.Call[M]) -> M | None:
         return call.parse(await self._http.request(call.method, call.path, **call.request()))
 
-    async def submit_task(
-        self, body: TaskCreate, *, idempotency_key: str | None = None
-    ) -> TaskOut:
+    async def submit_task(self, body: TaskCreate, *, idempotency_key: str | None = None) -> TaskOut:
         return await self._send(_calls.submit_task(body, idempotency_key))
 
     async def get_task(self, task_id: str) -> TaskOut:

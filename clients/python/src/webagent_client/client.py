@@ -1,10 +1,10 @@
 """The synchronous client (httpx.Client).
 
-    with Client("http://127.0.0.1:8000", api_key=key) as client:
-        task = client.submit_task(TaskCreate(instruction="...", start_url="https://..."))
-        for event in client.events(task.id):    # resumes with Last-Event-ID after a drop
-            print(event.seq, event.type)
-        print(client.get_task(task.id).result)
+with Client("http://127.0.0.1:8000", api_key=key) as client:
+    task = client.submit_task(TaskCreate(instruction="...", start_url="https://..."))
+    for event in client.events(task.id):    # resumes with Last-Event-ID after a drop
+        print(event.seq, event.type)
+    print(client.get_task(task.id).result)
 """
 
 from __future__ import annotations

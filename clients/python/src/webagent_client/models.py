@@ -1055,7 +1055,9 @@ class TaskCreate(BaseModel):
     allowed_domains: Annotated[list[str] | None, Field(max_length=100, title="Allowed Domains")] = (
         None
     )
-    approval_policy: Annotated[ApprovalPolicy | None, Field(title="Approval Policy")] = "sensitive"
+    approval_policy: Annotated[ApprovalPolicy | None, Field(title="Approval Policy")] = (
+        ApprovalPolicy.sensitive
+    )
     """
     sensitive: the task pauses in awaiting_approval before a risky action (delete, pay, send, password entry, downloads, cross-site form posts) and on a challenge page, until POST /v1/tasks/{id}/approvals/{approval_id}; none: never pauses
     """
@@ -1134,7 +1136,7 @@ class TaskCreate(BaseModel):
     """
     the page the browser opens first (without it, the agent may search)
     """
-    task_profile: TaskProfile | None = "general"
+    task_profile: TaskProfile | None = TaskProfile.general
     """
     which tools the agent may use: assistant (read-only), research (navigate, click, type into search fields), data_entry (forms, pinned to allowed_domains or the start URL's host), general (every tool)
     """
