@@ -81,6 +81,8 @@ def test_typescript_client_runs_a_task_and_resumes_its_events(
     assert report["status"] == "succeeded"
     assert report["answer"] == f"{cheapest().name} at {cheapest().price}"
     assert report["steps"][0] == "navigate" and report["steps"][-1] == "done"
+    assert report["listed"] is True and report["profiles"] == [True, False]
+    assert report["conflict"] == {"status": 409, "code": "conflict"}  # cancel a finished task
     instance = "/v1/tasks/no-such-task"
     assert report["missing"] == {"status": 404, "code": "not_found", "instance": instance}
     invalid = {"status": 422, "code": "validation_failed", "locs": [["body", "name"]]}

@@ -19,18 +19,23 @@ async function main(): Promise<void> {
   const full: EventOut[] = [];
   for await (const event of client.events(task.id)) full.push(event);
   const steps = await client.listSteps(task.id);
-  let missing: ApiError | null = null;
-  try {
-    await client.getTask("no-such-task");
-  } catch (error) {
-    if (error instanceof ApiError) missing = error;
-  }
-  let invalid: ApiError | null = null;
-  try {
-    await client.createProfile("not a valid name!");
-  } catch (error) {
-    if (error instanceof ApiError) invalid = error;
-  }
+  const listed = (await client.listTasks({ status: "succeeded", domain: "127.0.0.1" })).items.map((t) => t.id);
+  const refused = async (call: () => Promise<unknown>): Promise<ApiError | null> => {
+    try {
+      await call();
+    } catch (error) {
+      if (error instanceof ApiError) return error;
+      throw error;
+    }
+    return null;
+  };
+  const conflict = await refused(() => client.cancelTask(task.id));
+  await client.createProfile("sdk-ts-profile");
+  const profilesBefore = (await client.listProfiles()).map((p) => p.name);
+  await client.deleteProfile("sdk-ts-profile");
+  const profilesAfter = (await client.listProfiles()).map((p) => p.name);
+  const missing = await refused(() => client.getTask("no-such-task"));
+  const invalid = await refused(() => client.createProfile("not a valid name!"));
   const seqs = (events: EventOut[]) => events.map((e) => [e.seq, e.type]);
   console.log(
     JSON.stringify({
@@ -40,6 +45,9 @@ async function main(): Promise<void> {
       full: seqs(full),
       status: done.status,
       answer: done.result?.answer ?? null,
+      listed: listed.includes(task.id),
+      conflict: conflict && { status: conflict.status, code: conflict.code },
+      profiles: [profilesBefore.includes("sdk-ts-profile"), profilesAfter.includes("sdk-ts-profile")],
       steps: steps.steps.map((s) => s.action?.action ?? null),
       missing: missing && { status: missing.status, code: missing.code, instance: missing.problem?.instance },
       invalid: invalid && { status: invalid.status, code: invalid.code, locs: invalid.errors.map((e) => e.loc) },
