@@ -6,13 +6,25 @@ BIN := $(VENV)/bin
 CHROMIUM ?= /usr/bin/chromium
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench chaos migrate chromium clean openapi lock
+.PHONY: setup run test lint bench chaos migrate chromium clean openapi lock client-models ts-client
 
-$(STAMP): pyproject.toml constraints.txt
+# the service with its dev tools, and the Python SDK (clients/python) editable beside it
+$(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'  # versions from the lock file
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev]' -e clients/python  # versions from the lock file
 	touch $(STAMP)
+
+# the TypeScript SDK's compiler and generator, when Node.js is there (its tests skip without it)
+TS := clients/typescript
+$(TS)/node_modules/.installed: $(TS)/package.json $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+ts-client:
+	@if command -v node >/dev/null && command -v npm >/dev/null; then \
+	  $(MAKE) --no-print-directory $(TS)/node_modules/.installed; \
+	else echo "node not found: the TypeScript client is not set up (its tests skip)"; fi
 
 # Chromium and a colour emoji font (without it emoji draw as empty boxes in screenshots)
 EMOJI_FONT := /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
@@ -23,7 +35,7 @@ chromium:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-noto-color-emoji; \
 	fi
 
-setup: $(STAMP) chromium
+setup: $(STAMP) chromium ts-client
 
 migrate: setup
 	$(BIN)/webagent migrate
@@ -32,8 +44,8 @@ run: migrate
 	$(BIN)/webagent serve
 
 lint: setup
-	$(BIN)/ruff check app workers migrations tests bench
-	$(BIN)/ruff format --check app workers migrations tests bench
+	$(BIN)/ruff check app workers migrations tests bench clients/python
+	$(BIN)/ruff format --check app workers migrations tests bench clients/python
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
@@ -65,6 +77,13 @@ lock: setup
 # rewrite the committed API document (tests/unit/api/test_openapi.py fails while it is stale)
 openapi: setup
 	$(BIN)/python -m app.openapi_doc > docs/openapi.json
+	$(MAKE) --no-print-directory client-models
+
+# the SDKs' models and types from docs/openapi.json (tests/unit/clients and
+# tests/e2e/test_sdk_typescript_e2e.py fail while they are stale)
+client-models: setup
+	cd clients/python && PATH="$(abspath $(BIN)):$$PATH" datamodel-codegen
+	cd $(TS) && npm run -s generate
 
 clean:
 	rm -rf $(VENV) .webagent .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,46 @@
+"""Python client of the webagent task API (sync `Client`, async `AsyncClient`).
+
+Models in `webagent_client.models` are generated from the service's OpenAPI document
+(docs/openapi.json); errors are the typed exceptions of `webagent_client.errors`.
+"""
+
+from webagent_client.async_client import AsyncClient
+from webagent_client.client import Client
+from webagent_client.errors import (
+    ApiError,
+    BadRequestError,
+    ConflictError,
+    ForbiddenError,
+    InternalServerError,
+    MethodNotAllowedError,
+    NotFoundError,
+    PayloadTooLargeError,
+    RateLimitedError,
+    ServiceUnavailableError,
+    UnauthorizedError,
+    ValidationFailedError,
+    WebAgentError,
+)
+from webagent_client.models import EventOut, TaskCreate, TaskOut, TaskStatus
+
+__all__ = [
+    "ApiError",
+    "AsyncClient",
+    "BadRequestError",
+    "Client",
+    "ConflictError",
+    "EventOut",
+    "ForbiddenError",
+    "InternalServerError",
+    "MethodNotAllowedError",
+    "NotFoundError",
+    "PayloadTooLargeError",
+    "RateLimitedError",
+    "ServiceUnavailableError",
+    "TaskCreate",
+    "TaskOut",
+    "TaskStatus",
+    "UnauthorizedError",
+    "ValidationFailedError",
+    "WebAgentError",
+]
