@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 
 from app import logredact
 from app.api import approvals as approvals_api
+from app.api import live as live_api
 from app.api import artifacts as artifacts_api
 from app.api import domains as domains_api
 from app.api import events as events_api
@@ -147,6 +148,7 @@ def create_app(
     app.include_router(sites_api.router, responses=AUTH_RESPONSES)
     app.include_router(events_api.router, responses=AUTH_RESPONSES)
     app.include_router(approvals_api.router, responses=AUTH_RESPONSES)
+    app.include_router(live_api.router, responses=AUTH_RESPONSES)
     app.include_router(results.router, responses=AUTH_RESPONSES)
     app.include_router(profiles.router, responses=AUTH_RESPONSES)
     app.include_router(artifacts_api.router, responses=AUTH_RESPONSES)

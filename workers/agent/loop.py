@@ -58,6 +58,8 @@ from workers.agent.screenshots import StepScreenshots
 from workers.agent.site_map import annotate_menus
 from workers.agent.site_memory import SiteMemory
 from workers.agent.step_events import action_event, observation_event
+from workers.agent.takeover import NOTE_KIND as PERSON_NOTE
+from workers.agent.takeover import PersonNotes
 from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
 from workers.agent.tools.offer import ToolOffer
 from workers.agent.tools.registry import MORE_TOOLS
@@ -258,12 +260,24 @@ class AgentLoop:
 
     async def _observe(self, step: int) -> Observation:
         await self.navigation.stay_on_allowlist()  # a page may have moved on its own
-        observation = await self.browser.observe(self.task.observation_mode)
+        observation = self._with_person_notes(
+            step, await self.browser.observe(self.task.observation_mode)
+        )
         if self.task.forbid_login:  # seed 004 App. C.5, before the model sees the page
             await refuse_login_form(self.browser, observation)
         await self.sink.emit(EventType.observation, observation_event(step, observation))
         self.screenshots.start(step)  # stored while the model thinks (issue 13)
         return observation
+
+    def _with_person_notes(self, step: int, observation: Observation) -> Observation:
+        """What a person did on the page since the last look (workers/agent/takeover.py):
+        a Ledger note, and the first lines of this observation."""
+        notes = self.browser.person_notes() if isinstance(self.browser, PersonNotes) else []
+        for text in notes:
+            self.ledger.note(text, step, kind=PERSON_NOTE)
+        if not notes:
+            return observation
+        return replace(observation, text="\n".join([*notes, "", observation.text]))
 
     async def _think(self, step: int, state: Observation) -> WorkerTurn:
         messages = self.history.messages(state, step)
