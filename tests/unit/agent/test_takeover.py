@@ -5,15 +5,21 @@ never the keys), and an approval wait lets the person act without a takeover."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
 from workers.agent.history import CompressedHistory
-from workers.agent.loop import AgentLoop
+from workers.agent.loop import AgentLoop, run_agent
 from workers.agent.protocols import AgentTask, ApprovalRequest
 from workers.agent.takeover import Takeover, TakeoverBrowser, activity_note
-from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, ScriptedGate, reply
+from workers.agent.testing import (
+    FakeBrowser,
+    FakeLLM,
+    InMemoryMemoryStore,
+    RecordingSink,
+    ScriptedGate,
+    reply,
+)
 
 HOME = "http://site.test/"
 PAGES = {HOME: [("button", "Add one", None)]}
@@ -45,7 +51,6 @@ async def test_paused_agent_resumes_on_hand_back_with_a_ledger_note() -> None:
     assert outcome.success and outcome.answer == "2 clicks"
     [note] = [n for n in loop.ledger.episodic if n.kind == "person"]
     assert "2 clicks, 1 scroll, 1 key press" in note.text and HOME in note.text
-    assert note.text in json.dumps(llm.prompts[0])  # the Worker reads it with the page
     assert sink.of_type("takeover.started") == [{"by": "key:abc", "reason": "takeover"}]
     assert sink.of_type("takeover.ended") == [
         {"by": "key:abc", "acts": {"click": 2, "wheel": 1, "key": 1}, "url": HOME}
@@ -80,3 +85,21 @@ async def test_approval_wait_lets_the_person_act_and_is_noted() -> None:
 def test_note_names_counts_and_pages_only() -> None:
     note = activity_note({"key": 12}, "http://a.test/", "http://b.test/", "takeover")
     assert "12 key presses" in note and "from http://a.test/ to http://b.test/" in note
+
+
+async def test_the_worker_reads_the_note_beside_the_page_not_in_it() -> None:
+    takeover = Takeover()
+    browser = TakeoverBrowser(FakeBrowser(PAGES), takeover)
+    llm = FakeLLM([reply(("done", {"answer": "1 click", "success": True}))])
+    await takeover.request("local")
+    run = asyncio.create_task(
+        run_agent(_task(), browser, llm, RecordingSink(), memory=InMemoryMemoryStore())
+    )
+    await _until(lambda: takeover.paused)
+    takeover.record("click", HOME)
+    await takeover.hand_back("local")
+    assert (await run).success
+    [current] = [m["content"] for m in llm.prompts[0] if m["role"] == "user"][-1:]
+    assert "A person took over the browser (takeover)" in current
+    page = current[current.index("<page_content") : current.index("</page_content>")]
+    assert "A person took over" not in page
