@@ -16,13 +16,13 @@ from fastapi.exceptions import RequestValidationError
 
 from app import logredact
 from app.api import approvals as approvals_api
-from app.api import live as live_api
 from app.api import artifacts as artifacts_api
 from app.api import domains as domains_api
 from app.api import events as events_api
 from app.api import guides as guides_api
 from app.api import health, problems, profiles, results, tasks, unavailable
 from app.api import ledger as ledger_api
+from app.api import live as live_api
 from app.api import sites as sites_api
 from app.api.access import OperatorPagesGuard
 from app.api.deps import AUTH_RESPONSES

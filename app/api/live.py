@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, status
@@ -26,20 +26,35 @@ from pydantic import BaseModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app.api.approvals import decider
-from app.api.deps import BusDep, PrincipalDep, SessionDep, SessionFactoryDep, SettingsDep
-from app.api.deps import TenantDep, WriterDep
+from app.api.deps import (
+    BusDep,
+    PrincipalDep,
+    SessionDep,
+    SessionFactoryDep,
+    SettingsDep,
+    TenantDep,
+    WriterDep,
+)
 from app.api.inputs import MALFORMED_BODY, TaskIdPath
 from app.api.tasks import load_task
 from app.contracts import TaskStatus
 from app.db import repositories
-from app.live import LiveFeed, LiveInput, handback_command, input_command, live_hub
-from app.live import takeover_command
+from app.live import (
+    LiveFeed,
+    LiveInput,
+    handback_command,
+    input_command,
+    live_hub,
+    takeover_command,
+)
 
 router = APIRouter(prefix="/v1/tasks", tags=["live"])
 
 STATUS_CHECK_S = 5.0  # how often an open live stream looks whether its task has ended
 LIVE = (TaskStatus.running, TaskStatus.awaiting_approval)
-NOT_LIVE = {409: {"description": "the task is not running (queued or finished)"}}
+NOT_LIVE: dict[int | str, dict[str, Any]] = {
+    409: {"description": "the task is not running (queued or finished)"}
+}
 
 
 class LiveAccepted(BaseModel):
@@ -62,7 +77,7 @@ async def _ended(sessions: Any, task_id: str, tenant: str) -> bool:
     return task is None or TaskStatus(task.status).terminal
 
 
-async def _stream(feed: LiveFeed, ended: Any) -> AsyncIterator[bytes]:
+async def _stream(feed: LiveFeed, ended: Any) -> AsyncGenerator[bytes, None]:
     checked = time.monotonic()
     while True:
         message = await feed.next(timeout=1.0)

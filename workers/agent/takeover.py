@@ -93,14 +93,14 @@ class Takeover:
             await self.on_change()
 
     async def request(self, by: str) -> None:
-        """"Take over": the agent pauses before its next step."""
+        """ "Take over": the agent pauses before its next step."""
         if not self.requested:
             self.requested, self.by = True, by
             self._handed_back.clear()
             await self._changed()
 
     async def hand_back(self, by: str) -> None:
-        """"Hand back": a paused agent resumes; a takeover not yet started is called off."""
+        """ "Hand back": a paused agent resumes; a takeover not yet started is called off."""
         if self.requested:
             self.requested, self.by = False, by or self.by
             self._handed_back.set()
@@ -117,7 +117,8 @@ class Takeover:
         if self.requested:
             self.paused = True
             self.start_url = self.start_url or url()
-            await self._emit(EventType.takeover_started, takeover_started_event(self.by, "takeover"))
+            started = takeover_started_event(self.by, "takeover")
+            await self._emit(EventType.takeover_started, started)
             await self._changed()
             try:
                 await self._handed_back.wait()

@@ -15,8 +15,7 @@ from app.auth import Scope
 from app.db import repositories
 from app.live import LiveInput, control_message, frame_message, input_command, live_hub
 from app.main import create_app
-from tests.integration.api.conftest import RecordingDispatcher, live_server, make_settings
-from tests.integration.api.conftest import read_sse
+from tests.integration.api.conftest import RecordingDispatcher, live_server, make_settings, read_sse
 from tests.integration.api.test_auth_keys import bearer, keyed_app, new_key
 from tests.support.task_rows import add_task
 
@@ -108,5 +107,3 @@ async def test_frames_stream_to_a_watcher(app: FastAPI) -> None:
             with contextlib.suppress(asyncio.CancelledError):
                 await publisher
         assert seen == ["control", "frame"]
-
-

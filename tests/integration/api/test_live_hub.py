@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from app.events import MemoryEventBus, RedisEventBus
-from app.live import LiveHub, frame_message, input_command, live_hub, takeover_command
-from app.live import LiveInput
+from app.live import LiveHub, LiveInput, frame_message, input_command, live_hub, takeover_command
 
 
 class Side:

@@ -13,8 +13,14 @@ import pytest
 from PIL import Image
 from playwright.async_api import Page
 
-from app.live import LiveFeed, LiveInput, MemoryLiveHub, handback_command, input_command
-from app.live import takeover_command
+from app.live import (
+    LiveFeed,
+    LiveInput,
+    MemoryLiveHub,
+    handback_command,
+    input_command,
+    takeover_command,
+)
 from workers.agent.takeover import Takeover
 from workers.browser.runtime.live_room import LiveRoom
 from workers.browser.runtime.regions import HiddenRegions

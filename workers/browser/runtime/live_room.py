@@ -107,8 +107,9 @@ class LiveRoom:
 
     async def _announce(self) -> None:
         t = self.takeover
-        by = "person" if t.person_may_act else "agent"
-        await self.hub.publish(self.task_id, control_message(by, t.requested and not t.paused))
+        requested = t.requested and not t.paused
+        message = control_message("person" if t.person_may_act else "agent", requested)
+        await self.hub.publish(self.task_id, message)
 
     async def apply(self, command: Mapping[str, Any]) -> None:
         kind = command.get("type")

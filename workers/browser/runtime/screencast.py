@@ -76,9 +76,9 @@ class Screencast:
         self.page = page
         self.regions = regions
         self.casting = False
+        size = page.viewport_size
         self.viewport = Viewport(
-            float((page.viewport_size or {}).get("width", 1280)),
-            float((page.viewport_size or {}).get("height", 800)),
+            float(size["width"]) if size else 1280.0, float(size["height"]) if size else 800.0
         )
         self._cdp: CDPSession | None = None
         self._sink: FrameSink | None = None
@@ -101,9 +101,9 @@ class Screencast:
         if self.casting:
             return
         self._navigated = True
+        size = {"maxWidth": MAX_SIDE, "maxHeight": MAX_SIDE}
         await (await self._session()).send(
-            "Page.startScreencast",
-            {"format": "jpeg", "quality": JPEG_QUALITY, "maxWidth": MAX_SIDE, "maxHeight": MAX_SIDE},
+            "Page.startScreencast", {"format": "jpeg", "quality": JPEG_QUALITY, **size}
         )
         self.casting = True
 
