@@ -57,10 +57,7 @@ class LiveInput(BaseModel):
         "ArrowLeft/Right/Up/Down, Home, End, PageUp, PageDown",
     )
 
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={"examples": [{"kind": "click", "x": 0.42, "y": 0.31}]},
-    )
+    model_config = ConfigDict(extra="forbid")
 
 
 # -- the messages and commands (one builder each) --------------------------------------------
