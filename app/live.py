@@ -30,13 +30,19 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 WATCH_TTL_S = 6.0  # a watcher that stops refreshing counts no more after this
 WATCH_REFRESH_S = 2.0
 FEED_SIZE = 4  # messages a slow watcher may lag behind before the oldest are dropped
 COMMAND_TTL_S = 60  # commands nobody takes (no worker runs the task) expire
 MAX_COMMANDS = 200  # queued per task; a flood is cut to the newest
+
+
+KEY_NAMES = frozenset(
+    {"Enter", "Tab", "Backspace", "Delete", "Escape", "Home", "End", "PageUp", "PageDown"}
+    | {"ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"}
+)
 
 
 class LiveInput(BaseModel):
@@ -58,6 +64,19 @@ class LiveInput(BaseModel):
     )
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("key")
+    @classmethod
+    def _one_key(cls, key: str) -> str:
+        if key and key not in KEY_NAMES and not (len(key) == 1 and key.isprintable()):
+            raise ValueError("one printable character or a key name such as Enter")
+        return key
+
+    @model_validator(mode="after")
+    def _key_for_key(self) -> LiveInput:
+        if self.kind == "key" and not self.key:
+            raise ValueError("kind key needs `key`")
+        return self
 
 
 # -- the messages and commands (one builder each) --------------------------------------------

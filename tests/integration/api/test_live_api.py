@@ -70,7 +70,8 @@ async def test_only_a_running_task_is_live_and_input_is_checked(db_url: str) -> 
             assert answer.status_code == 409, path
         assert (await c.get(f"/v1/tasks/{queued}/live", headers=key)).status_code == 409
         tid = await _running_task(app, "acme")
-        for bad in ({"kind": "click", "x": 2}, {"kind": "drag"}, {**CLICK, "extra": 1}):
+        wrong = ({"kind": "key"}, {"kind": "key", "key": "Shift"}, {"kind": "key", "key": "ab"})
+        for bad in ({"kind": "click", "x": 2}, {"kind": "drag"}, {**CLICK, "extra": 1}, *wrong):
             answer = await c.post(f"/v1/tasks/{tid}/live/input", headers=key, json=bad)
             assert answer.status_code == 422, bad
 

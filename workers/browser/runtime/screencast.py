@@ -26,6 +26,7 @@ from typing import Any
 from playwright.async_api import CDPSession, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from app.live import KEY_NAMES
 from workers.browser.runtime.regions import NO_REGIONS, HiddenRegions, blackout
 from workers.browser.runtime.scripts import js
 
@@ -50,6 +51,8 @@ KEYS: dict[str, tuple[str, str, int, str]] = {
     "PageUp": ("PageUp", "PageUp", 33, ""),
     "PageDown": ("PageDown", "PageDown", 34, ""),
 }
+
+assert frozenset(KEYS) == KEY_NAMES, "every key name the API accepts can be pressed"
 
 FrameSink = Callable[[bytes, float, float], Awaitable[None]]
 
