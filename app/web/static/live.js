@@ -91,25 +91,35 @@
     panel.hidden = true;
   }
 
-  const source = new EventSource(api + "/live");
-  state.source = source;
-  source.addEventListener("frame", (message) => {
-    const frame = parse(message);
-    if (!frame || typeof frame.jpeg !== "string") return;
-    screen.src = "data:image/jpeg;base64," + frame.jpeg;
-    screen.dataset.frames = String(Number(screen.dataset.frames || 0) + 1);
-  });
-  source.addEventListener("control", (message) => {
-    const control = parse(message);
-    if (!control) return;
-    state.control = control.by === "person" ? "person" : "agent";
-    state.requested = Boolean(control.requested);
-    root.dataset.control = state.control;
-    show();
-  });
-  source.addEventListener("end", stop);
-  source.addEventListener("error", () => {
-    if (source.readyState === EventSource.CLOSED) stop();
-  });
+  function connect() {
+    const source = new EventSource(api + "/live");
+    state.source = source;
+    source.addEventListener("frame", (message) => {
+      const frame = parse(message);
+      if (!frame || typeof frame.jpeg !== "string") return;
+      screen.src = "data:image/jpeg;base64," + frame.jpeg;
+      screen.dataset.frames = String(Number(screen.dataset.frames || 0) + 1);
+    });
+    source.addEventListener("control", (message) => {
+      const control = parse(message);
+      if (!control) return;
+      state.control = control.by === "person" ? "person" : "agent";
+      state.requested = Boolean(control.requested);
+      root.dataset.control = state.control;
+      show();
+    });
+    source.addEventListener("end", stop);
+    source.addEventListener("error", async () => {
+      if (source.readyState !== EventSource.CLOSED || state.source !== source) return;
+      // refused (409: not started yet) or dropped: try again while the task may still run
+      const task = await fetch(api, { credentials: "same-origin" })
+        .then((r) => (r.ok ? r.json() : null))
+        .catch(() => null);
+      if (!task || TERMINAL.has(task.status)) stop();
+      else setTimeout(connect, 1000);
+    });
+  }
+
+  connect();
   show();
 })();
