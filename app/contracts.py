@@ -71,6 +71,8 @@ class EventType(StrEnum):
     dead_end_recorded = "dead_end.recorded"
     approval_requested = "approval.requested"
     approval_resolved = "approval.resolved"
+    takeover_started = "takeover.started"  # a person has the page, the agent paused
+    takeover_ended = "takeover.ended"  # the person handed the page back
     llm_call = "llm.call"
     task_finished = "task.finished"
 

@@ -124,6 +124,20 @@ class ApprovalResolved(_Data):
     by: str | None = None
 
 
+class TakeoverStarted(_Data):
+    by: str = Field(description="who took over (an API key id, or local)")
+    reason: str = Field(description="takeover: the person asked for the page")
+
+
+class TakeoverEnded(_Data):
+    by: str
+    acts: dict[str, int] = Field(
+        description="how many clicks, wheel scrolls and key presses the person sent "
+        "(the keys themselves are not recorded)"
+    )
+    url: str = Field(description="the page the person left")
+
+
 class StepScoped(_Data):
     """Brain events (plan, memory, facts, dead ends): at least the step they belong to."""
 
@@ -141,6 +155,8 @@ EVENT_DATA: dict[str, type[BaseModel]] = {
     EventType.llm_call.value: LLMCall,
     EventType.approval_requested.value: ApprovalRequested,
     EventType.approval_resolved.value: ApprovalResolved,
+    EventType.takeover_started.value: TakeoverStarted,
+    EventType.takeover_ended.value: TakeoverEnded,
     EventType.plan_updated.value: StepScoped,
     EventType.memory_evicted.value: StepScoped,
     EventType.fact_recorded.value: StepScoped,

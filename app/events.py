@@ -23,6 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.contracts import Event, stream_key
 from app.db import repositories
+from app.live import MemoryLiveHub, RedisLiveHub
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +118,7 @@ class MemoryEventBus:
         self._lock = threading.Lock()
         self._subs: dict[str, set[_MemorySubscription]] = {}
         self._queue_size = queue_size
+        self.live = MemoryLiveHub()  # the live view's relay (app/live.py)
 
     def subscribe(self, task_id: str) -> Subscription:
         return _MemorySubscription(self, task_id, self._queue_size)
@@ -333,6 +335,7 @@ class RedisEventBus:
         self.block_s = block_s  # one XREAD BLOCK slice: must stay below the socket timeout
         self.maxlen = maxlen
         self.ttl_s = ttl_s
+        self.live = RedisLiveHub(self.client)  # the live view's relay (app/live.py)
         # one client per event loop: redis.asyncio connections are bound to the loop that made them
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = (
             weakref.WeakKeyDictionary()

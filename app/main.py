@@ -22,6 +22,7 @@ from app.api import events as events_api
 from app.api import guides as guides_api
 from app.api import health, problems, profiles, results, tasks, unavailable
 from app.api import ledger as ledger_api
+from app.api import live as live_api
 from app.api import sites as sites_api
 from app.api.access import OperatorPagesGuard
 from app.api.deps import AUTH_RESPONSES
@@ -147,6 +148,7 @@ def create_app(
     app.include_router(sites_api.router, responses=AUTH_RESPONSES)
     app.include_router(events_api.router, responses=AUTH_RESPONSES)
     app.include_router(approvals_api.router, responses=AUTH_RESPONSES)
+    app.include_router(live_api.router, responses=AUTH_RESPONSES)
     app.include_router(results.router, responses=AUTH_RESPONSES)
     app.include_router(profiles.router, responses=AUTH_RESPONSES)
     app.include_router(artifacts_api.router, responses=AUTH_RESPONSES)

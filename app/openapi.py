@@ -60,6 +60,10 @@ SUMMARIES = {
     "getProfile": "Get a browser profile",
     "deleteProfile": "Delete a browser profile",
     "getHealth": "Liveness",
+    "liveView": "Watch a running task's browser (live frames)",
+    "takeOver": "Take over the browser (pause the agent)",
+    "handBack": "Hand the browser back to the agent",
+    "liveInput": "Send a click, scroll or key to the page",
     "getReadiness": "Readiness",
     "getMetrics": "Prometheus metrics",
 }
@@ -106,6 +110,17 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
         },
     },
     "ProfileCreate": {"shop": {"summary": "A profile for one site", "value": {"name": "shop"}}},
+    "LiveInput": {
+        "click": {
+            "summary": "Click a point of the live picture",
+            "value": {"kind": "click", "x": 0.42, "y": 0.31},
+        },
+        "scroll": {
+            "summary": "Scroll down 400 pixels",
+            "value": {"kind": "wheel", "x": 0.5, "y": 0.5, "dy": 400},
+        },
+        "key": {"summary": "Press Enter", "value": {"kind": "key", "key": "Enter"}},
+    },
     "GuideIn": {
         "site": {
             "summary": "How to order on one site",

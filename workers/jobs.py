@@ -24,6 +24,7 @@ from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
 from app.db.repo_attachments import load_attachments
 from app.db.types import as_utc
+from app.live import live_hub
 from app.logging_config import task_context
 from app.secrets import secrets_note
 from app.urlpolicy import network_policy
@@ -43,12 +44,14 @@ from workers.agent.protocols import AgentOutcome, AgentTask, Browser
 from workers.agent.route_record import RouteRecorder
 from workers.agent.search import run_task as run_routed
 from workers.agent.supervised import supervise
+from workers.agent.takeover import Takeover, TakeoverBrowser
 from workers.browser.act import click_memory
 from workers.browser.act.click_memory import domain_of
 from workers.browser.act.files import attachments_note, stage_attachments
 from workers.browser.observe import views
 from workers.browser.runtime import net_errors, regions, storage_state
 from workers.browser.runtime.crash import crash_watch
+from workers.browser.runtime.live_room import LiveRoom
 from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
 from workers.browser.session import PageSession
@@ -285,17 +288,22 @@ async def _open_browser(
         browser.keep_file = sink.save_file  # downloads become task artifacts (API)
         # seed 003 §9.4: the task's private regions never reach the model (regions.py)
         browser.hidden_regions = regions.HiddenRegions.of(spec.private_regions)
+        # the live view and a person's takeover (issue 23 item 2; live_room.py, takeover.py)
+        takeover = Takeover(sink)
+        room = LiveRoom(page, live_hub(rt.bus), spec.task_id, takeover, browser.hidden_regions)
         try:
             # a Chromium or page crash ends the run at once as browser_crashed (crash.py)
-            async with crash_watch(page):
+            async with crash_watch(page), room.running():
                 # approvals before sensitive actions, handoffs on challenges (approval_policy)
                 learner = learner or RunLearnings(spec.instruction, spec.task_id)
                 gate = approval_gate(rt.sessions, rt.settings, spec, learner.watch_sink(sink))
-                supervised = supervise(browser, gate, supervision_of(spec, rt.settings), store)
+                supervision = supervision_of(spec, rt.settings)
+                supervised = supervise(browser, takeover.gated(gate), supervision, store)
                 # its pages are the answer check's evidence and the site learnings' source
                 watched = results.watch(learner.watch(supervised))
                 # the route recorder sees the actions as the loop takes them (issue 21)
-                yield recorder.watch(watched) if recorder is not None else watched
+                recorded = recorder.watch(watched) if recorder is not None else watched
+                yield TakeoverBrowser(recorded, takeover)  # paused while a person has the page
         finally:
             if results.saves_profile:  # written back after a succeeded run
                 results.keep_state(await storage_state.capture(page))

@@ -34,7 +34,13 @@ from workers.agent.batch import Batch, BatchRunner
 from workers.agent.brain import Brain, BrainConfig, Trigger
 from workers.agent.endings import Ending, Usage
 from workers.agent.errors import AgentError, TaskCancelled, recovery_signal
-from workers.agent.history import CompressedHistory, History, StepRecord, call_line
+from workers.agent.history import (
+    CompressedHistory,
+    History,
+    StepRecord,
+    call_line,
+    sanitize_page_text,
+)
 from workers.agent.ledger import Ledger, StepOutcome, domain_of
 from workers.agent.metered import MeteredLLM
 from workers.agent.navigation import GuardedNavigation
@@ -58,6 +64,8 @@ from workers.agent.screenshots import StepScreenshots
 from workers.agent.site_map import annotate_menus
 from workers.agent.site_memory import SiteMemory
 from workers.agent.step_events import action_event, observation_event
+from workers.agent.takeover import NOTE_KIND as PERSON_NOTE
+from workers.agent.takeover import PersonNotes
 from workers.agent.task_profiles import ProfileGuard, allowed_tools, refuse_login_form
 from workers.agent.tools.offer import ToolOffer
 from workers.agent.tools.registry import MORE_TOOLS
@@ -259,11 +267,22 @@ class AgentLoop:
     async def _observe(self, step: int) -> Observation:
         await self.navigation.stay_on_allowlist()  # a page may have moved on its own
         observation = await self.browser.observe(self.task.observation_mode)
+        self._take_person_notes(step)
         if self.task.forbid_login:  # seed 004 App. C.5, before the model sees the page
             await refuse_login_form(self.browser, observation)
         await self.sink.emit(EventType.observation, observation_event(step, observation))
         self.screenshots.start(step)  # stored while the model thinks (issue 13)
         return observation
+
+    def _take_person_notes(self, step: int) -> None:
+        """What a person did on the page since the last look (workers/agent/takeover.py):
+        a Ledger note, and a note beside this observation (outside the page's text)."""
+        notes = self.browser.person_notes() if isinstance(self.browser, PersonNotes) else []
+        for text in notes:
+            self.ledger.note(text, step, kind=PERSON_NOTE)
+        pending = getattr(self.history, "notes", None)  # LedgerHistory's one-off notes
+        if notes and isinstance(pending, list):
+            pending.extend(sanitize_page_text(text) for text in notes)
 
     async def _think(self, step: int, state: Observation) -> WorkerTurn:
         messages = self.history.messages(state, step)

@@ -98,10 +98,12 @@ def test_every_request_body_has_a_real_example(spec: dict[str, Any]) -> None:
     from app.api.guides import GuideIn
     from app.api.schemas import ProfileCreate, TaskCreate
     from app.api.sites import ExploreCreate
+    from app.live import LiveInput
 
     models = {"TaskCreate": TaskCreate, "ProfileCreate": ProfileCreate}
     models["ApprovalDecisionIn"] = ApprovalDecisionIn
     models["GuideIn"], models["ExploreCreate"] = GuideIn, ExploreCreate
+    models["LiveInput"] = LiveInput
     bodies = [(p, op["requestBody"]) for _, p, op in operations(spec) if "requestBody" in op]
     assert len(bodies) >= 3
     for path, body in bodies:

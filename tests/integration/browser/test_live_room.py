@@ -1,0 +1,111 @@
+"""The live view on a real page (workers/browser/runtime/live_room.py, screencast.py):
+screencast frames only while someone watches, private regions black in them, and a
+person's click, keys and scroll reach the page only while the agent is paused for them."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+from typing import Any
+
+import pytest
+from PIL import Image
+from playwright.async_api import Page
+
+from app.live import (
+    LiveFeed,
+    LiveInput,
+    MemoryLiveHub,
+    handback_command,
+    input_command,
+    takeover_command,
+)
+from workers.agent.takeover import Takeover
+from workers.browser.runtime.live_room import LiveRoom
+from workers.browser.runtime.regions import HiddenRegions
+
+pytestmark = [pytest.mark.browser]
+
+TASK = "live-task"
+PAGE = """<!doctype html><title>Clicker</title>
+<style>body { margin: 0; background: #fff; font: 20px sans-serif; }
+#add { position: absolute; left: 0; top: 0; width: 640px; height: 300px; }
+#name { position: absolute; left: 660px; top: 0; width: 600px; height: 300px; font-size: 40px; }
+#secret { position: absolute; left: 100px; top: 400px; width: 400px; height: 200px;
+  background: #fff; color: #fff; }
+#tall { height: 3000px; }</style>
+<button id="add">Add one</button><input id="name" aria-label="Name">
+<div id="secret">CANARY-ACCOUNT-1234</div><p id="count">Clicks: 0</p><div id="tall"></div>
+<script>let n = 0; document.querySelector('#add').onclick = () => {
+  n += 1; document.querySelector('#count').textContent = 'Clicks: ' + n; };</script>"""
+
+
+async def _message(feed: LiveFeed, kind: str, **match: Any) -> dict[str, Any]:
+    """The next message of `kind` (and fields) the watcher gets; fails after 20 s of none."""
+    async with asyncio.timeout(20):
+        while True:
+            message = await feed.next(timeout=1.0)
+            if message and message["type"] == kind and match.items() <= message.items():
+                return message
+
+
+def _image(frame: dict[str, Any]) -> Image.Image:
+    return Image.open(io.BytesIO(base64.b64decode(frame["jpeg"]))).convert("RGB")
+
+
+async def _count(page: Page) -> str:
+    return str(await page.text_content("#count"))
+
+
+async def test_frames_only_while_watched_with_private_regions_black(page: Page) -> None:
+    await page.set_content(PAGE)
+    hub, takeover = MemoryLiveHub(), Takeover()
+    room = LiveRoom(page, hub, TASK, takeover, HiddenRegions.of(["#secret"]))
+    async with room.running():
+        assert not room.screen.casting  # nobody watches: no screencast
+        async with hub.watch(TASK) as feed:
+            frame = await _message(feed, "frame")
+            assert (frame["width"], frame["height"]) == (1280, 800)
+            img = _image(frame)
+            scale = img.width / frame["width"]
+            inside = [
+                img.getpixel((int(x * scale), int(y * scale)))
+                for x in range(110, 490, 20)
+                for y in range(410, 590, 20)
+            ]
+            assert max(max(p) for p in inside) < 40  # type: ignore[arg-type]
+            white = img.getpixel((int(700 * scale), int(700 * scale)))
+            assert min(white) > 200  # type: ignore[arg-type]
+        async with asyncio.timeout(20):
+            while room.screen.casting:  # the last watcher left: the screencast stops
+                await asyncio.sleep(0.1)
+
+
+async def test_person_input_lands_only_while_the_agent_is_paused(page: Page) -> None:
+    await page.set_content(PAGE)
+    hub, takeover = MemoryLiveHub(), Takeover()
+    room = LiveRoom(page, hub, TASK, takeover)
+    click = input_command(LiveInput(kind="click", x=0.25, y=0.2))
+    async with room.running(), hub.watch(TASK) as feed:
+        await _message(feed, "frame")
+        await room.apply(click)  # the agent is acting: a person's click is dropped
+        assert await _count(page) == "Clicks: 0"
+        await hub.send(TASK, takeover_command("local"))
+        await _message(feed, "control", by="agent", requested=True)
+        turn = asyncio.create_task(takeover.agent_turn(lambda: page.url))  # between steps
+        await _message(feed, "control", by="person")
+        await hub.send(TASK, click)
+        await page.wait_for_function("document.querySelector('#count').textContent === 'Clicks: 1'")
+        await hub.send(TASK, input_command(LiveInput(kind="click", x=0.75, y=0.2)))
+        for key in ("h", "i", "Backspace", "!"):
+            await hub.send(TASK, input_command(LiveInput(kind="key", key=key)))
+        await page.wait_for_function("document.querySelector('#name').value === 'h!'")
+        await hub.send(TASK, input_command(LiveInput(kind="wheel", x=0.5, y=0.5, dy=500)))
+        await page.wait_for_function("window.scrollY >= 400")
+        await hub.send(TASK, handback_command("local"))
+        await asyncio.wait_for(turn, 20)
+        await _message(feed, "control", by="agent", requested=False)
+    [note] = takeover.take_notes()
+    assert "2 clicks, 1 scroll, 4 key presses" in note
+    assert "h!" not in note  # what was typed is never recorded
