@@ -29,7 +29,7 @@ from workers.agent.tools.schema import openai_tool
 PARSE_ERROR_KEY = "__parse_error__"
 RAW_ARGUMENTS_KEY = "__raw_arguments__"
 MAX_ACTIONS_PER_STEP = 5  # seed 000 §4.1: at most five actions before re-evaluation
-MAX_BULK_ACTIONS = 30
+MAX_BULK_ACTIONS = 60  # three sliders by keyboard needed exactly 30; a form grid more
 DONE = ToolName.done.value
 MORE_TOOLS = ToolName.more_tools.value
 
@@ -107,7 +107,7 @@ _SPECS: tuple[ToolSpec, ...] = (
         ToolName.click,
         a.ClickArgs,
         "Click an element; hold_ms presses and holds.",
-        (*_REF_ERRORS, E.no_effect, E.click_silent, E.dead_click, E.element_covered),
+        (*_REF_ERRORS, E.no_effect, E.no_change, E.dead_click, E.element_covered),
     ),
     ToolSpec(
         ToolName.click_at,
@@ -118,7 +118,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.type,
         a.TypeArgs,
-        "Type into a field (clear=false appends; submit presses Enter); the value is read back.",
+        "Type into a field (clear=false appends; submit presses Enter; a range takes its "
+        "number); the value is read back.",
         (*_REF_ERRORS, E.not_editable, E.value_mismatch),
     ),
     ToolSpec(
@@ -131,8 +132,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.press_key,
         a.PressKeyArgs,
-        "Press a key or chord ('Enter', 'Control+A') on the focused element.",
-        (E.action_failed,),
+        "Press a key or chord ('Enter', 'Control+A') on the focused element, `repeat` times.",
+        (E.action_failed, E.no_effect, E.no_change),
     ),
     ToolSpec(ToolName.hover, a.RefArgs, "Move the pointer over an element.", _REF_ERRORS),
     ToolSpec(ToolName.focus, a.RefArgs, "Focus an element and scroll it into view.", _REF_ERRORS),
@@ -174,7 +175,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.upload_file,
         a.UploadFileArgs,
-        "Attach files (by the names of the task's attachments) to a file input or upload button.",
+        "Attach files to a file input or upload button: the task's attachments, this run's "
+        "downloads, or a small text file you write (text).",
         (*_REF_ERRORS, E.file_not_attached, E.not_a_file_input),
     ),
     ToolSpec(
@@ -183,6 +185,13 @@ _SPECS: tuple[ToolSpec, ...] = (
         "Drag from `ref` (or viewport from_x, from_y) onto to_ref, to viewport (x, y) or by "
         "(dx, dy): drag-and-drop, sliders, resizers.",
         (*_REF_ERRORS, E.no_effect, E.out_of_bounds),
+    ),
+    ToolSpec(
+        ToolName.pointer,
+        a.PointerArgs,
+        "Move the pointer through viewport points (exact); press=true holds the button along "
+        "the path, pause_ms waits before the release: games, canvas drawing, physics drags.",
+        (E.out_of_bounds, E.no_effect),
     ),
     ToolSpec(
         ToolName.scroll,
@@ -279,8 +288,9 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.read_download,
         r.ReadDownloadArgs,
-        "List downloaded files, or read one as text (PDF, CSV, TXT, JSON) in chunks.",
-        (E.download_not_found, E.unsupported_format),
+        "List downloaded files, or read one as text (PDF, CSV, TXT, JSON; images through the "
+        "vision model) in chunks.",
+        (E.download_not_found, E.unsupported_format, E.vision_unavailable),
     ),
     ToolSpec(
         ToolName.record_fact,
