@@ -106,7 +106,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.click,
         a.ClickArgs,
-        "Click an element; hold_ms presses and holds.",
+        "Click an element; hold_ms holds it.",
         (*_REF_ERRORS, E.no_effect, E.no_change, E.dead_click, E.element_covered),
     ),
     ToolSpec(
@@ -118,8 +118,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.type,
         a.TypeArgs,
-        "Type into a field (clear=false appends; submit presses Enter; a range takes its "
-        "number); the value is read back.",
+        "Type into a field (clear=false appends; submit presses Enter); the value is read back.",
         (*_REF_ERRORS, E.not_editable, E.value_mismatch),
     ),
     ToolSpec(
@@ -132,7 +131,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.press_key,
         a.PressKeyArgs,
-        "Press a key or chord ('Enter', 'Control+A') on the focused element, `repeat` times.",
+        "Press a key or chord (Enter, Control+A) on the focused element.",
         (E.action_failed, E.no_effect, E.no_change),
     ),
     ToolSpec(ToolName.hover, a.RefArgs, "Move the pointer over an element.", _REF_ERRORS),
@@ -196,7 +195,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.scroll,
         a.ScrollArgs,
-        "Scroll the page or `ref` a screen (or `pixels`) in a direction, or to a place.",
+        "Scroll the page or `ref` by a screen or `pixels`, or to a place.",
         (*_REF_ERRORS, E.text_not_found),
     ),
     ToolSpec(
@@ -233,7 +232,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.read_text,
         r.ReadTextArgs,
-        "Read the text of `ref` or of the page's main content, in chunks from `offset`.",
+        "Read the text of `ref` or the page's main content, in chunks from `offset`.",
         _REF_ERRORS,
     ),
     ToolSpec(
