@@ -88,9 +88,12 @@ SENSITIVE = tuple(
         ("submit 'Send Red' posting to /api/messages", _submit("Send Red")),
         ("submit 'Continue' of a payment form", _submit("Continue", "/checkout", "Payment")),
         ("submit 'OK' posting to /account/delete", _submit("OK", "/account/delete")),
-        ("submit 'Go' to another site", _button(
-            "Go", submits=True, form_action="https://other.example/collect", form_method="post"
-        )),
+        (
+            "submit 'Go' to another site",
+            _button(
+                "Go", submits=True, form_action="https://other.example/collect", form_method="post"
+            ),
+        ),
         ("button 'Publish post'", _button("Publish post")),
         ("button 'Unsubscribe'", _button("Unsubscribe")),
         ("button 'Cancel subscription'", _button("Cancel subscription")),

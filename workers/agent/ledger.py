@@ -237,7 +237,13 @@ class Ledger:
         if cause not in DEAD_END_CAUSES:
             cause = "generic"
         dead_end = DeadEnd(
-            " ".join(description.split()), url, cause, step, signature, target, state=state  # type: ignore[arg-type]
+            " ".join(description.split()),
+            url,
+            cause,
+            step,
+            signature,
+            target,
+            state=state,  # type: ignore[arg-type]
         )
         if any(self._same_dead_end(d, dead_end) for d in self.dead_ends):
             return None

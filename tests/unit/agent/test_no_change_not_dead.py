@@ -63,7 +63,9 @@ def test_pointer_takes_points_a_path_or_one_point() -> None:
     one = parse_action(ToolCall("c1", "pointer", {"x": 10, "y": 20}))
     assert one.args["points"] == [(10.0, 20.0)]
     path = parse_action(
-        ToolCall("c2", "pointer", {"path": [{"x": 1, "y": 2}, [3, 4]], "press": True, "hold_ms": 300})
+        ToolCall(
+            "c2", "pointer", {"path": [{"x": 1, "y": 2}, [3, 4]], "press": True, "hold_ms": 300}
+        )
     )
     assert path.args["points"] == [(1.0, 2.0), (3.0, 4.0)]
     assert path.args["press"] is True and path.args["pause_ms"] == 300

@@ -222,11 +222,9 @@ class SelectOptionArgs(RefArgs):
 
 class UploadFileArgs(RefArgs):
     RENAMES: ClassVar[dict[str, str]] = {"filePaths": "files", "paths": "files", "file": "files"}
-    files: TextList = Field(description="Names of task attachments or of this run's downloads.")
+    files: TextList = Field(description="Task attachments or this run's downloads, by name.")
     text: str | None = Field(
-        None,
-        max_length=MAX_TEXT_FILE_CHARS,
-        description="Write this text to a new file named files[0] and upload it.",
+        None, max_length=MAX_TEXT_FILE_CHARS, description="Or: write it to files[0]."
     )
 
     @model_validator(mode="after")
@@ -265,7 +263,9 @@ class DragArgs(Args):
 def _points(value: Any) -> Any:
     """[[x, y], ...] or [{"x": .., "y": ..}, ...]; one point may come bare."""
     if isinstance(value, dict) or (
-        isinstance(value, list | tuple) and len(value) == 2 and not isinstance(value[0], list | dict)
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and not isinstance(value[0], list | dict)
     ):
         value = [value]
     if not isinstance(value, list | tuple):
@@ -280,10 +280,10 @@ class PointerArgs(Args):
     RENAMES: ClassVar[dict[str, str]] = {"path": "points", "hold_ms": "pause_ms"}
     points: Annotated[
         list[tuple[float, float]], BeforeValidator(_points), Field(min_length=1, max_length=50)
-    ] = Field(description="Viewport points [x, y] the pointer moves through, in order.")
-    press: bool = Field(False, description="Press at the first point, hold along the path.")
-    release: bool | None = Field(None, description="Release at the end (default: if pressed).")
-    pause_ms: int = Field(0, ge=0, le=10000, description="Pause at the end before releasing.")
+    ] = Field(description="[[x, y], ...] in the viewport.")
+    press: bool = False
+    release: bool | None = Field(None, description="Default: when pressed.")
+    pause_ms: int = Field(0, ge=0, le=10000)
     steps: int = Field(8, ge=1, le=100)
 
     @model_validator(mode="before")

@@ -174,8 +174,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.upload_file,
         a.UploadFileArgs,
-        "Attach files to a file input or upload button: the task's attachments, this run's "
-        "downloads, or a small text file you write (text).",
+        "Attach files to a file input or upload button.",
         (*_REF_ERRORS, E.file_not_attached, E.not_a_file_input),
     ),
     ToolSpec(
@@ -188,8 +187,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.pointer,
         a.PointerArgs,
-        "Move the pointer through viewport points (exact); press=true holds the button along "
-        "the path, pause_ms waits before the release: games, canvas drawing, physics drags.",
+        "Move the pointer through exact points; press holds the button along the path, "
+        "pause_ms waits before the release (games, canvas, drags that must settle).",
         (E.out_of_bounds, E.no_effect),
     ),
     ToolSpec(

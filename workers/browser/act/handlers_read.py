@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
 SCRIPT_RESULT_CHARS = 4000
 # search text that reads as a CSS selector (list): tags, classes, ids, attributes, combinators
-_SELECTORISH = re.compile(r"^[\w\-#.\[\]=\"':>~+*()^$|]+(\s*[,> ~+]\s*[\w\-#.\[\]=\"':>~+*()^$|]+)*$")
+_SELECTORISH = re.compile(
+    r"^[\w\-#.\[\]=\"':>~+*()^$|]+(\s*[,> ~+]\s*[\w\-#.\[\]=\"':>~+*()^$|]+)*$"
+)
 
 
 async def read_text(s: ReadContext, args: r.ReadTextArgs) -> ToolResult:

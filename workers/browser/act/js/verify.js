@@ -167,8 +167,11 @@
   out.detached = !!tgt && !after.connected;
   out.hidden = !!tgt && after.connected && s.shown && !shown(tgt);
   out.hiddenPopup = out.hidden && s.popup;
-  const inline = (n) => { for (let a = n; a && a.nodeType === 1; a = a.parentElement) if (a.onclick || a.onmousedown || a.onmouseup) return true; return false; };
-  out.handled = (V.handled || 0) - (s.handled || 0) + (tgt && inline(tgt) ? 1 : 0);
+  // page handlers that ran (issue 27 item 2), an inline one on the target counted too; an
+  // aria-disabled target's handler only refuses, so nothing answered there
+  const inline = (n) => ['onclick', 'onmousedown', 'onmouseup'].some((a) => (n.getAttribute(a) || '').trim());
+  const refused = !!tgt && !!tgt.closest && !!tgt.closest('[aria-disabled=true]');
+  out.handled = refused ? 0 : (V.handled || 0) - (s.handled || 0) + (tgt && tgt.getAttribute && inline(tgt) ? 1 : 0);
   const landed = (V.landed || []).slice(s.landed || 0);
   out.landed = landed.length;
   out.missed = !!tgt && landed.length > 0 && !landed.some((t) => t === tgt || tgt.contains(t) || (t.contains && t.contains(tgt)));

@@ -85,6 +85,7 @@
   // told apart from "the control did nothing" by the page's own listeners being called
   V.handled = 0;
   const HANDLED = new Set([...EVENTS, 'mousemove', 'pointermove', 'keydown', 'wheel']);
+  const KEYS = new Set(['keydown', 'keyup', 'keypress', 'beforeinput', 'input']);
   const wrapped = new WeakMap();
   const proto = EventTarget.prototype;
   const add = proto.addEventListener, remove = proto.removeEventListener;
@@ -95,7 +96,12 @@
     }
     let w = wrapped.get(fn);
     if (!w) {
-      w = function (e) { V.handled += 1; return typeof fn === 'function' ? fn.call(this, e) : fn.handleEvent(e); };
+      w = function (e) {
+        // window/document listeners of pointer events are mostly global (analytics, a
+        // click counter): only a key's count there (games take keys on the document)
+        if ((this !== window && this !== document) || KEYS.has(e.type)) V.handled += 1;
+        return typeof fn === 'function' ? fn.call(this, e) : fn.handleEvent(e);
+      };
       wrapped.set(fn, w);
     }
     return add.call(this, type, w, opts);
