@@ -193,7 +193,7 @@ async def test_a_control_that_answers_with_the_same_page_is_not_a_dead_click(
     assert nothing.error == "no_effect", nothing.reason
     await _open(session, probe_port, "game.html")
     game_key = await session.execute(Action("press_key", {"key": "q"}))
-    assert game_key.error == "no_change", game_key.reason
+    assert game_key.success and "key handlers ran" in game_key.reason, game_key.reason
 
 
 async def test_bulk_sub_actions_do_not_count_as_steps_for_stalling(

@@ -289,6 +289,11 @@ async def press(s: InputContext, args: a.PressKeyArgs) -> ToolResult:
     # included (a canvas game), is no success; holding a modifier down or up is not judged
     judged = args.action == "press" and args.key not in _MODIFIERS
     result = await s.verified(what, None, act, ghost=judged, whole=judged)
+    if result.error == E.no_change:  # the page took the key (a game's, a key log's state)
+        result = ToolResult(
+            success=True,
+            reason=f"{what} done (the page's key handlers ran; nothing visible changed)",
+        )
     change = verify.focus_change(before, await verify.focused(s.page))
     if change and result.success:  # a slider's value, a checkbox, a caret's text
         result = actions.note(result, change)
