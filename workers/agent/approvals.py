@@ -99,11 +99,15 @@ def _match(pattern: re.Pattern[str], text: str) -> str | None:
 # (issue 26 item 13: a colour button "Send Red" paused for approval): colours, directions,
 # layer order, digits, single characters
 VALUE_WORDS = frozenset(
-    "red green blue yellow orange purple violet pink black white grey gray brown cyan magenta"
-    " teal navy gold silver left right up down top bottom back front backward backwards"
-    " forward forwards north south east west first last next previous one two three four five"
-    " six seven eight nine ten to the a it".split()
-)
+    {
+        "red", "green", "blue", "yellow", "orange", "purple", "violet", "pink", "black",
+        "white", "grey", "gray", "brown", "cyan", "magenta", "teal", "navy", "gold", "silver",
+        "left", "right", "up", "down", "top", "bottom", "back", "front", "backward",
+        "backwards", "forward", "forwards", "north", "south", "east", "west", "first", "last",
+        "next", "previous", "one", "two", "three", "four", "five", "six", "seven", "eight",
+        "nine", "ten", "to", "the", "a", "it",
+    }
+)  # fmt: skip
 
 
 def only_values(name: str) -> bool:

@@ -239,11 +239,11 @@ class Ledger:
         dead_end = DeadEnd(
             " ".join(description.split()),
             url,
-            cause,
+            cause,  # type: ignore[arg-type]
             step,
             signature,
             target,
-            state=state,  # type: ignore[arg-type]
+            state=state,
         )
         if any(self._same_dead_end(d, dead_end) for d in self.dead_ends):
             return None

@@ -18,6 +18,7 @@ from workers.agent.tools import ToolName as T
 from workers.browser.act import dialogs, files, look, tabs, workflows, workflows_form
 from workers.browser.act import handlers_input as hi
 from workers.browser.act import handlers_nav as hn
+from workers.browser.act import handlers_pointer as hp
 from workers.browser.act import handlers_read as hr
 from workers.browser.act.handlers_nav import NAV_TIMEOUT_MS
 
@@ -112,8 +113,8 @@ HANDLERS: Mapping[str, Handler] = {
     T.fill_form: workflows_form.fill_form,
     T.search: workflows.search,
     T.upload_file: files.upload_file,
-    T.drag: hi.drag,
-    T.pointer: hi.pointer,
+    T.drag: hp.drag,
+    T.pointer: hp.pointer,
     T.scroll: hn.scroll,
     T.scroll_within: hn.scroll_within,
     T.wait: hn.wait,
