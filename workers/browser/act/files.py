@@ -50,6 +50,7 @@ async def _written(s: FileContext, name: str, text: str) -> str:
 
 
 async def upload_file(s: FileContext, args: UploadFileArgs) -> ToolResult:
+    await s.settle_downloads()  # a download the last click started is being saved
     if args.text is not None:
         args = args.model_copy(update={"files": [await _written(s, args.files[0], args.text)]})
     allowed = uploadable(s)
