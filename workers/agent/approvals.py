@@ -8,7 +8,9 @@ prompt-injected model cannot talk its way past them:
 
 - activating an element (click, Enter, type with submit) whose text, form action or form
   labels name an irreversible verb (delete, remove, refund, transfer, pay, purchase, buy,
-  send, post, publish, password change, unsubscribe, ...)
+  send, post, publish, password change, unsubscribe, ...); a control that submits no form
+  and whose verb only names a value of the page ("Send Red", "Send to back": a colour, a
+  direction, a digit) changes the page's own state and passes (issue 26 item 13)
 - submitting a form whose action is on another origin than the page
 - typing into a password field (credential entry, kind "login")
 - starting a download (a link with `download`, or a link to an executable or archive)
@@ -93,6 +95,38 @@ def _match(pattern: re.Pattern[str], text: str) -> str | None:
     return found.group(found.lastindex or 0).lower() if found else None
 
 
+# words that make a verb's object a value of the page's own state, not something sent out
+# (issue 26 item 13: a colour button "Send Red" paused for approval): colours, directions,
+# layer order, digits, single characters
+VALUE_WORDS = frozenset(
+    {
+        "red", "green", "blue", "yellow", "orange", "purple", "violet", "pink", "black",
+        "white", "grey", "gray", "brown", "cyan", "magenta", "teal", "navy", "gold", "silver",
+        "left", "right", "up", "down", "top", "bottom", "back", "front", "backward",
+        "backwards", "forward", "forwards", "north", "south", "east", "west", "first", "last",
+        "next", "previous", "one", "two", "three", "four", "five", "six", "seven", "eight",
+        "nine", "ten", "to", "the", "a", "it",
+    }
+)  # fmt: skip
+
+
+def only_values(name: str) -> bool:
+    """The risky verb in `name` only moves a value of the page itself: "Send Red", "Send to
+    back", "Remove 3", "Post-it note" (the verb as part of a word). A control that submits
+    a form never gets this pass (approvals.activation)."""
+    found = SENSITIVE_TEXT.search(name or "")
+    if found is None:
+        return False
+    rest = name[found.end() :]
+    if rest.startswith("-") and rest[1:2].isalpha():  # "Post-it", "send-off": one word
+        return True
+    words = re.findall(r"[\w#]+", rest.lower())
+    return bool(words) and all(
+        w in VALUE_WORDS or w.isdigit() or len(w) == 1 or re.fullmatch(r"#[0-9a-f]{3,8}", w)
+        for w in words
+    )
+
+
 def credential_entry(action: Action, target: ActionTarget) -> Sensitivity | None:
     """Typing into a password field."""
     if action.name != "type":
@@ -146,7 +180,8 @@ def activation(action: Action, target: ActionTarget) -> Sensitivity | None:
     if not _activates(action, target):
         return None
     element = describe(target)
-    if _presses(action, target) and (word := _match(SENSITIVE_TEXT, target.name)):
+    word = _match(SENSITIVE_TEXT, target.name) if _presses(action, target) else None
+    if word is not None and (target.submits or not only_values(target.name)):
         return Sensitivity(
             SENSITIVE_ACTION, "keyword", f"{action.name} on {element} ({word!r})", element
         )

@@ -12,6 +12,8 @@ decided before that failure). Failed actions become Ledger dead ends, except fai
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field
 
 from app.contracts import EventType
@@ -41,8 +43,18 @@ NOT_DEAD_ENDS = frozenset(
         "invalid_tool_call",
         "unknown_tool",
         "guessed_url",  # a refused guess says nothing about the site
+        "no_change",  # the control answered with the same page: not dead (issue 27 item 2)
     }
 )
+_REF_VERSION = re.compile(r"\[\d+:(\d+)\]")
+
+
+def page_state(text: str) -> str:
+    """A digest of what the page shows, without the snapshot version in its refs: the same
+    action on another state of the page (a field now holding another answer) is no repeat."""
+    return hashlib.sha1(_REF_VERSION.sub(r"[\1]", text).encode()).hexdigest()[:16]
+
+
 DONE_AFTER_FAILURE = "an earlier action of this turn failed; read its result before finishing"
 
 
@@ -139,7 +151,8 @@ class BatchRunner:
             return False
         description, signature = describe_action(action, state.text)
         target = element_label(state.text, str(action.args["ref"])) if "ref" in action.args else ""
-        repeated = self.ledger.is_dead_end(state.url, signature)
+        page = page_state(state.text)
+        repeated = self.ledger.is_dead_end(state.url, signature, page)
         reason = textcut.cut(" ".join((result.reason or result.error or "failed").split()), 120)
         self.ledger.mark_dead_end(
             f"{description} failed: {reason}",
@@ -148,6 +161,7 @@ class BatchRunner:
             step=step,
             signature=signature,
             target=target,
+            state=page,
         )
         return repeated
 

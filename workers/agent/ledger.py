@@ -84,6 +84,7 @@ class DeadEnd:
     target: str = ""  # the element the failing action touched (`button "Buy"`), page text
     count: int = 1  # how often it happened (earlier runs' dead ends carry their count)
     earlier: bool = False  # remembered from an earlier run, not seen in this one
+    state: str = ""  # digest of the page state it failed in ("": any); issue 27 item 2
 
     @property
     def domain(self) -> str:
@@ -230,11 +231,20 @@ class Ledger:
         step: int = 0,
         signature: str = "",
         target: str = "",
+        state: str = "",
     ) -> DeadEnd | None:
         """Add a dead end; returns None when the same (url, signature or description) exists."""
         if cause not in DEAD_END_CAUSES:
             cause = "generic"
-        dead_end = DeadEnd(" ".join(description.split()), url, cause, step, signature, target)  # type: ignore[arg-type]
+        dead_end = DeadEnd(
+            " ".join(description.split()),
+            url,
+            cause,  # type: ignore[arg-type]
+            step,
+            signature,
+            target,
+            state=state,
+        )
         if any(self._same_dead_end(d, dead_end) for d in self.dead_ends):
             return None
         self.dead_ends.append(dead_end)
@@ -275,10 +285,17 @@ class Ledger:
             chosen[key] = replace(prior, count=prior.count + d.count) if prior else d
         return list(chosen.values())
 
-    def is_dead_end(self, url: str, signature: str) -> bool:
-        """This action failed on this page before, in this run or an unexpired earlier one."""
+    def is_dead_end(self, url: str, signature: str, state: str = "") -> bool:
+        """This action failed on this page before, in this run or an unexpired earlier one;
+        not when the page's state has changed since (issue 27 item 2: a new answer typed
+        before the same submit is no repeat)."""
         known = (*self.dead_ends, *self.remembered.values())
-        return any(d.signature == signature and _same_page(d.url, url) for d in known)
+        return any(
+            d.signature == signature
+            and _same_page(d.url, url)
+            and (not d.state or not state or d.state == state)
+            for d in known
+        )
 
     @staticmethod
     def _same_dead_end(a: DeadEnd, b: DeadEnd) -> bool:

@@ -22,6 +22,7 @@ class ToolError(StrEnum):
     disabled = "disabled"
     # outcome verification (seed 002 verify-act-verify, seed 004 App. F)
     no_effect = "no_effect"
+    no_change = "no_change"  # the control answered (handler, request) with the same page
     click_silent = "click_silent"
     dead_click = "dead_click"
     value_mismatch = "value_mismatch"
@@ -96,6 +97,9 @@ HINTS: dict[ToolError, str] = {
     " another one.",
     ToolError.no_effect: "The action had no visible effect. The element may be disabled,"
     " decorative or the click missed. Try a different element or approach.",
+    ToolError.no_change: "The control responded but the page looks the same (a wrong answer"
+    " re-rendered, a move with no visible result). It is not dead: change the input or state"
+    " first, then try it again.",
     ToolError.click_silent: "The click produced no change. Try the element's parent or child,"
     " click_at its position, or the keyboard (focus + press_key Enter).",
     ToolError.dead_click: "This target already ignored a click. Re-read the page before trying"
@@ -108,8 +112,8 @@ HINTS: dict[ToolError, str] = {
     ToolError.option_not_found: "The list has no such option. Use one of the option labels listed.",
     ToolError.not_a_file_input: "That element does not take files. Use the file input or the"
     " button that opens the file chooser.",
-    ToolError.file_not_attached: "Only files attached to the task can be uploaded. Use one of"
-    " the listed file names.",
+    ToolError.file_not_attached: "Only the task's attachments, this run's downloads and a text"
+    " file you write (text) can be uploaded. Use one of the listed file names.",
     ToolError.form_invalid: "Some form fields are empty but required, or hold a value the page"
     " rejects. Fill those fields (in their expected format) before submitting.",
     ToolError.navigation_failed: "The page failed to load. Check the URL or go back.",
@@ -127,8 +131,8 @@ HINTS: dict[ToolError, str] = {
     ToolError.out_of_bounds: "That point is outside the page. Use coordinates inside the viewport.",
     ToolError.download_not_found: "No download has that name. Call read_download without a name"
     " to list the downloads.",
-    ToolError.unsupported_format: "That file type cannot be read as text. Only PDF, CSV, TXT and"
-    " JSON are supported.",
+    ToolError.unsupported_format: "That file type cannot be read as text. PDF, CSV, TXT, JSON"
+    " and images (through the vision model) are supported.",
     ToolError.pdf_failed: "The page could not be printed to PDF. Read it with read_text instead.",
     ToolError.scripts_not_allowed: "Running scripts is not allowed for this task. Use the"
     " interaction tools instead.",

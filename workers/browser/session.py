@@ -276,9 +276,10 @@ class PageSession:
         """What `action` would touch, read-only (target_info.py; the approval rules' facts)."""
         return await inspect_action_target(self, action)
 
-    async def execute(self, action: Action) -> ToolResult:
-        """Run one tool; the hand watches for dead clicks and stalling (verify.py)."""
-        return self.hand.note(action, await self.run_tool(action))
+    async def execute(self, action: Action, *, step: bool = True) -> ToolResult:
+        """Run one tool; the hand watches for dead clicks and stalling (verify.py);
+        `step=False`: a bulk's sub-action, which the stalling count does not see."""
+        return self.hand.note(action, await self.run_tool(action), step=step)
 
     async def run_tool(self, action: Action) -> ToolResult:
         """Validate with the tool's argument model (workers/agent/tools), run its handler."""
@@ -353,6 +354,7 @@ class PageSession:
         act: Callable[[], Awaitable[Any]],
         wait_s: float,
         mutating: bool = True,
+        whole: bool = False,
     ) -> verify.Outcome:
         """Arm, act, settle (verify.py, seed 004 F.2.2): what the action changed.
         `frame`, when given, is the element's own frame (a ref's or the snapper's)."""
@@ -363,6 +365,7 @@ class PageSession:
             el,
             exact=frame is not None,
             counted=lambda: watch.started,
+            whole=whole,
         )
         self.view.navigated = False
         self._dialogs.clear()
@@ -390,9 +393,11 @@ class PageSession:
         ghost: bool,
         mutating: bool = True,
         el: ElementHandle | None = None,
+        whole: bool = False,
     ) -> ToolResult:
-        """Act, then report what changed; a ghost action with no effect fails (seed 002)."""
-        out = await self.effect(frame, el, act, SETTLE_S, mutating)
+        """Act, then report what changed; a ghost action with no effect fails (seed 002).
+        `whole`: the viewport's pixels count as an effect too (keys, pointer moves)."""
+        out = await self.effect(frame, el, act, SETTLE_S, mutating, whole)
         if ghost and not out.effect:
             return verify.ghost(what, out)
         return verify.report(what, out, self.page.url)

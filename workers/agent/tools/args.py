@@ -19,6 +19,8 @@ from workers.agent.toolerrors import ToolError
 
 REF_HINT = "refs look like '3:12' (snapshot version, colon, element number) as shown in brackets"
 _REF_RE = re.compile(r"^\d+:\d+$")
+MAX_KEY_REPEAT = 100  # press_key repeat: three sliders by keyboard took 30 presses
+MAX_TEXT_FILE_CHARS = 20000  # upload_file's own small text file
 
 
 def normalize_ref(value: Any) -> str:
@@ -203,9 +205,11 @@ def normalize_key(value: str) -> str:
 
 
 class PressKeyArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = {"count": "repeat", "times": "repeat"}
     key: Annotated[str, Field(min_length=1, max_length=40), BeforeValidator(str)]
     action: Literal["press", "down", "up"] = "press"
     hold_ms: int = Field(0, ge=0, le=10000)
+    repeat: int = Field(1, ge=1, le=MAX_KEY_REPEAT)
 
     @model_validator(mode="after")
     def _key(self) -> PressKeyArgs:
@@ -218,7 +222,16 @@ class SelectOptionArgs(RefArgs):
 
 class UploadFileArgs(RefArgs):
     RENAMES: ClassVar[dict[str, str]] = {"filePaths": "files", "paths": "files", "file": "files"}
-    files: TextList = Field(description="Names of files attached to the task.")
+    files: TextList = Field(description="Task attachments or this run's downloads, by name.")
+    text: str | None = Field(
+        None, max_length=MAX_TEXT_FILE_CHARS, description="Or: write it to files[0]."
+    )
+
+    @model_validator(mode="after")
+    def _one_written(self) -> UploadFileArgs:
+        if self.text is not None and len(self.files) != 1:
+            raise ValueError("with text, give exactly one file name to write it to")
+        return self
 
 
 class DragArgs(Args):
@@ -245,6 +258,40 @@ class DragArgs(Args):
         if (self.ref is None) == (self.from_x is None or self.from_y is None):
             raise ValueError("give exactly one start: ref, or from_x and from_y")
         return self
+
+
+def _points(value: Any) -> Any:
+    """[[x, y], ...] or [{"x": .., "y": ..}, ...]; one point may come bare."""
+    if isinstance(value, dict) or (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and not isinstance(value[0], list | dict)
+    ):
+        value = [value]
+    if not isinstance(value, list | tuple):
+        return value
+    return [(p.get("x"), p.get("y")) if isinstance(p, dict) else p for p in value]
+
+
+class PointerArgs(Args):
+    """The pointer as a primitive (issue 26 item 9): move to a point, or press, move along a
+    path and release, with a pause before the release."""
+
+    RENAMES: ClassVar[dict[str, str]] = {"path": "points", "hold_ms": "pause_ms"}
+    points: Annotated[
+        list[tuple[float, float]], BeforeValidator(_points), Field(min_length=1, max_length=50)
+    ] = Field(description="[[x, y], ...] in the viewport.")
+    press: bool = False
+    release: bool | None = Field(None, description="Default: when pressed.")
+    pause_ms: int = Field(0, ge=0, le=10000)
+    steps: int = Field(8, ge=1, le=100)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_point(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "points" not in data and "path" not in data and "x" in data:
+            return {**data, "points": [[data.get("x"), data.get("y")]]}
+        return data
 
 
 Direction = Literal["up", "down", "left", "right"]

@@ -27,6 +27,7 @@ class ToolName(StrEnum):
     search = "search"
     upload_file = "upload_file"
     drag = "drag"
+    pointer = "pointer"
     scroll = "scroll"
     scroll_within = "scroll_within"
     wait = "wait"
@@ -79,6 +80,8 @@ ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = {
     "take_screenshot": ("screenshot", {}),
     "screenshot_captcha": ("screenshot", {}),
     "run_script": ("evaluate_script", {}),
+    "move_mouse": ("pointer", {}),
+    "mouse_move": ("pointer", {}),
     "bulkActions": ("bulk", {}),
     "bulk_actions": ("bulk", {}),
 }

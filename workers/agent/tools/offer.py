@@ -54,6 +54,7 @@ TASK_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(new|another|other|second|each) (browser )?(tab|window)s?\b|pop-?up", ("tabs",)),
         (r"\bdrag|\bdrop\b|slider|resize|highlight", ("drag",)),
         (r"\bhover", ("hover",)),
+        (r"\b(mouse|pointer|cursor|game|throw|aim|steer)\b", ("pointer",)),
         (r"screenshot", ("screenshot",)),
         (r"canvas|pixel", ("read_canvas",)),
         (r"\b(wait|until)\b", ("wait_for",)),

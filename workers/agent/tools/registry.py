@@ -29,7 +29,7 @@ from workers.agent.tools.schema import openai_tool
 PARSE_ERROR_KEY = "__parse_error__"
 RAW_ARGUMENTS_KEY = "__raw_arguments__"
 MAX_ACTIONS_PER_STEP = 5  # seed 000 §4.1: at most five actions before re-evaluation
-MAX_BULK_ACTIONS = 30
+MAX_BULK_ACTIONS = 60  # three sliders by keyboard needed exactly 30; a form grid more
 DONE = ToolName.done.value
 MORE_TOOLS = ToolName.more_tools.value
 
@@ -106,8 +106,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.click,
         a.ClickArgs,
-        "Click an element; hold_ms presses and holds.",
-        (*_REF_ERRORS, E.no_effect, E.click_silent, E.dead_click, E.element_covered),
+        "Click an element; hold_ms holds it.",
+        (*_REF_ERRORS, E.no_effect, E.no_change, E.dead_click, E.element_covered),
     ),
     ToolSpec(
         ToolName.click_at,
@@ -131,8 +131,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.press_key,
         a.PressKeyArgs,
-        "Press a key or chord ('Enter', 'Control+A') on the focused element.",
-        (E.action_failed,),
+        "Press a key or chord (Enter, Control+A) on the focused element.",
+        (E.action_failed, E.no_effect, E.no_change),
     ),
     ToolSpec(ToolName.hover, a.RefArgs, "Move the pointer over an element.", _REF_ERRORS),
     ToolSpec(ToolName.focus, a.RefArgs, "Focus an element and scroll it into view.", _REF_ERRORS),
@@ -174,7 +174,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.upload_file,
         a.UploadFileArgs,
-        "Attach files (by the names of the task's attachments) to a file input or upload button.",
+        "Attach files to a file input or upload button.",
         (*_REF_ERRORS, E.file_not_attached, E.not_a_file_input),
     ),
     ToolSpec(
@@ -185,9 +185,16 @@ _SPECS: tuple[ToolSpec, ...] = (
         (*_REF_ERRORS, E.no_effect, E.out_of_bounds),
     ),
     ToolSpec(
+        ToolName.pointer,
+        a.PointerArgs,
+        "Move the pointer through exact points; press holds the button along the path, "
+        "pause_ms waits before the release (games, canvas, drags that must settle).",
+        (E.out_of_bounds, E.no_effect),
+    ),
+    ToolSpec(
         ToolName.scroll,
         a.ScrollArgs,
-        "Scroll the page or `ref` a screen (or `pixels`) in a direction, or to a place.",
+        "Scroll the page or `ref` by a screen or `pixels`, or to a place.",
         (*_REF_ERRORS, E.text_not_found),
     ),
     ToolSpec(
@@ -224,7 +231,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.read_text,
         r.ReadTextArgs,
-        "Read the text of `ref` or of the page's main content, in chunks from `offset`.",
+        "Read the text of `ref` or the page's main content, in chunks from `offset`.",
         _REF_ERRORS,
     ),
     ToolSpec(
@@ -279,8 +286,9 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.read_download,
         r.ReadDownloadArgs,
-        "List downloaded files, or read one as text (PDF, CSV, TXT, JSON) in chunks.",
-        (E.download_not_found, E.unsupported_format),
+        "List downloaded files, or read one as text (PDF, CSV, TXT, JSON; images through the "
+        "vision model) in chunks.",
+        (E.download_not_found, E.unsupported_format, E.vision_unavailable),
     ),
     ToolSpec(
         ToolName.record_fact,

@@ -31,6 +31,7 @@ from workers.browser.act.repeats import DeadClickGuard, StallMonitor
 from workers.browser.act.verify import (
     Outcome,
     ghost,
+    missed,
     pointer,
     report,
 )
@@ -186,6 +187,8 @@ async def _aim(t: Target) -> tuple[tuple[float, float, float, float], tuple[floa
 
 async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
     rect, centre = await _aim(t)
+    if t.point is not None:  # an exact point gets no press jitter (issue 26 item 9)
+        rect = (centre[0], centre[1], centre[0], centre[1])
     cdp = await hand.cdp(page)
     if hand.policy.humanize.enabled:  # the cursor path starts where the pointer really is
         hand.cursor = await pointer(page) or hand.cursor
@@ -313,19 +316,32 @@ class Hand:
     async def click_at(
         self, page: Page, box: Rect, label: str, what: str, run: Runner, args: Mapping[str, Any]
     ) -> ToolResult:
-        """A vision box or a point, snapped to a pressable point (Algorithm 4), then clicked."""
-        found = await snapper.snap(page.main_frame, box, label)
-        el = await found.element() if found is not None else None
-        if found is None or el is None:
+        """A vision box snapped to a pressable point (Algorithm 4), then clicked. A point
+        stays exact (issue 26 item 9: a 5×5 target on a canvas): the snapper only names
+        the element there, whose effect is watched."""
+        exact = box.area <= 0
+        el, own, found = None, None, None
+        if exact:  # the element at the point itself, unless that is a frame to look into
+            at = [box.x0, box.y0]
+            hit = await page.main_frame.evaluate_handle(js("lookup.js"), ["point_own", at])
+            el, own = hit.as_element(), page.main_frame
+        if el is None:
+            found = await snapper.snap(page.main_frame, box, label)
+            el = await found.element() if found is not None else None
+            own = found.frame if found is not None else None
+        if el is None or own is None:
             return failure(
                 ToolError.no_effect,
-                f"{what}: nothing clickable in that {'point' if box.area <= 0 else 'box'}.",
+                f"{what}: nothing clickable in that {'point' if exact else 'box'}.",
                 "observe again and use a ref, or another vision box",
             )
-        own = await el.owner_frame() or found.frame  # the snapper may descend into a frame
-        t = Target.of(el, own, args, point=(found.x, found.y))
-        where = f"{what} at ({found.x:.0f}, {found.y:.0f}) via snap phase {found.phase}"
-        return await self.click(page, t, where, run)
+        own = await el.owner_frame() or own  # the snapper may descend into a frame
+        if exact or found is None:
+            point, where = (box.x0, box.y0), f"{what} at ({box.x0:.0f}, {box.y0:.0f})"
+        else:
+            point = (found.x, found.y)
+            where = f"{what} at ({found.x:.0f}, {found.y:.0f}) via snap phase {found.phase}"
+        return await self.click(page, Target.of(el, own, args, point=point), where, run)
 
     async def type(
         self, page: Page, el: ElementHandle, text: str, *, clear: bool, submit: bool
@@ -344,11 +360,12 @@ class Hand:
         if submit:
             await page.keyboard.press("Enter")
 
-    def note(self, action: Action, result: ToolResult) -> ToolResult:
-        """After any tool call: break the guard's "in a row" and watch for stalling."""
+    def note(self, action: Action, result: ToolResult, *, step: bool = True) -> ToolResult:
+        """After any tool call: break the guard's "in a row" and watch for stalling; the
+        sub-actions of a bulk (`step=False`) are no steps of their own (issue 27 item 2)."""
         if action.name not in CLICK_TOOLS:
             self.guard.reset()
-        return self.stall.check(action, result)
+        return self.stall.check(action, result) if step else result
 
     async def click(self, page: Page, t: Target, what: str, run: Runner) -> ToolResult:
         """Algorithm 5 over the domain's tier order, each attempt verified by `run`."""
@@ -390,13 +407,16 @@ class Hand:
                 if name == order[-1] and last is None:
                     raise  # PageSession.execute explains Playwright's reason
                 continue
+            if last.missed_on and (last.detached or last.hidden or not last.effect):
+                self.guard.record(key, _delta(last), active)
+                return missed(what, last, tried)
             if last.effect:
                 self.memory.record(domain, tried, name)
                 self.guard.record(key, _delta(last), active)
                 done = report(what, last, page.url)
                 return replace(done, tried=tuple(tried), data={**done.data, "tier": name})
-            if last.url_changed or last.detached:
-                break  # the page moved on: never click again
+            if last.url_changed or last.detached or last.handled:
+                break  # the page moved on, or its handlers took the click: never click again
         if refused is not None and (refused.final or last is None):
             # no tier pressed anything: the probe's reason, not a ghost click
             reason = f"{what}: {refused.reason}."
@@ -411,5 +431,5 @@ def _delta(out: Outcome) -> int:
     request, another field's new value or the target hidden (the target is not dead even
     though no counted mutation of its document came with it)."""
     other = out.url_changed or out.popup or out.dialogs or out.downloads or out.requests
-    other = other or out.field is not None or out.hidden
+    other = other or out.field is not None or out.hidden or out.handled
     return out.mutations or int(bool(other))

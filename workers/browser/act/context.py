@@ -57,6 +57,7 @@ class Acting(PageContext, Protocol):
         ghost: bool,
         mutating: bool = True,
         el: ElementHandle | None = None,
+        whole: bool = False,
     ) -> ToolResult:
         """Act, then report what changed; a ghost action with no effect fails (seed 002)."""
         ...
@@ -68,6 +69,7 @@ class Acting(PageContext, Protocol):
         act: Act,
         wait_s: float,
         mutating: bool = True,
+        whole: bool = False,
     ) -> Outcome:
         """Arm, act, settle: what the action changed (verify.py)."""
         ...
@@ -158,6 +160,7 @@ class WorkflowContext(Acting, Protocol):
 
 class FileContext(Acting, Protocol):
     settings: Settings
+    look_llm: LLM | None  # reads a downloaded image (look.read_image)
     profile: SessionProfile
     artifacts: Artifacts
     downloads: list[str]
@@ -178,6 +181,6 @@ class ToolContext(
     DialogContext,
     Protocol,
 ):
-    async def execute(self, action: Action) -> ToolResult:
-        """One tool with the hand's bookkeeping (bulk runs its steps through it)."""
+    async def execute(self, action: Action, *, step: bool = True) -> ToolResult:
+        """One tool with the hand's bookkeeping (bulk runs its steps through it, step=False)."""
         ...

@@ -1,6 +1,7 @@
-"""Files in and out of the page: uploads from the task's attachments only (seed 001 App.
-A.5), downloads and printed PDFs kept as task artifacts, and their text for the model
-(PDF via pypdf, CSV, TXT, JSON) in chunks.
+"""Files in and out of the page: uploads from the task's attachments (seed 001 App. A.5),
+the run's own downloads and exports, or a small text file the model writes (issue 26 item
+14; never another path), downloads and printed PDFs kept as task artifacts, and their text
+for the model (PDF via pypdf, CSV, TXT, JSON; images through the vision model) in chunks.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from playwright.async_api import Download, Error
 
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
-from workers.browser.act import actions
+from workers.browser.act import actions, look
 from workers.browser.act.chunks import chunk
 from workers.browser.runtime.profile import ATTACHMENTS
 
@@ -29,19 +30,41 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 TEXT_SUFFIXES = frozenset({".txt", ".csv", ".tsv", ".json", ".md", ".log", ".xml", ".html"})
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"})
+
+
+def uploadable(s: FileContext) -> dict[str, Path]:
+    """What upload_file may send, by name (issue 26 item 14): the task's attachments and the
+    files this run downloaded or exported (its artifacts); never any other path."""
+    own = {name: s.artifacts.names[name] for name in s.downloads if name in s.artifacts.names}
+    return {**own, **s.profile.attachments}
+
+
+async def _written(s: FileContext, name: str, text: str) -> str:
+    """The model's own small text file, kept as an artifact of the run under a fresh name."""
+    path = s.artifacts.path_for(Path(name).name or "note.txt")
+    path.write_text(text, encoding="utf-8")
+    s.downloads.append(path.name)
+    await store(s, path)
+    return path.name
 
 
 async def upload_file(s: FileContext, args: UploadFileArgs) -> ToolResult:
-    attached = s.profile.attachments
-    missing = [f for f in args.files if f not in attached]
+    await s.settle_downloads()  # a download the last click started is being saved
+    if args.text is not None:
+        args = args.model_copy(update={"files": [await _written(s, args.files[0], args.text)]})
+    allowed = uploadable(s)
+    missing = [f for f in args.files if f not in allowed]
     if missing:
-        names = ", ".join(sorted(attached)) or "none"
+        names = ", ".join(sorted(allowed)) or "none"
         return actions.failure(
             E.file_not_attached,
-            f"{', '.join(missing)} not attached to this task; attached files: {names}.",
-            *(f"upload_file ref={args.ref} files=[{n!r}]" for n in sorted(attached)[:3]),
+            f"{', '.join(missing)} is neither attached to this task nor a file this run"
+            f" downloaded; files you can upload: {names}.",
+            *(f"upload_file ref={args.ref} files=[{n!r}]" for n in sorted(allowed)[:3]),
+            "or write a small text file: upload_file with files=[name] and text",
         )
-    paths = [str(attached[f]) for f in args.files]
+    paths = [str(allowed[f]) for f in args.files]
     el, target = await s.element(args.model_dump())
     is_file = (await actions.element_kind(el))["file"]
 
@@ -139,6 +162,9 @@ async def read_download(s: FileContext, args: ReadDownloadArgs) -> ToolResult:
             *(f"read_download name={n!r}" for n in kept[-3:]),
         )
     path = s.artifacts.names[args.name]
+    if path.suffix.lower() in IMAGE_SUFFIXES:  # to the vision model (issue 27 item 6)
+        max_side = s.settings.llm_image_max_side
+        return await look.read_image(s.look_llm, max_side, args.name, path.read_bytes())
     if path.suffix.lower() not in TEXT_SUFFIXES | {".pdf"}:
         return actions.failure(
             E.unsupported_format, f"{args.name} is a {path.suffix or 'binary'} file."

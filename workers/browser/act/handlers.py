@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from workers.agent import textcut
 from workers.agent.protocols import Action, ToolResult
 from workers.agent.tools import ToolName as T
 from workers.browser.act import dialogs, files, look, tabs, workflows, workflows_form
 from workers.browser.act import handlers_input as hi
 from workers.browser.act import handlers_nav as hn
+from workers.browser.act import handlers_pointer as hp
 from workers.browser.act import handlers_read as hr
 from workers.browser.act.handlers_nav import NAV_TIMEOUT_MS
 
@@ -27,28 +29,65 @@ if TYPE_CHECKING:
 __all__ = ["HANDLERS", "NAV_TIMEOUT_MS", "Handler", "bulk"]
 
 
+# read tools whose results a bulk hands back (issue 26 item 11: 28 read_canvas, one line)
+READS = frozenset(
+    {T.read_text, T.read_canvas, T.dom_search, T.get_dropdown_options, T.read_download,
+     T.get_accessibility_tree, T.snapshot, T.get_console_errors, T.detect_captcha,
+     T.detect_geo_block, T.look}
+)  # fmt: skip
+BULK_LINE_CHARS = 160  # one sub-action's account
+BULK_READ_CHARS = 12000  # all read results of one bulk together
+
+
 async def bulk(s: ToolContext, args: BulkArgs) -> ToolResult:
-    """Several independent actions in one call; stops at the first failure (seed 003 §5.3)."""
+    """Several independent actions in one call; stops at the first failure (seed 003 §5.3).
+    Each sub-action's effect is reported on its own line (issue 26 item 8: eight key presses
+    that moved once), and the results of read tools come back whole (item 11)."""
+    lines: list[str] = []
+    reads: list[str] = []
     done: list[str] = []
     changed = False
-    for step in args.actions:
+    for i, step in enumerate(args.actions, 1):
         name = str(step["tool"])
-        result = await s.execute(Action(name, step["args"]))
+        result = await s.execute(Action(name, step["args"]), step=False)
         changed = changed or result.page_changed
+        label = f"{name} {step['args'].get('ref', '')}".strip()
+        lines.append(f"{i}. {textcut.cut(result.reason or label, BULK_LINE_CHARS)}")
+        if name in READS and result.success:
+            reads.append(f"{i}. {label}: {_read_of(result)}")
         if not result.success:
             return ToolResult(
                 success=False,
                 error=result.error,
-                reason=f"step {len(done) + 1} ({name}) failed: {result.reason}",
+                reason=f"step {i} ({name}) failed: {result.reason}",
                 tried=tuple(done),
                 alternatives=result.alternatives,
                 page_changed=changed,
-                data=result.data,
+                data={**result.data, **_bulk_data(lines[:-1], reads)},
             )
-        done.append(f"{name} {step['args'].get('ref', '')}".strip())
+        done.append(label)
     return ToolResult(
-        success=True, reason=f"{len(done)} actions done", tried=tuple(done), page_changed=changed
+        success=True,
+        reason=f"{len(done)} actions done",
+        tried=tuple(done),
+        page_changed=changed,
+        data=_bulk_data(lines, reads),
     )
+
+
+def _read_of(result: ToolResult) -> str:
+    """A read tool's result as text: its text when it has one, else its reason."""
+    text = result.data.get("text")
+    return str(text) if isinstance(text, str) and text else result.reason
+
+
+def _bulk_data(lines: list[str], reads: list[str]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    if lines:
+        data["steps"] = "\n".join(lines)
+    if reads:
+        data["reads"] = textcut.cut("\n".join(reads), BULK_READ_CHARS)
+    return data
 
 
 async def _look(s: ToolContext, args: Any) -> ToolResult:
@@ -74,7 +113,8 @@ HANDLERS: Mapping[str, Handler] = {
     T.fill_form: workflows_form.fill_form,
     T.search: workflows.search,
     T.upload_file: files.upload_file,
-    T.drag: hi.drag,
+    T.drag: hp.drag,
+    T.pointer: hp.pointer,
     T.scroll: hn.scroll,
     T.scroll_within: hn.scroll_within,
     T.wait: hn.wait,

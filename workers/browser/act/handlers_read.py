@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
     from workers.browser.act.context import ReadContext
 
 SCRIPT_RESULT_CHARS = 4000
+# search text that reads as a CSS selector (list): tags, classes, ids, attributes, combinators
+_SELECTORISH = re.compile(
+    r"^[\w\-#.\[\]=\"':>~+*()^$|]+(\s*[,> ~+]\s*[\w\-#.\[\]=\"':>~+*()^$|]+)*$"
+)
 
 
 async def read_text(s: ReadContext, args: r.ReadTextArgs) -> ToolResult:
@@ -85,6 +90,13 @@ async def dom_search(s: ReadContext, args: r.DomSearchArgs) -> ToolResult:
         # refs below are those of the snapshot the model sees next (change-gated: reused)
         await s.observe()
         found = await s.page.main_frame.evaluate(js("dom_search.js"), opts)
+    if args.query and not found["hits"] and not found["hidden"] and _SELECTORISH.match(args.query):
+        # "iframe, canvas, button": a selector list sent as search text (issue 27 item 6)
+        opts = {**opts, "query": None, "selector": args.query}
+        found = await s.page.main_frame.evaluate(js("dom_search.js"), opts)
+        if any(not _first_ref(s, h["ids"]) for h in found["hits"]):
+            await s.observe()
+            found = await s.page.main_frame.evaluate(js("dom_search.js"), opts)
     hits, hidden = list(found["hits"]), list(found["hidden"])
     what = args.query or args.selector
     if not hits and hidden:

@@ -12,12 +12,15 @@ instead (no tags). The reply goes back to the Worker as untrusted page content.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from PIL import Image
+
 from workers.agent import textcut
 from workers.agent.errors import ConfigurationError, LLMError
-from workers.agent.protocols import ToolResult
+from workers.agent.protocols import LLM, ToolResult
 from workers.agent.vision_channel import image_part
 from workers.browser.act import actions
 from workers.browser.observe import som
@@ -98,6 +101,45 @@ def messages(question: str, shot: LookShot, version: int | None) -> list[dict[st
         )
     text = prompt("look.txt").substitute(subject=shot.subject, tags=tags, question=question)
     return [{"role": "user", "content": [{"type": "text", "text": text}, image_part(shot.jpeg)]}]
+
+
+IMAGE_QUESTION = (
+    "Transcribe every piece of text in this image exactly (codes, names, numbers), then say in"
+    " one sentence what it shows."
+)
+
+
+def _jpeg(data: bytes, max_side: int) -> bytes:
+    """Any image file as a JPEG no larger than max_side (the vision model's input)."""
+    with Image.open(io.BytesIO(data)) as img:
+        rgb = img.convert("RGB")
+        rgb.thumbnail((max_side, max_side))
+        out = io.BytesIO()
+        rgb.save(out, "JPEG", quality=QUALITY)
+        return out.getvalue()
+
+
+async def read_image(llm: LLM | None, max_side: int, name: str, data: bytes) -> ToolResult:
+    """Issue 27 item 6: a downloaded image goes to the vision model; its reading comes back
+    as the file's text (untrusted, like page text)."""
+    if llm is None:
+        return actions.failure(
+            "vision_unavailable",
+            f"{name} is an image, and no vision model is configured to read it.",
+        )
+    try:
+        jpeg = _jpeg(data, max_side)
+    except (OSError, ValueError) as exc:
+        return actions.failure("unsupported_format", f"{name}: not a readable image ({exc}).")
+    shot = LookShot(jpeg, f"the image file {name!r} the run downloaded.", (0, 0, 0, 0), 1.0)
+    try:
+        reply = await llm.chat(ROLE, messages(IMAGE_QUESTION, shot, None))
+    except (LLMError, ConfigurationError) as exc:
+        return actions.failure("vision_unavailable", f"{name}: the vision model failed ({exc})")
+    text = textcut.cut((reply.content or "").strip(), ANSWER_CHARS) or "(no reading)"
+    return ToolResult(
+        success=True, reason=f"{name}: an image, read by the vision model", data={"text": text}
+    )
 
 
 async def look(s: LookContext, args: dict[str, Any]) -> ToolResult:

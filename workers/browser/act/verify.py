@@ -85,6 +85,10 @@ class Outcome:
     children: tuple[str, ...] = ()  # separately clickable things inside the target
     requests: int = 0  # network requests the page sent meanwhile (fetch, XHR, form, ...)
     downloads: int = 0  # downloads the action started
+    handled: int = 0  # page event handlers that ran (the control answered, issue 27 item 2)
+    missed_on: str = ""  # the release/click landed on this, not on the target (27 item 3)
+    selected: bool = False  # text got selected (a drag that ended over text)
+    controls: tuple[str, bool, bool] | None = None  # what it controls: kind, shown before/after
 
     @property
     def mutations(self) -> int:
@@ -109,6 +113,14 @@ class Outcome:
             textcut.cut(f"field {self.field[0]!r} now {self.field[1]!r}", 80) if self.field else ""
         )
 
+    def _controls_text(self) -> str:
+        if self.controls is None:
+            return ""
+        what, before, after = self.controls
+        if after:
+            return f"its {what} is open" if before else f"its {what} opened"
+        return f"its {what} did NOT open" if not before else f"its {what} closed"
+
     def evidence(self) -> str:
         """A short account of the effect for the tool result's reason."""
         parts = [
@@ -126,18 +138,25 @@ class Outcome:
             (self.field is not None, self._field_text()),
             (self.requests > 0, f"{self.requests} requests sent"),
             (self.pixel_diff is not None and self.pixel_diff >= PIXEL_THRESHOLD, "pixels changed"),
+            (self.selected, "text got selected"),
+            (self.controls is not None, self._controls_text()),
         ]
         return ", ".join(text for on, text in parts if on)
 
 
-def pixel_difference(before: bytes, after: bytes) -> float:
-    """Seed 002: both images as 256×256 grayscale, mean absolute difference / 255."""
+def pixel_difference(before: bytes, after: bytes, *, peak: bool = False) -> float:
+    """Seed 002: both images as 256×256 grayscale, mean absolute difference / 255. `peak`
+    (the whole viewport, where a moved slider thumb is a tiny share of the pixels): the
+    largest difference of one cell instead of the mean."""
+    if before == after:
+        return 0.0
 
     def gray(png: bytes) -> np.ndarray:
         with Image.open(io.BytesIO(png)) as img:
             return np.asarray(img.convert("L").resize(PIXEL_SIZE), dtype=np.float32)
 
-    return float(np.abs(gray(before) - gray(after)).mean() / 255.0)
+    delta = np.abs(gray(before) - gray(after))
+    return float((delta.max() if peak else delta.mean()) / 255.0)
 
 
 def outcome(
@@ -177,8 +196,16 @@ def outcome(
         hidden_popup=bool(summary.get("hiddenPopup")),
         field=_field(summary.get("field")),
         children=tuple(summary.get("children") or ()),
+        handled=int(summary.get("handled") or 0),
+        missed_on=str(summary.get("missedOn") or "") if summary.get("missed") else "",
+        selected=bool(summary.get("selected")),
+        controls=_controls(summary.get("controls")),
         **seen,
     )
+
+
+def _controls(raw: Any) -> tuple[str, bool, bool] | None:
+    return (str(raw["what"]), bool(raw["before"]), bool(raw["after"])) if raw else None
 
 
 def _field(raw: Any) -> tuple[str, str] | None:
@@ -199,6 +226,7 @@ class Probe:
     shot: bytes | None = None
     requests: list[str] = field(default_factory=list)
     top: Probe | None = None  # the main frame's session when the target is in an iframe
+    whole: bool = False  # clip is the viewport (pixel_difference peak)
     # requests counted by the caller's own listener (a session's settle.NetworkWatch, marked
     # at arm time): no listener of our own, whose (un)subscription costs two round trips
     counted: Callable[[], int] | None = None
@@ -236,10 +264,13 @@ async def arm(
     *,
     exact: bool = False,
     counted: Callable[[], int] | None = None,
+    whole: bool = False,
 ) -> Probe:
     """Start watching the element's document; a DOM-silent target also gets a screenshot.
     `exact`: `frame` is the element's own frame (a ref's), no need to ask; `counted`: the
-    caller's count of requests sent since now (Probe.counted)."""
+    caller's count of requests sent since now (Probe.counted); `whole`: the viewport's
+    pixels are compared too (a key or pointer move may change only a canvas or an
+    animation: issue 26 item 9)."""
     own = frame if exact or el is None else await _frame_of(frame, el)
     probe = Probe(page, own, el, page.url, counted=counted)
     probe.listen()
@@ -251,10 +282,15 @@ async def arm(
         before = await _verify_js(probe, "arm", script=_arm_js())
     except Error:
         return probe
+    if whole:
+        size = page.viewport_size or {"width": 0, "height": 0}
+        probe.clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"]}
+        probe.whole = True
+        probe.shot = await _shot(page, probe.clip)
     if before:
         probe.xpath = str(before.get("xpath", ""))
         probe.active = bool(before.get("state", {}).get("active"))
-        if before.get("silent") and el is not None:
+        if before.get("silent") and el is not None and not whole:
             box = await el.bounding_box()
             if box and box["width"] > 0 and box["height"] > 0:
                 probe.clip = box
@@ -270,8 +306,14 @@ def _arm_js() -> str:
 
 
 async def _shot(page: Page, clip: FloatRect) -> bytes | None:
+    """The clip's pixels; the style changes the screenshot itself makes in the page (a
+    hidden caret) are kept out of the effect tracker's account."""
     try:
-        return await page.screenshot(clip=clip, type="png", animations="disabled")
+        await page.main_frame.evaluate(js("verify.js"), ["pause", None])
+        try:
+            return await page.screenshot(clip=clip, type="png", animations="disabled")
+        finally:
+            await page.main_frame.evaluate(js("verify.js"), ["resume", None])
     except Error:
         return None
 
@@ -295,7 +337,7 @@ async def _collect(probe: Probe, end: bool | str) -> Mapping[str, Any] | None:
 def merge(own: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
     """The target frame's summary plus what changed in the main page around it."""
     out = dict(own)
-    for key in ("causal", "late", "ambient", "modal"):
+    for key in ("causal", "late", "ambient", "modal", "handled"):
         out[key] = int(own.get(key, 0)) + int(top.get(key, 0))
     for key in ("url", "focusMoved", "scrolled"):
         out[key] = bool(own.get(key)) or bool(top.get(key))
@@ -320,7 +362,10 @@ async def settle(
         current = outcome(summary, events(), requests=probe.sent)
         if not current.effect and probe.shot is not None and probe.clip is not None:
             after = await _shot(probe.page, probe.clip)  # a DOM-silent widget: look at it
-            diff = pixel_difference(probe.shot, after) if after is not None else None
+            diff = None
+            if after is not None and not (probe.whole and current.ambient):
+                # a page ticking by timers (a clock) changes its pixels by itself
+                diff = pixel_difference(probe.shot, after, peak=probe.whole)
             current = replace(current, pixel_diff=diff)
         if current.effect or time.monotonic() - started >= max_wait_s:
             break
@@ -408,12 +453,41 @@ def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = (
     ]
     ambient = f" ({out.ambient} changes by page timers ignored)" if out and out.ambient else ""
     tiers = f"; tried {', '.join(tried)}" if tried else ""
+    if out is not None and out.handled > 0:  # issue 27 item 2: answered, not dead
+        return ToolResult(
+            success=False,
+            error=ToolError.no_change,
+            reason=f"{what}: the page's handlers ran ({out.handled}) but the page looks the same"
+            f" (no navigation, DOM, focus, value, scroll or dialog change){ambient}{tiers}.",
+            alternatives=(
+                "if it checks an answer or input, change that first, then try again",
+                "observe the page: the response may be elsewhere or come later",
+            ),
+            tried=tuple(tried),
+        )
     return ToolResult(
         success=False,
         error=ToolError.no_effect,
         reason=f"{what} had no visible effect: no navigation, DOM change, focus, value, scroll"
-        f" or dialog change{ambient}{tiers}.",
+        f" or dialog change, and no page handler ran{ambient}{tiers}.",
         alternatives=tuple(alternatives),
+        tried=tuple(tried),
+    )
+
+
+def missed(what: str, out: Outcome, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
+    """Issue 27 item 3: the press was released on something else (the target moved or went
+    away under the pointer: a hover-revealed menu that closed, a list that re-sorted)."""
+    return ToolResult(
+        success=False,
+        error=ToolError.no_effect,
+        reason=f"{what}: the target did not get the click; it landed on {out.missed_on}"
+        " (the target moved, closed or was covered as the pointer reached it).",
+        alternatives=(
+            "for an item in a menu opened by hovering, hover its parent item again, then click"
+            " the item (or focus the parent and use the arrow keys and Enter)",
+            "observe again and click the element now at that place only if it is the one meant",
+        ),
         tried=tuple(tried),
     )
 

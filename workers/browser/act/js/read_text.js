@@ -11,12 +11,27 @@
   let line = '';
   const flush = () => { const t = line.replace(/[ \t]+/g, ' ').trim(); if (t) out.push(t); line = ''; };
   const visible = (n) => !n.checkVisibility || n.checkVisibility({ visibilityProperty: true, opacityProperty: true });
+  // preformatted text and a text area keep their whitespace exactly (issue 27 item 6: "copy
+  // this text exactly" needs its indentation and trailing newlines)
+  const kept = (n) => {
+    if (n.localName === 'textarea' || n.localName === 'pre') return true;
+    if (n.localName === 'input') return false;
+    const st = getComputedStyle(n);
+    return /^(pre|pre-wrap|break-spaces)$/.test(st.whiteSpace) && !st.display.startsWith('inline');
+  };
+  const raw = (n) => (n.localName === 'textarea' ? n.value : n.innerText);
+  if (el && kept(el)) return raw(el);
   const walk = (n) => {
     if (n.nodeType === 3) { line += n.nodeValue; return; }
     if (n.nodeType !== 1 && n.nodeType !== 11) return;
     if (n.nodeType === 1) {
       const tag = n.localName;
       if (SKIP.has(tag) || n.getAttribute('aria-hidden') === 'true' || !visible(n) || priv(n)) return;
+      if (kept(n) && (tag !== 'textarea' || n.type !== 'hidden')) {
+        flush();
+        out.push(tag === 'textarea' ? `[textarea:]\n${raw(n)}\n[/textarea]` : raw(n));
+        return;
+      }
       if (tag === 'br') { flush(); return; }
       if (tag === 'img') { const a = n.getAttribute('alt'); if (a) line += ` ![${a}] `; return; }
       if (tag === 'input' || tag === 'textarea' || tag === 'select') {

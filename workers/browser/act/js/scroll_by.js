@@ -1,5 +1,6 @@
 // Scroll the page, or the nearest ancestor of `el` (crossing shadow hosts) that scrolls on
-// the requested axis. o = {dx, dy, amount, pixels, percent, to}; returns the positions.
+// the requested axis (a horizontal one the page cannot take: the strip that can, inside `el`
+// or the widest shown). o = {dx, dy, amount, pixels, percent, to}; returns the positions.
 (el, o) => {
   const horizontal = o.dx !== 0;
   const scrolls = (n) => {
@@ -13,7 +14,18 @@
     const root = t.getRootNode();
     t = t.parentElement || (root && root.host) || null;
   }
-  const page = !t || t === document.body || t === document.documentElement;
+  let page = !t || t === document.body || t === document.documentElement;
+  // issue 26 item 8: a horizontal scroll the page cannot take goes to the strip that can —
+  // inside the element named, else the widest one shown in the viewport
+  const root = document.scrollingElement || document.documentElement;
+  const named = el && el !== document.documentElement && el !== document.body;
+  if (page && (named || (horizontal && root.scrollWidth <= innerWidth + 1))) {
+    const shown = (n) => { const r = n.getBoundingClientRect(); return r.width > 0 && r.bottom > 0 && r.top < innerHeight; };
+    const pool = Array.from((named ? el : document).querySelectorAll('*'))
+      .filter((n) => scrolls(n) && shown(n));
+    pool.sort((a, b) => b.clientWidth * b.clientHeight - a.clientWidth * a.clientHeight);
+    if (pool.length) { t = pool[0]; page = false; }
+  }
   const box = page ? (document.scrollingElement || document.documentElement) : t;
   const view = page ? [innerWidth, innerHeight] : [t.clientWidth, t.clientHeight];
   const pos = () => ({ x: Math.round(box.scrollLeft), y: Math.round(box.scrollTop),

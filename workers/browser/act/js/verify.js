@@ -5,7 +5,8 @@
 // the value of another form field changed (a suggestion filled the input), and the target
 // hidden (its menu closed, or the view around it changed) or detached; all three are effects even when the DOM mutations that
 // carried them belong to an element that had changed in timer bursts before (ambient);
-// op "mouse": the last pointer position seen in this frame.
+// op "mouse": the last pointer position seen in this frame; ops "pause"/"resume": drop the
+// mutations our own screenshot makes in between.
 // Called as ElementHandle.evaluate(el, [op, end]) or Frame.evaluate([op, null, end]); `end`
 // true ends the session after collecting, "effect" only when the DOM shows an effect.
 (a, b) => {
@@ -16,6 +17,11 @@
   const V = win.__webagentVerify;
   if (!V) return null;
   if (op === 'mouse') return V.mouse || null;
+  if (op === 'pause' || op === 'resume') {  // around a screenshot of ours (verify.py _shot)
+    V.flush();
+    V.paused = op === 'pause';
+    return null;
+  }
   const ACTIVE_CLASS = /(^|[-_\s])(active|selected|checked|pressed|current|open|on|toggled)($|[-_\s])/i;
 
   function deepFocus() {
@@ -91,6 +97,23 @@
     }
     return false;
   }
+  function describe(e) {
+    const n = e && e.nodeType === 1 ? e : e && e.parentElement;
+    if (!n) return '';
+    const text = (n.getAttribute('aria-label') || n.innerText || n.value || '').replace(/\s+/g, ' ').trim();
+    return unicodeText.cut(`<${n.localName}>${text ? ` "${text}"` : ''}`, 60);
+  }
+  // what a control controls (aria-controls, else a popup it announces with aria-haspopup):
+  // whether it is shown, so a click's result says if the menu really opened (issue 26 item 8)
+  function controlled(e) {
+    if (!e || !e.getAttribute) return null;
+    const ids = (e.getAttribute('aria-controls') || '').split(/\s+/).filter(Boolean);
+    const popup = e.getAttribute('aria-haspopup');
+    if (!ids.length && (!popup || popup === 'false')) return null;
+    const els = ids.map((i) => doc.getElementById(i)).filter(Boolean);
+    return { shown: els.some((c) => shown(c)), expanded: e.getAttribute('aria-expanded'),
+      what: els.length ? (els[0].getAttribute('role') || els[0].localName) : (popup === 'true' ? 'menu' : popup) };
+  }
   function xpath(e) {
     const parts = [];
     for (let n = e; n && n.nodeType === 1; n = n.parentNode) {
@@ -106,7 +129,8 @@
     const focus = deepFocus();
     const values = fields().filter((f) => f !== el).map((f) => [f, f.value]);
     V.session = { t0: performance.now(), records: [], target: el, focus, scroll: scrollPos(el), modals: modals(), url: win.location.href,
-      state: stateOf(el), values, shown: shown(el), popup: inPopup(el) };
+      state: stateOf(el), values, shown: shown(el), popup: inPopup(el), handled: V.handled,
+      controls: controlled(el), landed: (V.landed || []).length, selected: String(win.getSelection ? win.getSelection() : '').length };
     const tag = el ? el.localName : '';
     return { xpath: el ? xpath(el) : '', state: V.session.state, silent: ['canvas', 'video', 'embed', 'object'].includes(tag) };
   }
@@ -143,6 +167,19 @@
   out.detached = !!tgt && !after.connected;
   out.hidden = !!tgt && after.connected && s.shown && !shown(tgt);
   out.hiddenPopup = out.hidden && s.popup;
+  // page handlers that ran (issue 27 item 2), an inline one on the target counted too; an
+  // aria-disabled target's handler only refuses, so nothing answered there
+  const inline = (n) => ['onclick', 'onmousedown', 'onmouseup'].some((a) => (n.getAttribute(a) || '').trim());
+  const refused = !!tgt && !!tgt.closest && !!tgt.closest('[aria-disabled=true]');
+  out.handled = refused ? 0 : (V.handled || 0) - (s.handled || 0) + (tgt && tgt.getAttribute && inline(tgt) ? 1 : 0);
+  const landed = (V.landed || []).slice(s.landed || 0);
+  out.landed = landed.length;
+  out.missed = !!tgt && landed.length > 0 && !landed.some((t) => t === tgt || tgt.contains(t) || (t.contains && t.contains(tgt)));
+  out.missedOn = out.missed ? describe(landed[landed.length - 1]) : '';
+  const ctl = controlled(tgt);
+  out.controls = ctl && s.controls ? { what: ctl.what, before: s.controls.shown || s.controls.expanded === 'true',
+    after: ctl.shown || ctl.expanded === 'true' } : null;
+  out.selected = !s.selected && String(win.getSelection ? win.getSelection() : '').trim().length > 0;
   const moved = s.values.find(([f, v]) => f.isConnected && f.value !== v);
   out.field = moved ? [fieldName(moved[0]), shownValue(moved[0])] : null;
   out.children = tgt ? Array.from(tgt.querySelectorAll('a[href], button, [role=button], [role=link], [role=option], [role=menuitem], input, [onclick], [tabindex]'))

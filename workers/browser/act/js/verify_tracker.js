@@ -46,6 +46,7 @@
     return b;
   }
   function onRecords(records) {
+    if (V.paused) return;  // our own screenshot restyles inputs (caret): never the page's
     const causal = V.causal > 0;
     const now = performance.now();
     for (const r of records) {
@@ -72,6 +73,42 @@
   };
   for (const t of EVENTS) window.addEventListener(t, enter, true);
   window.addEventListener('mousemove', (e) => { V.mouse = [e.clientX, e.clientY]; }, true);
+  // where the pointer's release and click events landed (issue 27 item 3: a hover menu that
+  // closed, a drag that ended over text): the session keeps their targets
+  V.landed = [];
+  for (const t of ['mouseup', 'click', 'drop', 'contextmenu', 'dblclick']) {
+    window.addEventListener(t, (e) => {
+      if (V.landed.length < 50) V.landed.push(e.composedPath()[0] || e.target);
+    }, true);
+  }
+  // page handlers that ran (issue 27 item 2): "the control answered with the same page" is
+  // told apart from "the control did nothing" by the page's own listeners being called
+  V.handled = 0;
+  const HANDLED = new Set([...EVENTS, 'mousemove', 'pointermove', 'keydown', 'wheel']);
+  const KEYS = new Set(['keydown', 'keyup', 'keypress', 'beforeinput', 'input']);
+  const wrapped = new WeakMap();
+  const proto = EventTarget.prototype;
+  const add = proto.addEventListener, remove = proto.removeEventListener;
+  proto.addEventListener = function (type, fn, opts) {
+    if (!HANDLED.has(type) || !fn || (typeof fn !== 'function' && typeof fn.handleEvent !== 'function')
+      || (this === window && /InjectedScript/.test(new Error().stack || ''))) {  // the driver's own
+      return add.call(this, type, fn, opts);
+    }
+    let w = wrapped.get(fn);
+    if (!w) {
+      w = function (e) {
+        // window/document listeners of pointer events are mostly global (analytics, a
+        // click counter): only a key's count there (games take keys on the document)
+        if ((this !== window && this !== document) || KEYS.has(e.type)) V.handled += 1;
+        return typeof fn === 'function' ? fn.call(this, e) : fn.handleEvent(e);
+      };
+      wrapped.set(fn, w);
+    }
+    return add.call(this, type, w, opts);
+  };
+  proto.removeEventListener = function (type, fn, opts) {
+    return remove.call(this, type, (fn && wrapped.get(fn)) || fn, opts);
+  };
   V.flush = () => onRecords(obs.takeRecords());
   Object.defineProperty(window, '__webagentVerify', { value: V, configurable: false, enumerable: false, writable: false });
 })();
