@@ -22,10 +22,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from app import metrics
 from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
-from app.db.repo_attachments import load_attachments
 from app.db.types import as_utc
 from app.logging_config import task_context
 from app.secrets import secrets_note
+from app.store.records import load_attachments
 from app.urlpolicy import network_policy
 from workers.adapters import budget as budgets
 from workers.adapters.approval_gate import approval_gate, supervision_of
@@ -101,7 +101,9 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
     except InvalidToken:  # sealed under another WEBAGENT_SECRETS_KEY than this worker's
         vault = None
     prices = Prices(rt.settings.llm_prices, fallback=rt.settings.model_for)  # type: ignore[arg-type]
-    sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault, prices)
+    sink = DbEventSink(
+        rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault, prices, store=rt.store
+    )
     started = time.monotonic()
     await sink.emit(
         EventType.task_started,
@@ -242,7 +244,7 @@ async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:
     root = rt.settings.task_files_dir
     if spec.attachments:
         async with rt.sessions() as s:
-            files = await load_attachments(s, spec.task_id)
+            files = await load_attachments(s, rt.store, spec.task_id)
         root = stage_attachments(root, spec.task_id, [(f.name, f.data) for f in files])
     return task_profile(root, spec.task_id, allow_scripts=spec.allow_scripts)
 
@@ -290,7 +292,9 @@ async def _open_browser(
             async with crash_watch(page):
                 # approvals before sensitive actions, handoffs on challenges (approval_policy)
                 learner = learner or RunLearnings(spec.instruction, spec.task_id)
-                gate = approval_gate(rt.sessions, rt.settings, spec, learner.watch_sink(sink))
+                gate = approval_gate(
+                    rt.sessions, rt.settings, spec, learner.watch_sink(sink), rt.store
+                )
                 supervised = supervise(browser, gate, supervision_of(spec, rt.settings), store)
                 # its pages are the answer check's evidence and the site learnings' source
                 watched = results.watch(learner.watch(supervised))
