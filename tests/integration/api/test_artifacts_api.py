@@ -7,6 +7,7 @@ import httpx
 from fastapi import FastAPI
 
 from app.db import repositories
+from app.store.records import keep_artifact
 from tests.support.task_rows import add_task
 
 PDF = b"%PDF-1.4 invoice \x00\xff"
@@ -15,8 +16,9 @@ PDF = b"%PDF-1.4 invoice \x00\xff"
 async def _task(app: FastAPI, tenant: str) -> str:
     async with app.state.session_factory() as s:
         task = await add_task(s, tenant_id=tenant, instruction="get the invoice")
-        await repositories.save_artifact(
+        await keep_artifact(
             s,
+            app.state.artifact_store,
             task_id=task.id,
             tenant_id=tenant,
             kind="download",
@@ -25,8 +27,9 @@ async def _task(app: FastAPI, tenant: str) -> str:
             data=PDF,
             name="invoice <1>.pdf",
         )
-        await repositories.save_artifact(
+        await keep_artifact(
             s,
+            app.state.artifact_store,
             task_id=task.id,
             tenant_id=tenant,
             kind="screenshot",

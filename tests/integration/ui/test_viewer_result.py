@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import expect
 
 from app.contracts import EventType
-from app.db.repo_events import save_artifact
+from app.store.records import keep_artifact
 from tests.integration.ui.conftest import ApiViewer, OfflinePage
 
 pytestmark = pytest.mark.browser
@@ -32,8 +32,9 @@ async def _download(
     viewer: ApiViewer, task_id: str, number: int, name: str | None, kind: str = "download"
 ) -> None:
     async with viewer.app.state.session_factory() as s:
-        await save_artifact(
-            s, task_id=task_id, tenant_id="default", kind=kind, step=number,
+        await keep_artifact(
+            s, viewer.app.state.artifact_store, task_id=task_id, tenant_id="default", kind=kind,
+            step=number,
             content_type="text/csv", data=CSV, name=name,
         )  # fmt: skip
         await s.commit()
