@@ -47,7 +47,7 @@ from workers.browser.act import click_memory
 from workers.browser.act.click_memory import domain_of
 from workers.browser.act.files import attachments_note, stage_attachments
 from workers.browser.observe import views
-from workers.browser.runtime import net_errors, regions, storage_state
+from workers.browser.runtime import net_errors, regions, storage_state, tracing
 from workers.browser.runtime.crash import crash_watch
 from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
@@ -260,7 +260,10 @@ async def _open_browser(
     recorder: RouteRecorder | None = None,
 ) -> AsyncIterator[Browser]:
     """A fresh browser context for the browser route (the search route never opens one)."""
-    async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
+    async with (
+        rt.pool.context(allowed_domains=spec.allowed_domains) as page,
+        _recorded(spec, page, sink),
+    ):
         state = await results.profile_state()  # the task's browser profile, if it has one
         if state is not None:
             await storage_state.restore(page, state)
@@ -309,6 +312,30 @@ async def _open_browser(
             except SQLAlchemyError:
                 log.warning("task %s: click-tier learnings not saved", spec.task_id)
             await store.settle()  # its writes run behind the loop (memory_store.py)
+
+
+@contextlib.asynccontextmanager
+async def _recorded(spec: TaskSpec, page: Any, sink: DbEventSink) -> AsyncIterator[None]:
+    """With record_trace: a Playwright trace of the context, scrubbed of the task's secrets,
+    kept as artifact kind "trace" (workers/browser/runtime/tracing.py says what stays out)."""
+    if not spec.record_trace:
+        yield
+        return
+    plan = tracing.TracePlan.of(
+        private_regions=bool(spec.private_regions), secrets=bool(spec.secret_names)
+    )
+    rec: tracing.Recording | None = None
+    try:
+        async with tracing.recording(page, plan) as rec:
+            yield
+    finally:
+        if rec is not None and rec.data is not None:
+            secrets = sink.vault.values  # also the values typed with secret=true
+            data = tracing.scrub(rec.data, secrets, blank_typed=bool(secrets))
+            try:
+                await sink.save_trace(data)
+            except (SQLAlchemyError, OSError) as exc:
+                log.warning("task %s: trace not kept: %s", spec.task_id, exc)
 
 
 def error_code(exc: BaseException) -> ErrorCode:
