@@ -10,7 +10,6 @@ import io
 import json
 import zipfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,7 +18,7 @@ import pytest
 from app.db.migrate import upgrade
 from bench.support import serve
 from tests.e2e.conftest import _settings, wait_terminal
-from tests.e2e.test_secrets_e2e import CANARY, PASSWORD, LoginSite, canary_forms, login_policy
+from tests.e2e.test_secrets_e2e import PASSWORD, LoginSite, canary_forms, login_policy
 from tests.support.llm_server import ScriptedLLMServer
 from workers.process.embedded import build_app
 
@@ -98,9 +97,7 @@ def test_a_traced_login_keeps_the_typing_call_but_not_the_secret(
         assert PASSWORD.lower().encode() not in body.lower(), name
 
 
-def test_text_typed_as_secret_is_masked_and_private_regions_drop_screenshots(
-    stack: tuple[str, str, LoginSite],
-) -> None:
+def test_text_typed_as_secret_is_masked_in_the_trace(stack: tuple[str, str, LoginSite]) -> None:
     base_url, site_url, _ = stack
     final, data = run_traced(
         base_url,
@@ -109,7 +106,6 @@ def test_text_typed_as_secret_is_masked_and_private_regions_drop_screenshots(
             "start_url": f"{site_url}/echo",
             "allow_scripts": True,
             "approval_policy": "none",
-            "private_regions": ["#rev"],
         },
     )
     assert final["status"] == "succeeded", final
@@ -118,26 +114,39 @@ def test_text_typed_as_secret_is_masked_and_private_regions_drop_screenshots(
         assert form.encode() not in data
         for name, body in files.items():
             assert form.encode() not in body, (form, name)
-    assert CANARY.encode() not in data
-    # no screencast frames: Playwright cannot black out regions in them
-    assert not [e for e in calls(files) if e.get("type") == "screencast-frame"]
-    assert not [n for n in files if n.endswith((".jpeg", ".jpg", ".png"))]
 
 
-def test_trace_without_secrets_or_regions_has_screenshots(
-    stack: tuple[str, str, LoginSite], tmp_path: Path
+def refused_login(site_url: str, **kw: Any) -> dict[str, Any]:
+    """A short run: the secret may not be typed on this host, so the model gives up."""
+    return {
+        "instruction": "sign in with the password",
+        "start_url": f"{site_url}/login",
+        "secrets": {"pw": {"value": "Other-Pass-42", "domains": ["bank.example"]}},
+        "approval_policy": "none",
+        **kw,
+    }
+
+
+def screencast_frames(data: bytes) -> list[dict[str, Any]]:
+    return [e for e in calls(members(data)) if e.get("type") == "screencast-frame"]
+
+
+def test_private_regions_leave_screenshots_out_of_the_trace(
+    stack: tuple[str, str, LoginSite],
 ) -> None:
-    """The guard of the test above: the same kind of run without private regions does
-    record screenshots, so their absence there is the regions' doing."""
+    """Playwright cannot black out regions in its trace screenshots: none are recorded."""
     base_url, site_url, _ = stack
-    final, data = run_traced(
-        base_url,
-        {
-            "instruction": "sign in with the password",
-            "start_url": f"{site_url}/login",
-            "secrets": {"pw": {"value": "Other-Pass-42", "domains": ["bank.example"]}},
-            "approval_policy": "none",
-        },
-    )
+    final, data = run_traced(base_url, refused_login(site_url, private_regions=["form"]))
     assert final["result"]["answer"] == "refused: secret_not_allowed", final
-    assert [e for e in calls(members(data)) if e.get("type") == "screencast-frame"]
+    assert screencast_frames(data) == []
+    assert not [n for n in members(data) if n.endswith((".jpeg", ".jpg", ".png"))]
+
+
+def test_trace_without_private_regions_has_screenshots(
+    stack: tuple[str, str, LoginSite],
+) -> None:
+    """The guard of the test above: the same run without regions records screenshots."""
+    base_url, site_url, _ = stack
+    final, data = run_traced(base_url, refused_login(site_url))
+    assert final["result"]["answer"] == "refused: secret_not_allowed", final
+    assert screencast_frames(data)
