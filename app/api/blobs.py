@@ -32,9 +32,8 @@ async def artifact_response(
         return RedirectResponse(served.url, status_code=status.HTTP_307_TEMPORARY_REDIRECT)
     assert served.chunks is not None
     out = dict(headers)
-    out["Content-Length"] = str(row.size) if row.storage_key else out.get("Content-Length", "")
-    if not out["Content-Length"]:
-        del out["Content-Length"]
+    if row.storage_key:  # the stored object's size, recorded when it was written
+        out["Content-Length"] = str(row.size)
     return StreamingResponse(
         served.chunks, media_type=row.content_type or default_type, headers=out
     )
