@@ -145,6 +145,7 @@ class TaskSpec(BaseModel):
     private_regions: tuple[str, ...] = ()  # CSS selectors never shown to the model
     time_zone: str = "UTC"  # IANA name: the date and time the prompts show (issue 22)
     reuse_routes: bool = True  # replay a proven route of the start page's domain (issue 21)
+    record_trace: bool = False  # keep a Playwright trace.zip artifact of the run (issue 25)
     metadata: dict[str, Any] = Field(default_factory=dict)
     secret_names: tuple[str, ...] = ()
     secrets_sealed: str | None = Field(default=None, repr=False)  # Fernet token, app/secrets.py

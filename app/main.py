@@ -35,6 +35,7 @@ from app.openapi import install as install_openapi
 from app.openapi import operation_id
 from app.ratelimit import RateLimiter
 from app.settings import Settings, get_settings
+from app.store import open_store
 from app.urlpolicy import network_policy
 from app.web import install as install_viewer
 from app.webhooks import deliverer as webhook_deliverer
@@ -134,6 +135,7 @@ def create_app(
     unavailable.install(app)  # database outage: 503 problem with Retry-After, not a bare 500
     network_policy(cfg)  # a malformed ALLOWED_PRIVATE_HOSTS stops the start, not a request
     app.state.settings = cfg
+    app.state.artifact_store = open_store(cfg)  # artifact bytes (app/store); rows keep metadata
     app.state.readiness_checks = {}
     app.state.limiter = RateLimiter(
         per_minute=cfg.rate_limit_per_minute, burst=cfg.rate_limit_burst

@@ -97,6 +97,24 @@ class Settings(BaseSettings):
     attachments_max_bytes: int = Field(default=10 * 1024 * 1024, ge=0)
     # a download or printed PDF larger than this stays out of the task's artifacts (API)
     download_artifact_max_bytes: int = Field(default=20 * 1024 * 1024, ge=0)
+    # where artifact bytes live (screenshots, downloads, traces, attachments); rows keep
+    # metadata only. local: a folder (artifact_dir, empty = <data_dir>/artifacts); s3: an
+    # S3-compatible bucket (AWS, MinIO, R2, GCS interop), credentials from the settings below
+    # or the AWS_* environment
+    artifact_store: Literal["local", "s3"] = "local"
+    artifact_dir: str = ""
+    artifact_s3_bucket: str = ""
+    artifact_s3_endpoint: str = ""  # empty: AWS; http://... allowed (MinIO in a private net)
+    artifact_s3_region: str = ""
+    artifact_s3_prefix: str = ""  # key prefix inside the bucket
+    artifact_s3_access_key_id: str = ""
+    artifact_s3_secret_access_key: SecretStr = SecretStr("")
+    # >0 with s3: artifact downloads redirect (307) to a presigned URL valid this many
+    # seconds instead of streaming through the API; 0 (or local): the API streams the bytes
+    artifact_presign_s: int = Field(default=0, ge=0, le=7 * 24 * 3600)
+    # record a Playwright trace (trace.zip artifact) of every task, not only of tasks that
+    # ask for it with record_trace: true
+    record_trace: bool = False
     # a vision model (role "vision") is available: observe(mode="vision") with [Vn] boxes
     # (seed 000 §4.3) and the Worker's `look` tool (questions about pixels, seed 003 §4.4)
     vision_enabled: bool = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -13,7 +14,8 @@ from pathlib import Path
 import pytest
 
 # Shared test servers: fixtures `llm_server` (scripted OpenAI-compatible LLM) and `test_site`.
-pytest_plugins = ["tests.support.llm_server", "tests.support.sites"]
+# `s3_server`: an S3-compatible server (moto) for the artifact store.
+pytest_plugins = ["tests.support.llm_server", "tests.support.sites", "tests.support.s3_server"]
 
 REQUIRE_SERVICES = os.environ.get("WEBAGENT_REQUIRE_SERVICES", "") not in ("", "0", "false")
 PG_ADMIN_URL = os.environ.get(
@@ -25,6 +27,8 @@ CHROMIUM = os.environ.get("WEBAGENT_CHROMIUM_PATH", "/usr/bin/chromium")
 
 # Tests browse local test sites only.
 os.environ.setdefault("WEBAGENT_ALLOW_PRIVATE_NETWORKS", "true")
+# artifact bytes of tests that name no data dir go to a temporary folder, not ./.webagent
+os.environ.setdefault("WEBAGENT_ARTIFACT_DIR", tempfile.mkdtemp(prefix="webagent-test-artifacts-"))
 
 
 REDIS_GROUP = "redis"

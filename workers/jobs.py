@@ -22,11 +22,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from app import metrics
 from app.contracts import ErrorCode, EventType, TaskSpec, TaskStatus
 from app.db import Task, repositories
-from app.db.repo_attachments import load_attachments
 from app.db.types import as_utc
 from app.live import live_hub
 from app.logging_config import task_context
 from app.secrets import secrets_note
+from app.store.records import load_attachments
 from app.urlpolicy import network_policy
 from workers.adapters import budget as budgets
 from workers.adapters.approval_gate import approval_gate, supervision_of
@@ -49,7 +49,7 @@ from workers.browser.act import click_memory
 from workers.browser.act.click_memory import domain_of
 from workers.browser.act.files import attachments_note, stage_attachments
 from workers.browser.observe import views
-from workers.browser.runtime import net_errors, regions, storage_state
+from workers.browser.runtime import net_errors, regions, storage_state, tracing
 from workers.browser.runtime.crash import crash_watch
 from workers.browser.runtime.live_room import LiveRoom
 from workers.browser.runtime.pool import is_browser_fault
@@ -104,7 +104,9 @@ async def execute(rt: WorkerRuntime, task: Task) -> None:
     except InvalidToken:  # sealed under another WEBAGENT_SECRETS_KEY than this worker's
         vault = None
     prices = Prices(rt.settings.llm_prices, fallback=rt.settings.model_for)  # type: ignore[arg-type]
-    sink = DbEventSink(rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault, prices)
+    sink = DbEventSink(
+        rt.sessions, rt.bus, spec.task_id, spec.tenant_id, vault, prices, store=rt.store
+    )
     started = time.monotonic()
     await sink.emit(
         EventType.task_started,
@@ -245,7 +247,7 @@ async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:
     root = rt.settings.task_files_dir
     if spec.attachments:
         async with rt.sessions() as s:
-            files = await load_attachments(s, spec.task_id)
+            files = await load_attachments(s, rt.store, spec.task_id)
         root = stage_attachments(root, spec.task_id, [(f.name, f.data) for f in files])
     return task_profile(root, spec.task_id, allow_scripts=spec.allow_scripts)
 
@@ -261,7 +263,10 @@ async def _open_browser(
     recorder: RouteRecorder | None = None,
 ) -> AsyncIterator[Browser]:
     """A fresh browser context for the browser route (the search route never opens one)."""
-    async with rt.pool.context(allowed_domains=spec.allowed_domains) as page:
+    async with (
+        rt.pool.context(allowed_domains=spec.allowed_domains) as page,
+        _recorded(spec, page, sink),
+    ):
         state = await results.profile_state()  # the task's browser profile, if it has one
         if state is not None:
             await storage_state.restore(page, state)
@@ -296,7 +301,9 @@ async def _open_browser(
             async with crash_watch(page), room.running():
                 # approvals before sensitive actions, handoffs on challenges (approval_policy)
                 learner = learner or RunLearnings(spec.instruction, spec.task_id)
-                gate = approval_gate(rt.sessions, rt.settings, spec, learner.watch_sink(sink))
+                gate = approval_gate(
+                    rt.sessions, rt.settings, spec, learner.watch_sink(sink), rt.store
+                )
                 supervision = supervision_of(spec, rt.settings)
                 supervised = supervise(browser, takeover.gated(gate), supervision, store)
                 # its pages are the answer check's evidence and the site learnings' source
@@ -313,6 +320,30 @@ async def _open_browser(
             except SQLAlchemyError:
                 log.warning("task %s: click-tier learnings not saved", spec.task_id)
             await store.settle()  # its writes run behind the loop (memory_store.py)
+
+
+@contextlib.asynccontextmanager
+async def _recorded(spec: TaskSpec, page: Any, sink: DbEventSink) -> AsyncIterator[None]:
+    """With record_trace: a Playwright trace of the context, scrubbed of the task's secrets,
+    kept as artifact kind "trace" (workers/browser/runtime/tracing.py says what stays out)."""
+    if not spec.record_trace:
+        yield
+        return
+    plan = tracing.TracePlan.of(
+        private_regions=bool(spec.private_regions), secrets=bool(spec.secret_names)
+    )
+    rec: tracing.Recording | None = None
+    try:
+        async with tracing.recording(page, plan) as rec:
+            yield
+    finally:
+        if rec is not None and rec.data is not None:
+            secrets = sink.vault.values  # also the values typed with secret=true
+            data = tracing.scrub(rec.data, secrets, blank_typed=bool(secrets))
+            try:
+                await sink.save_trace(data)
+            except (SQLAlchemyError, OSError) as exc:
+                log.warning("task %s: trace not kept: %s", spec.task_id, exc)
 
 
 def error_code(exc: BaseException) -> ErrorCode:

@@ -15,7 +15,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, HTTPException, Path, Response, status
 from pydantic import BaseModel, ConfigDict
 
-from app.api.deps import PrincipalDep, SessionDep, TenantDep, WriterDep
+from app.api.blobs import artifact_response
+from app.api.deps import PrincipalDep, SessionDep, SettingsDep, StoreDep, TenantDep, WriterDep
 from app.api.inputs import MALFORMED_BODY, TASK_ID_PATTERN, TaskIdPath
 from app.api.tasks import load_task
 from app.auth import Principal
@@ -144,10 +145,15 @@ async def decide(
 @router.get(
     "/{task_id}/approvals/{approval_id}/screenshot",
     response_class=Response,
-    responses={200: {"content": {"image/jpeg": {}}}, 404: {}},
+    responses={200: {"content": {"image/jpeg": {}}}, 307: {}, 404: {}},
 )
 async def approval_screenshot(
-    task_id: TaskIdPath, approval_id: ApprovalIdPath, session: SessionDep, tenant: TenantDep
+    task_id: TaskIdPath,
+    approval_id: ApprovalIdPath,
+    session: SessionDep,
+    tenant: TenantDep,
+    store: StoreDep,
+    settings: SettingsDep,
 ) -> Response:
     """The page as it was when the task asked (what the person is deciding about)."""
     row, _ = await _load(session, task_id, approval_id, tenant)
@@ -159,8 +165,11 @@ async def approval_screenshot(
         )
     if artifact is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, detail="no screenshot for this approval")
-    return Response(
-        content=artifact.data,
-        media_type=artifact.content_type or "image/jpeg",
+    return await artifact_response(
+        session,
+        store,
+        artifact,
+        presign_s=settings.artifact_presign_s,
         headers={"Cache-Control": "private, max-age=86400"},
+        default_type="image/jpeg",
     )

@@ -14,9 +14,10 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Path, Response, status
 from pydantic import BaseModel
-from sqlalchemy import func, select
+from sqlalchemy import select
 
-from app.api.deps import SessionDep, TenantDep
+from app.api.blobs import artifact_response
+from app.api.deps import SessionDep, SettingsDep, StoreDep, TenantDep
 from app.api.inputs import TASK_ID_PATTERN, TaskIdPath
 from app.api.tasks import load_task
 from app.db.models import Artifact
@@ -28,7 +29,7 @@ ArtifactIdPath = Annotated[str, Path(pattern=TASK_ID_PATTERN)]
 
 class ArtifactOut(BaseModel):
     id: str
-    kind: str  # "screenshot", "approval", "download"
+    kind: str  # "screenshot", "approval", "download", "trace"
     name: str | None  # the file name of a download; None for screenshots
     content_type: str
     size: int  # bytes
@@ -47,7 +48,7 @@ async def list_artifacts(
             Artifact.kind,
             Artifact.name,
             Artifact.content_type,
-            func.length(Artifact.data),
+            Artifact.size,
             Artifact.step,
         )
         .where(Artifact.task_id == task_id, Artifact.tenant_id == tenant)
@@ -63,12 +64,18 @@ async def list_artifacts(
 @router.get(
     "/{task_id}/artifacts/{artifact_id}",
     response_class=Response,
-    responses={200: {"content": {"application/octet-stream": {}}}, 404: {}},
+    responses={200: {"content": {"application/octet-stream": {}}}, 307: {}, 404: {}},
 )
 async def get_artifact(
-    task_id: TaskIdPath, artifact_id: ArtifactIdPath, session: SessionDep, tenant: TenantDep
+    task_id: TaskIdPath,
+    artifact_id: ArtifactIdPath,
+    session: SessionDep,
+    tenant: TenantDep,
+    store: StoreDep,
+    settings: SettingsDep,
 ) -> Response:
-    """The artifact's bytes with its content type; a download comes as an attachment."""
+    """The artifact's bytes with its content type; a download comes as an attachment. With
+    WEBAGENT_ARTIFACT_PRESIGN_S set and an S3 store: a 307 to a short-lived signed URL."""
     await load_task(session, task_id, tenant)
     stmt = select(Artifact).where(
         Artifact.id == artifact_id, Artifact.task_id == task_id, Artifact.tenant_id == tenant
@@ -84,8 +91,11 @@ async def get_artifact(
     if artifact.name:
         filename = quote(artifact.name, safe="")
         headers["Content-Disposition"] = f"attachment; filename*=UTF-8''{filename}"
-    return Response(
-        content=artifact.data,
-        media_type=artifact.content_type or "application/octet-stream",
+    return await artifact_response(
+        session,
+        store,
+        artifact,
+        presign_s=settings.artifact_presign_s,
         headers=headers,
+        default_type="application/octet-stream",
     )

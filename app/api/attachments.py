@@ -1,5 +1,6 @@
 """Files uploaded with a task (seed 001 App. A.5): checked against the settings' size cap,
-stored beside the task (app/db/repo_attachments.py), staged for upload_file by the worker."""
+kept in the artifact store with metadata rows (app/store/records.py), staged for upload_file
+by the worker."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api.inputs import invalid
 from app.api.schemas import TaskCreate
 from app.db.models import Task
-from app.db.repo_attachments import Attachment, add_attachments
+from app.db.repo_attachments import Attachment
 from app.settings import Settings
+from app.store import ArtifactStore
+from app.store.records import add_attachments
 
 
 def checked(body: TaskCreate, settings: Settings) -> list[Attachment]:
@@ -31,9 +34,14 @@ def checked(body: TaskCreate, settings: Settings) -> list[Attachment]:
 
 
 async def store(
-    session: AsyncSession, task: Task, files: list[Attachment], *, allow_scripts: bool
+    session: AsyncSession,
+    blobs: ArtifactStore,
+    task: Task,
+    files: list[Attachment],
+    *,
+    allow_scripts: bool,
 ) -> None:
     """The new task's migration 0008 columns and its files, in the creating transaction."""
     task.allow_scripts = allow_scripts
     task.attachment_names = [f.name for f in files]
-    await add_attachments(session, task.id, files)
+    await add_attachments(session, blobs, task.id, files)

@@ -16,6 +16,7 @@ from app.dispatch import Dispatcher
 from app.events import EventBus
 from app.ratelimit import RateLimiter
 from app.settings import Settings
+from app.store import ArtifactStore
 
 
 def get_settings(request: Request) -> Settings:
@@ -38,6 +39,11 @@ def get_bus(request: Request) -> EventBus:
     return bus
 
 
+def get_artifact_store(request: Request) -> ArtifactStore:
+    store: ArtifactStore = request.app.state.artifact_store
+    return store
+
+
 def get_dispatcher(request: Request) -> Dispatcher:
     dispatcher: Dispatcher = request.app.state.dispatcher
     return dispatcher
@@ -48,6 +54,7 @@ SessionDep = Annotated[AsyncSession, Depends(_session, scope="function")]
 BusDep = Annotated[EventBus, Depends(get_bus)]
 DispatcherDep = Annotated[Dispatcher, Depends(get_dispatcher)]
 SessionFactoryDep = Annotated[Any, Depends(get_session_factory)]
+StoreDep = Annotated[ArtifactStore, Depends(get_artifact_store)]
 
 
 def _bearer(request: Request) -> str | None:

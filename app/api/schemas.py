@@ -135,6 +135,12 @@ class TaskCreate(BaseModel):
         " e.g. Europe/Berlin; default: the service's WEBAGENT_DEFAULT_TIME_ZONE",
         examples=["Europe/Berlin"],
     )
+    record_trace: bool = Field(
+        default=False,
+        description='keep a Playwright trace of the run as artifact kind "trace" (trace.zip,'
+        " open with `playwright show-trace`); typed secrets stay out, and with private_regions"
+        " the trace has no screenshots. WEBAGENT_RECORD_TRACE turns it on for every task",
+    )
     reuse_routes: bool = Field(
         default=True,
         description="replay a proven route of the start page's site for the same intent "
@@ -344,6 +350,7 @@ class TaskOut(BaseModel):
     forbid_login: bool = False
     private_regions: list[str] = Field(default_factory=list)
     reuse_routes: bool = True
+    record_trace: bool = False
     time_zone: str = "UTC"
     metadata: dict[str, Any]
     secrets: list[str] = Field(default_factory=list, description="secret names, never values")
@@ -427,6 +434,7 @@ def task_out(task: Any) -> TaskOut:
         forbid_login=bool(task.forbid_login),
         private_regions=list(task.private_regions or []),
         reuse_routes=task.reuse_routes is not False,
+        record_trace=bool(task.record_trace),
         time_zone=task.time_zone or "UTC",
         metadata=dict(task.meta or {}),
         secrets=list(task.secret_names or []),

@@ -13,12 +13,14 @@ from redis.exceptions import RedisError
 
 from app import metrics
 from app.api import attachments, results
+from app.api.blobs import artifact_response
 from app.api.deps import (
     BusDep,
     DispatcherDep,
     PrincipalDep,
     SessionDep,
     SettingsDep,
+    StoreDep,
     TenantDep,
     WriterDep,
 )
@@ -140,6 +142,7 @@ async def submit_task(
     dispatcher: DispatcherDep,
     tenant: WriterDep,
     principal: PrincipalDep,
+    store: StoreDep,
     idempotency_key: Annotated[SafeStr | None, Header(max_length=255)] = None,
 ) -> TaskOut:
     """Persist the task, then enqueue it: a worker can only ever see committed rows."""
@@ -170,6 +173,7 @@ async def submit_task(
                 "private_regions": body.private_regions,
                 "reuse_routes": body.reuse_routes,
                 "time_zone": body.time_zone or settings.default_time_zone,
+                "record_trace": body.record_trace or settings.record_trace,
             },
             metadata=body.metadata,
             idempotency_key=idempotency_key,
@@ -184,7 +188,7 @@ async def submit_task(
             },
         )
         if created:
-            await attachments.store(session, task, files, allow_scripts=body.allow_scripts)
+            await attachments.store(session, store, task, files, allow_scripts=body.allow_scripts)
         if created:
             await results.queue_webhook(session, task)
         await session.commit()
@@ -321,20 +325,25 @@ async def list_steps(task_id: TaskIdPath, session: SessionDep, tenant: TenantDep
 @router.get(
     "/{task_id}/screenshots/{step}",
     response_class=Response,
-    responses={200: {"content": {"image/jpeg": {}}}, 404: {}},
+    responses={200: {"content": {"image/jpeg": {}}}, 307: {}, 404: {}},
 )
 async def get_screenshot(
     task_id: TaskIdPath,
     step: Annotated[int, Path(ge=0, le=INT32_MAX)],
     session: SessionDep,
     tenant: TenantDep,
+    store: StoreDep,
+    settings: SettingsDep,
 ) -> Response:
     await load_task(session, task_id, tenant)
     artifact = await repositories.get_artifact(session, task_id=task_id, kind=SCREENSHOT, step=step)
     if artifact is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"no screenshot for step {step}")
-    return Response(
-        content=artifact.data,
-        media_type=artifact.content_type or "image/jpeg",
+    return await artifact_response(
+        session,
+        store,
+        artifact,
+        presign_s=settings.artifact_presign_s,
         headers={"Cache-Control": "private, max-age=86400"},
+        default_type="image/jpeg",
     )

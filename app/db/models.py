@@ -120,6 +120,8 @@ class Task(Base):
     # migration 0008: evaluate_script is offered and runs only when the task allows it
     allow_scripts: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     attachment_names: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=list)
+    # migration 0016: a Playwright trace of the run is kept as artifact kind "trace"
+    record_trace: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # migration 0008: per-task model budgets (workers/adapters/budget.py); NULL = no limit
     max_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
     max_cost_usd: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -175,8 +177,12 @@ class TaskAttachment(Base):
     name: Mapped[str] = mapped_column(String(255))
     media_type: Mapped[str] = mapped_column(String(128))
     size: Mapped[int] = mapped_column(Integer)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
+    # rows before migration 0016 held the bytes; `webagent artifacts migrate` moves them to
+    # the artifact store (app/store) and clears this column; new rows never fill it
+    data: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    storage_key: Mapped[str | None] = mapped_column(String(512), nullable=True)
 
 
 class Artifact(TaskOwned, Base):
@@ -190,9 +196,14 @@ class Artifact(TaskOwned, Base):
     kind: Mapped[str] = mapped_column(String(32))
     step: Mapped[int] = mapped_column(Integer)
     content_type: Mapped[str] = mapped_column(String(128))
-    data: Mapped[bytes] = mapped_column(LargeBinary)
+    # legacy bytes of rows before migration 0016 (see TaskAttachment.data); NULL once moved
+    data: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     name: Mapped[str | None] = mapped_column(String(255), nullable=True)  # file name (downloads)
+    # migration 0016: the bytes live in the artifact store under storage_key (app/store)
+    size: Mapped[int] = mapped_column(Integer, default=0, server_default=_zero())
+    sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    storage_key: Mapped[str | None] = mapped_column(String(512), nullable=True)
 
 
 class Ledger(Base):

@@ -1,4 +1,4 @@
-"""Per-task records: durable step events, screenshot artifacts and the ledger snapshot.
+"""Per-task records: durable step events, artifact metadata and the ledger snapshot.
 
 Functions flush but never commit: the caller owns the transaction.
 """
@@ -10,7 +10,6 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import defer
 
 from app.contracts import Event
 from app.db.dialect import dialect_insert
@@ -76,10 +75,13 @@ async def save_artifact(
     kind: str,
     step: int,
     content_type: str,
-    data: bytes,
+    storage_key: str,
+    size: int,
+    sha256: str,
     name: str | None = None,
 ) -> str:
-    """Insert or replace the artifact for (task, kind, step); returns its id."""
+    """Insert or replace the artifact row for (task, kind, step) whose bytes are already in
+    the store under `storage_key` (app/store/records.py keep_artifact); returns its id."""
     table = Artifact.__table__
     stmt = dialect_insert(s, table).values(  # type: ignore[arg-type]
         id=new_id(),
@@ -88,7 +90,9 @@ async def save_artifact(
         kind=kind,
         step=step,
         content_type=content_type,
-        data=data,
+        size=size,
+        sha256=sha256,
+        storage_key=storage_key,
         name=name,
         created_at=utcnow(),
     )
@@ -96,7 +100,10 @@ async def save_artifact(
         index_elements=["task_id", "kind", "step"],
         set_={
             "content_type": stmt.excluded.content_type,
-            "data": stmt.excluded.data,
+            "size": stmt.excluded.size,
+            "sha256": stmt.excluded.sha256,
+            "storage_key": stmt.excluded.storage_key,
+            "data": None,
             "name": stmt.excluded.name,
             "created_at": stmt.excluded.created_at,
         },
@@ -106,6 +113,7 @@ async def save_artifact(
 
 
 async def get_artifact(s: AsyncSession, *, task_id: str, kind: str, step: int) -> Artifact | None:
+    """The row's metadata; its bytes come from app/store/records.py read_artifact."""
     stmt = (
         select(Artifact)
         .where(Artifact.task_id == task_id, Artifact.kind == kind, Artifact.step == step)
@@ -117,12 +125,19 @@ async def get_artifact(s: AsyncSession, *, task_id: str, kind: str, step: int) -
 async def list_artifacts(
     s: AsyncSession, *, task_id: str, kind: str | None = None
 ) -> list[Artifact]:
-    """Artifact metadata in step order; `.data` is not loaded (touching it raises)."""
+    """Artifact metadata in step order."""
     stmt = select(Artifact).where(Artifact.task_id == task_id)
     if kind is not None:
         stmt = stmt.where(Artifact.kind == kind)
-    stmt = stmt.options(defer(Artifact.data, raiseload=True)).order_by(Artifact.step, Artifact.kind)
+    stmt = stmt.order_by(Artifact.step, Artifact.kind)
     return list((await s.execute(stmt)).scalars())
+
+
+async def legacy_artifact_data(s: AsyncSession, artifact_id: str) -> bytes | None:
+    """The bytes a row written before migration 0016 still holds (None once moved out)."""
+    stmt = select(Artifact.data).where(Artifact.id == artifact_id)
+    data = (await s.execute(stmt)).scalar_one_or_none()
+    return bytes(data) if data is not None else None
 
 
 async def save_ledger(

@@ -384,6 +384,7 @@ def task_to_spec(task: Task) -> TaskSpec:
         forbid_login=bool(task.forbid_login),
         private_regions=tuple(task.private_regions or ()),
         reuse_routes=task.reuse_routes is not False,
+        record_trace=bool(task.record_trace),
         time_zone=task.time_zone or "UTC",
         metadata=dict(task.meta or {}),
         secret_names=tuple(task.secret_names or ()),

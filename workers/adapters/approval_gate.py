@@ -30,6 +30,8 @@ from app.db import repositories
 from app.db.repo_approvals import create_approval, decide_approval, get_approval
 from app.db.types import utcnow
 from app.settings import Settings
+from app.store import ArtifactStore
+from app.store.records import keep_artifact
 from workers.agent.errors import ConfigurationError, TaskCancelled
 from workers.agent.protocols import ApprovalDecision, ApprovalRequest, ChallengeSolver, EventSink
 from workers.agent.supervised import Supervision
@@ -54,7 +56,15 @@ class GateConfig:
 class DbApprovalGate:
     """ApprovalGate over the approvals table; one per task run."""
 
-    def __init__(self, sessions: SessionFactory, sink: EventSink, config: GateConfig) -> None:
+    def __init__(
+        self,
+        sessions: SessionFactory,
+        sink: EventSink,
+        config: GateConfig,
+        *,
+        store: ArtifactStore | None = None,
+    ) -> None:
+        self.store = store  # where the approval screenshot goes (app/store)
         self.sessions = sessions
         self.sink = sink
         self.config = config
@@ -100,9 +110,10 @@ class DbApprovalGate:
         expires = utcnow() + timedelta(seconds=wait_s)
         async with self.sessions() as s:
             shot = None
-            if request.screenshot:
-                shot = await repositories.save_artifact(
+            if request.screenshot and self.store is not None:
+                shot = await keep_artifact(
                     s,
+                    self.store,
                     task_id=cfg.task_id,
                     tenant_id=cfg.tenant_id,
                     kind=APPROVAL_SCREENSHOT,
@@ -219,7 +230,11 @@ def supervision_of(spec: TaskSpec, settings: Settings) -> Supervision:
 
 
 def approval_gate(
-    sessions: SessionFactory, settings: Settings, spec: TaskSpec, sink: EventSink
+    sessions: SessionFactory,
+    settings: Settings,
+    spec: TaskSpec,
+    sink: EventSink,
+    store: ArtifactStore | None = None,
 ) -> DbApprovalGate:
     """The task's gate; waits at most approval_timeout_s and never past the task's time."""
     config = GateConfig(
@@ -229,4 +244,4 @@ def approval_gate(
         poll_s=settings.approval_poll_s,
         deadline=time.monotonic() + spec.timeout_s,
     )
-    return DbApprovalGate(sessions, sink, config)
+    return DbApprovalGate(sessions, sink, config, store=store)

@@ -33,6 +33,8 @@ from app.contracts import Event, EventType, Usage
 from app.db import repositories
 from app.db.types import utcnow
 from app.events import EventBus
+from app.store import ArtifactStore
+from app.store.records import keep_artifact
 from workers.adapters.outage import OUTAGE_ERRORS, retry_outage
 from workers.adapters.secrets import SecretVault
 from workers.adapters.write_behind import WriteBehind
@@ -44,6 +46,8 @@ log = logging.getLogger(__name__)
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
 SCREENSHOT_KIND = "screenshot"
 DOWNLOAD_KIND = "download"  # files the page produced (workers/browser/act/files.py)
+TRACE_KIND = "trace"  # the run's Playwright trace (workers/browser/runtime/tracing.py)
+TRACE_NAME = "trace.zip"
 T = TypeVar("T")
 # label values of webagent_step_duration_seconds: the tool names, never model-chosen text
 STEP_ACTIONS = frozenset(TOOLS)  # every registered tool, offered by default or not
@@ -110,7 +114,10 @@ class DbEventSink:
         tenant_id: str,
         vault: SecretVault | None = None,
         prices: Prices | None = None,
+        *,
+        store: ArtifactStore | None = None,
     ) -> None:
+        self.store = store  # where screenshots, downloads and the trace go (app/store)
         self.vault = vault or SecretVault()  # every payload is redacted of the task's secrets
         self._sessions = session_factory
         self._bus = bus
@@ -255,39 +262,44 @@ class DbEventSink:
         await asyncio.shield(retry_outage(save, f"{self.task_id} screenshot {step}"))
 
     async def _save_screenshot(self, step: int, jpeg: bytes) -> None:
-        async with self._sessions() as s:
-            await repositories.save_artifact(
-                s,
-                task_id=self.task_id,
-                tenant_id=self.tenant_id,
-                kind=SCREENSHOT_KIND,
-                step=step,
-                content_type="image/jpeg",
-                data=jpeg,
-            )
-            await s.commit()
+        await self._keep(SCREENSHOT_KIND, step, "image/jpeg", jpeg)
 
     async def save_file(self, name: str, content_type: str, data: bytes) -> None:
         """A file the page produced (download, printed PDF) as artifact kind "download",
         numbered 1, 2, ... in the order the task kept them."""
         self._files += 1
         number = self._files
-        save = partial(_ignore_retry, partial(self._save_file, number, name, content_type, data))
+        save = partial(
+            _ignore_retry, partial(self._keep, DOWNLOAD_KIND, number, content_type, data, name)
+        )
         await asyncio.shield(retry_outage(save, f"{self.task_id} download {number}"))
 
-    async def _save_file(self, number: int, name: str, content_type: str, data: bytes) -> None:
+    async def save_trace(self, data: bytes) -> str:
+        """The run's Playwright trace as artifact kind "trace" (step 1); its artifact id."""
+        save = partial(
+            _ignore_retry, partial(self._keep, TRACE_KIND, 1, "application/zip", data, TRACE_NAME)
+        )
+        return await asyncio.shield(retry_outage(save, f"{self.task_id} trace"))
+
+    async def _keep(
+        self, kind: str, step: int, content_type: str, data: bytes, name: str | None = None
+    ) -> str:
+        if self.store is None:
+            raise RuntimeError("DbEventSink was built without an artifact store")
         async with self._sessions() as s:
-            await repositories.save_artifact(
+            artifact_id = await keep_artifact(
                 s,
+                self.store,
                 task_id=self.task_id,
                 tenant_id=self.tenant_id,
-                kind=DOWNLOAD_KIND,
-                step=number,
+                kind=kind,
+                step=step,
                 content_type=content_type,
                 data=data,
                 name=name,
             )
             await s.commit()
+        return artifact_id
 
     async def cancel_requested(self) -> bool:
         """False while the database is unreachable: no cancel can be accepted then either."""

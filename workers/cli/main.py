@@ -36,6 +36,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "profiles": ("workers.cli.commands.profiles", "Create, list and delete browser profiles."),
     "keys": ("workers.cli.commands.keys", "Create, list and revoke API keys."),
+    "artifacts": (
+        "workers.cli.commands.artifacts",
+        "Move artifact bytes out of the database into the artifact store.",
+    ),
     "observe": ("workers.cli.commands.observe", "Print what the agent sees of a page."),
     "bench": ("workers.cli.commands.bench", "Run benchmarks (MiniWoB++)."),
 }

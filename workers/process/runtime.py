@@ -20,6 +20,7 @@ from app import logredact
 from app.db import create_engine, session_factory
 from app.events import EventBus
 from app.settings import Settings
+from app.store import ArtifactStore, open_store
 from workers.agent.protocols import LLM
 from workers.browser.observe import tokens
 from workers.browser.runtime.pool import BrowserPool
@@ -63,6 +64,7 @@ class WorkerRuntime:
         self._engine: AsyncEngine | None = None
         self._sessions: async_sessionmaker[AsyncSession] | None = None
         self._llm: LLM | None = None
+        self.store: ArtifactStore = open_store(settings)  # artifact bytes (app/store)
         self._running: set[Future[Any]] = set()  # coroutines run() is waiting on (jobs)
         self._running_lock = threading.Lock()
 

@@ -36,7 +36,7 @@ window.webagentResult = (() => {
     return (bytes / 1024 / 1024).toFixed(1) + " MB";
   }
 
-  const LABEL = { download: "file", approval: "approval screenshot" };
+  const LABEL = { download: "file", approval: "approval screenshot", trace: "run recording" };
 
   // the task's downloads and approval screenshots (step screenshots are in the timeline)
   function fileItem(api, a) {
@@ -44,8 +44,15 @@ window.webagentResult = (() => {
     const link = document.createElement("a");
     link.href = api + "/artifacts/" + encodeURIComponent(a.id);
     link.textContent = a.name || (LABEL[a.kind] || a.kind) + " " + a.step;
-    if (a.kind === "download") link.setAttribute("download", a.name || "");
+    if (a.kind === "download" || a.kind === "trace") link.setAttribute("download", a.name || "");
     item.append(link, " (" + (LABEL[a.kind] || a.kind) + ", " + (a.content_type || "?") + ", " + size(a.size || 0) + ")");
+    if (a.kind === "trace") {
+      // a Playwright trace opens in Playwright's trace viewer
+      const how = document.createElement("code");
+      how.className = "trace-command";
+      how.textContent = "playwright show-trace " + (a.name || "trace.zip");
+      item.append(" open with ", how);
+    }
     return item;
   }
 

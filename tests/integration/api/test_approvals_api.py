@@ -14,6 +14,7 @@ from app.db import repositories
 from app.db.migrate import upgrade
 from app.db.repo_approvals import create_approval
 from app.db.types import utcnow
+from app.store.records import keep_artifact
 from tests.integration.api.conftest import finish
 from tests.integration.api.test_auth_keys import BODY, bearer, keyed_app, new_key
 
@@ -38,8 +39,9 @@ async def pause(app: FastAPI, task_id: str, *, expires_in_s: float = 600, shot: 
         assert task is not None
         details: dict[str, Any] = {"url": "https://93.184.215.14/", "element": 'button "Pay"'}
         if shot:
-            details["screenshot"] = await repositories.save_artifact(
+            details["screenshot"] = await keep_artifact(
                 s,
+                app.state.artifact_store,
                 task_id=task_id,
                 tenant_id=task.tenant_id,
                 kind="approval",

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from app import metrics
 from app.db import repositories
 from app.events import MemoryEventBus
+from app.store.records import keep_artifact
 from tests.integration.api.conftest import (
     RecordingDispatcher,
     add_event,
@@ -156,8 +157,9 @@ async def test_steps_and_screenshots(client: httpx.AsyncClient, app: FastAPI) ->
     await add_event(app, None, task_id, 6, "step.started", step=2)
     jpeg = b"\xff\xd8\xff\xe0fake-jpeg-bytes\xff\xd9"
     async with app.state.session_factory() as s:
-        await repositories.save_artifact(
+        await keep_artifact(
             s,
+            app.state.artifact_store,
             task_id=task_id,
             tenant_id="default",
             kind="screenshot",

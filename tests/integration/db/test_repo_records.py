@@ -71,22 +71,27 @@ async def test_datetimes_are_aware_utc(sessions: Sessions) -> None:
     assert got is not None and got.created_at.utcoffset() == timedelta(0)
 
 
-async def test_artifacts_upsert_and_lazy_listing(s: AsyncSession) -> None:
+async def test_artifacts_upsert_and_listing(s: AsyncSession) -> None:
+    """Rows keep metadata only (the bytes are in the artifact store under storage_key)."""
     task = await _task(s)
     kw = {"task_id": task.id, "tenant_id": task.tenant_id, "kind": "screenshot"}
-    first = await repo.save_artifact(s, **kw, step=1, content_type="image/png", data=b"\x89PNG1")
-    again = await repo.save_artifact(s, **kw, step=1, content_type="image/jpeg", data=b"\xff2")
-    await repo.save_artifact(s, **kw, step=2, content_type="image/png", data=b"\x89PNG3")
+    meta = {"size": 3, "sha256": "a" * 64}
+    first = await repo.save_artifact(
+        s, **kw, step=1, content_type="image/png", storage_key="k/1", **meta
+    )
+    again = await repo.save_artifact(
+        s, **kw, step=1, content_type="image/jpeg", storage_key="k/1b", **meta
+    )
+    await repo.save_artifact(s, **kw, step=2, content_type="image/png", storage_key="k/2", **meta)
     await s.commit()
     assert first == again
     art = await repo.get_artifact(s, task_id=task.id, kind="screenshot", step=1)
-    assert art is not None and (art.content_type, art.data) == ("image/jpeg", b"\xff2")
+    assert art is not None and (art.content_type, art.storage_key) == ("image/jpeg", "k/1b")
+    assert await repo.legacy_artifact_data(s, art.id) is None
     assert await repo.get_artifact(s, task_id=task.id, kind="screenshot", step=9) is None
     s.expunge_all()
     listed = await repo.list_artifacts(s, task_id=task.id, kind="screenshot")
-    assert [a.step for a in listed] == [1, 2]
-    with pytest.raises(Exception, match=r"raiseload|not available|lazy"):
-        _ = listed[1].data
+    assert [(a.step, a.size) for a in listed] == [(1, 3), (2, 3)]
 
 
 async def test_ledger_replace(s: AsyncSession) -> None:

@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import expect
 
 from app.contracts import EventType
-from app.db.repo_events import save_artifact
+from app.store.records import keep_artifact
 from tests.integration.ui.conftest import ApiViewer, OfflinePage
 
 pytestmark = pytest.mark.browser
@@ -32,8 +32,9 @@ async def _download(
     viewer: ApiViewer, task_id: str, number: int, name: str | None, kind: str = "download"
 ) -> None:
     async with viewer.app.state.session_factory() as s:
-        await save_artifact(
-            s, task_id=task_id, tenant_id="default", kind=kind, step=number,
+        await keep_artifact(
+            s, viewer.app.state.artifact_store, task_id=task_id, tenant_id="default", kind=kind,
+            step=number,
             content_type="text/csv", data=CSV, name=name,
         )  # fmt: skip
         await s.commit()
@@ -104,4 +105,28 @@ async def test_a_verified_answer_names_its_computed_values_and_approval_shots_ar
     await expect(verdict).to_contain_text("Computed from page values: “$22.85”.")
     await expect(verdict).to_contain_text("it first said: Order Q-4812")
     await expect(page.locator("#file-list a")).to_have_text(["approval screenshot 1"])
+    assert offline_page.blocked == []
+
+
+async def test_a_run_recording_is_listed_with_the_command_that_opens_it(
+    api_viewer: ApiViewer, offline_page: OfflinePage
+) -> None:
+    page = offline_page.page
+    task_id = await _submit(api_viewer)
+    await api_viewer.emit(task_id, 1, EventType.task_started, worker_id="w")
+    await _download(api_viewer, task_id, 1, "trace.zip", kind="trace")
+    await _finish(
+        api_viewer, task_id, 2,
+        {"verdict": "verified", "checked": 1, "unseen": [], "derived": [], "corrected": False},
+    )  # fmt: skip
+    await page.goto(f"{api_viewer.base_url}/runs/{task_id}")
+    link = page.locator("#file-list a")
+    await expect(link).to_have_text("trace.zip")
+    await expect(page.locator("#file-list li")).to_contain_text("run recording")
+    await expect(page.locator("#file-list .trace-command")).to_have_text(
+        "playwright show-trace trace.zip"
+    )
+    async with page.expect_download() as info:
+        await link.click()
+    assert (await info.value).suggested_filename == "trace.zip"
     assert offline_page.blocked == []

@@ -17,6 +17,9 @@ from app.db import repositories
 from app.db.repo_approvals import decide_approval, get_approval, list_approvals
 from app.events import MemoryEventBus
 from app.reaper import reap_once
+from app.settings import Settings
+from app.store import open_store
+from app.store.records import read_artifact
 from tests.integration.workers.conftest import new_task
 from workers.adapters.approval_gate import DbApprovalGate, GateConfig
 from workers.adapters.sink import DbEventSink
@@ -44,12 +47,15 @@ async def task_id(sessions: async_sessionmaker[AsyncSession]) -> AsyncIterator[s
     yield tid
 
 
+STORE = open_store(Settings())  # the test session's artifact folder (tests/conftest.py)
+
+
 def gate_for(
     sessions: async_sessionmaker[AsyncSession], task_id: str, **kw: float
 ) -> tuple[DbApprovalGate, DbEventSink]:
-    sink = DbEventSink(sessions, MemoryEventBus(), task_id, "default")
+    sink = DbEventSink(sessions, MemoryEventBus(), task_id, "default", store=STORE)
     config = GateConfig(task_id, "default", **{"timeout_s": 60.0, "poll_s": 0.05, **kw})
-    return DbApprovalGate(sessions, sink, config), sink
+    return DbApprovalGate(sessions, sink, config, store=STORE), sink
 
 
 async def pending(sessions: async_sessionmaker[AsyncSession], task_id: str) -> str:
@@ -112,9 +118,9 @@ async def test_request_waits_for_the_decision_then_resumes(
     async with sessions() as s:
         row = await get_approval(s, approval_id=approval_id)
         shot = await repositories.get_artifact(s, task_id=task_id, kind="approval", step=1)
+        assert shot is not None and await read_artifact(s, STORE, shot) == REQUEST.screenshot
     assert row is not None and row.details["rule"] == "keyword"
     assert row.details["screenshot"] == requested["screenshot"]
-    assert shot is not None and shot.data == REQUEST.screenshot
     # a second decision does not count
     assert not await decide(sessions, approval_id, "approved")
 

@@ -22,6 +22,7 @@ from app.db import repositories
 from app.dispatch import RqDispatcher
 from app.events import MemoryEventBus, RedisEventBus
 from app.settings import Settings
+from app.store.records import read_artifact
 from tests.integration.workers.conftest import new_task
 from tests.support.llm_server import Reply, ScriptedLLMServer, text_reply, tool_reply
 from tests.support.policies import always, latest_observation
@@ -117,7 +118,9 @@ async def test_embedded_run_succeeds_and_streams(
     assert finished["usage"]["llm_calls"] == task.llm_calls
     async with sessions() as s:
         shot = await repositories.get_artifact(s, task_id=task_id, kind="screenshot", step=1)
-    assert shot is not None and shot.data.startswith(b"\xff\xd8")
+        assert shot is not None
+        data = await read_artifact(s, workers.runtime.store, shot)
+    assert data.startswith(b"\xff\xd8") and shot.size == len(data)
 
 
 async def test_timeout_marks_timed_out(

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.contracts import Event
 from app.db import repositories
+from app.store import StoreConfig, open_store
+from app.store.records import read_artifact
 from tests.integration.workers.conftest import new_task
 from workers.adapters.sink import DbEventSink
 
@@ -76,14 +80,19 @@ async def test_seq_continues_after_existing_events(
     assert second.last_seq == 2
 
 
-async def test_screenshot_and_cancel(sessions: async_sessionmaker[AsyncSession]) -> None:
+async def test_screenshot_and_cancel(
+    sessions: async_sessionmaker[AsyncSession], tmp_path: Path
+) -> None:
     task_id = await new_task(sessions)
-    sink = DbEventSink(sessions, CheckingBus(sessions), task_id, "default")  # type: ignore[arg-type]
+    store = open_store(StoreConfig(local_dir=str(tmp_path)))
+    bus = CheckingBus(sessions)
+    sink = DbEventSink(sessions, bus, task_id, "default", store=store)  # type: ignore[arg-type]
     await sink.save_screenshot(3, b"\xff\xd8jpeg")
     async with sessions() as s:
         artifact = await repositories.get_artifact(s, task_id=task_id, kind="screenshot", step=3)
-    assert artifact is not None and artifact.data == b"\xff\xd8jpeg"
-    assert artifact.content_type == "image/jpeg"
+        assert artifact is not None and await read_artifact(s, store, artifact) == b"\xff\xd8jpeg"
+        assert await repositories.legacy_artifact_data(s, artifact.id) is None  # in the store
+    assert artifact.content_type == "image/jpeg" and artifact.size == 6
 
     assert await sink.cancel_requested() is False
     async with sessions() as s:

@@ -14,6 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.contracts import ErrorCode, TaskSpec, TaskStatus
 from app.db import repositories
 from app.events import MemoryEventBus
+from app.settings import Settings
+from app.store import open_store
 from tests.integration.workers.conftest import new_task
 from workers import jobs
 from workers.adapters import outage as outage_module
@@ -67,7 +69,8 @@ async def test_emit_waits_out_a_refused_database(
 ) -> None:
     task_id = await new_task(sessions)
     outage = Outage(sessions)
-    sink = DbEventSink(outage, MemoryEventBus(), task_id, "default")
+    store = open_store(Settings())  # the test session's artifact folder (tests/conftest.py)
+    sink = DbEventSink(outage, MemoryEventBus(), task_id, "default", store=store)
     await sink.emit("task.started", {})
     outage.refuse = 4
     await sink.emit("step.started", {"step": 1})
