@@ -1,4 +1,4 @@
-"""The brain's cost and benefit on a multi-step site: Planner + Worker vs the Worker alone (issue 22).
+"""The brain on a multi-step site: Planner + Worker vs the Worker alone (issue 22).
 
 The local kettle shop of tests/support/route_shop.py (a cookie consent dialog, a filter form
 with a compound colour dropdown and an "In stock only" checkbox, a result list, product pages

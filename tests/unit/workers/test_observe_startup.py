@@ -62,6 +62,8 @@ def test_the_observe_path_does_not_import_numpy_pil_or_redis_at_start() -> None:
     """numpy and PIL load on the first pixel comparison, the Redis client with the queue
     depth callback: `webagent observe` on a compact page needs neither (2-3 s of imports
     at load 25 on 2 cores)."""
-    out = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", IMPORTS], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
