@@ -18,7 +18,6 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
-from redis.exceptions import RedisError
 
 _DURATION_BUCKETS = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600, float("inf"))
 _WAIT_BUCKETS = (0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, float("inf"))
@@ -96,6 +95,10 @@ class QueueDepthCollector(Collector):
             callback = self._callback
             depth = self._last
         if callback is not None:
+            # the callback reads Redis, which its process has loaded already; a process
+            # without one (e.g. `webagent observe`) need not import the client
+            from redis.exceptions import RedisError
+
             try:
                 depth = int(callback())
             except (RedisError, OSError, RuntimeError, ValueError, TimeoutError):

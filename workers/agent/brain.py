@@ -168,9 +168,9 @@ class Brain:
         adaptive = AdaptiveMemory(llm, ledger)
         page = PageSeen()
 
-        def render(ledger: Ledger, url: str) -> str:
+        def render(ledger: Ledger, url: str, replayed: int = 0) -> str:
             text = page.text if page.url == url else ""
-            view = worker_view(ledger, url, adaptive.window, text)
+            view = worker_view(ledger, url, adaptive.window, text, replayed)
             return render_worker(view, include_goal=False)
 
         clock = RunClock.start(task.deadline, task.time_zone)

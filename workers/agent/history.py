@@ -280,11 +280,14 @@ class RunClock:
         return cls(time.monotonic(), deadline, datetime.now(zone), zone)
 
     def line(self, steps_done: int) -> str:
+        """The date only once it differs from the start's (the session message has that)."""
         now = time.monotonic()
         elapsed, left = now - self.started, max(0.0, self.deadline - now)
-        wall = (self.started_at + timedelta(seconds=elapsed)).strftime("%Y-%m-%d %H:%M:%S %Z")
-        per_step = f"~{elapsed / steps_done:.0f} s" if steps_done else "a few seconds"
-        return f"Now {wall}; elapsed {elapsed:.0f} s, {left:.0f} s left; a step takes {per_step}."
+        wall = self.started_at + timedelta(seconds=elapsed)
+        same_day = wall.date() == self.started_at.date()
+        shown = wall.strftime("%H:%M:%S %Z" if same_day else "%Y-%m-%d %H:%M:%S %Z")
+        per_step = f", ~{elapsed / steps_done:.0f} s a step" if steps_done else ""
+        return f"Now {shown}; {elapsed:.0f} s elapsed, {left:.0f} s left{per_step}."
 
 
 def _zone(name: str) -> tzinfo:
@@ -299,7 +302,7 @@ def session_message(task: AgentTask, clock: RunClock) -> Message:
     text = prompts.render(
         "session.md",
         instruction=task.instruction,
-        start_url=task.start_url or "(none)",
+        start=f"Start page: {task.start_url}\n" if task.start_url else "",  # else already open
         max_steps=task.max_steps,
         time_zone=str(clock.zone),
         started=clock.started_at.strftime("%Y-%m-%d %H:%M %Z"),
@@ -321,9 +324,9 @@ class LedgerHistory:
         task: AgentTask,
         ledger: Ledger,
         clock: RunClock,
-        render: Callable[[Ledger, str], str],
+        render: Callable[[Ledger, str, int], str],
     ) -> None:
-        self._task, self._ledger, self._clock, self.render = task, ledger, clock, render
+        self._task, self._ledger, self._clock, self._render = task, ledger, clock, render
         session = session_message(task, clock)
         self.session_text: str = session["content"]
         self._head = [
@@ -340,6 +343,13 @@ class LedgerHistory:
 
     def record(self, record: StepRecord, seen: Observation) -> None:
         self._last = record
+
+    def render(self, ledger: Ledger, url: str) -> str:
+        """The Ledger's Worker view; the step replayed after it is not listed twice."""
+        return self._render(ledger, url, self._replayed_step())
+
+    def _replayed_step(self) -> int:
+        return self._last.step if self._last is not None and self._last.calls else 0
 
     def ledger_message(self, url: str) -> Message:
         return {"role": "system", "content": ledger_block(self.render(self._ledger, url))}

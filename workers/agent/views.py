@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workers.agent import textcut
@@ -57,6 +57,7 @@ class WorkerView:
     checklist: tuple[ChecklistItem, ...] = ()
     earlier: tuple[StepOutcome, ...] = ()  # adaptive-memory window steps older than recent
     site: str = ""  # brief learnings of earlier runs on this page's domain (page-derived)
+    replayed: int = 0  # the step whose calls and results follow verbatim (0: none)
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,18 @@ def _site(ledger: Ledger, domain: str, *, brief: bool) -> str:
 
 
 def worker_view(
-    ledger: Ledger, url: str, window: Iterable[StepOutcome] = (), page_text: str = ""
+    ledger: Ledger,
+    url: str,
+    window: Iterable[StepOutcome] = (),
+    page_text: str = "",
+    replayed: int = 0,
 ) -> WorkerView:
     """Eq. 16. `window` is AdaptiveMemory.window: its steps older than `recent` (not yet
     distilled into the summary) are shown one line each, so no step is out of sight.
     Dead ends: this run's on this page, earlier runs' only where they apply to this page
-    (`Ledger.relevant_dead_ends`); plus a brief of what earlier runs learned about the site."""
+    (`Ledger.relevant_dead_ends`); plus a brief of what earlier runs learned about the site.
+    `replayed`: the step whose tool calls and results the prompt replays after the Ledger
+    (its line keeps the notes and URL, not a second copy of the calls)."""
     first_recent = min((s.step for s in ledger.recent), default=None)
     earlier = tuple(s for s in window if first_recent is None or s.step < first_recent)
     return WorkerView(
@@ -110,6 +117,7 @@ def worker_view(
         earlier=earlier,
         checklist=tuple(ledger.checklist),
         site=_site(ledger, domain_of(url), brief=True),
+        replayed=replayed,
     )
 
 
@@ -152,11 +160,12 @@ def _clip(text: str, limit: int = NOTE_CHARS) -> str:
     return textcut.clip(line, limit)
 
 
-def render_step(step: StepOutcome) -> str:
+def render_step(step: StepOutcome, with_url: bool = True) -> str:
     """One line per step (seed 003 §6.3 compressed log): actions @ url | eval | memory.
     The Worker's evaluation_previous_goal judges the step before, so it is labelled with
     that step's number (a failed earlier attempt must not read as this step's failure)."""
-    line = f"step {step.step}: {'; '.join(step.actions) or '(no action)'} @ {step.url}"
+    line = f"step {step.step}: {'; '.join(step.actions) or '(no action)'}"
+    line += f" @ {step.url}" if with_url else ""
     judged = f"eval (of step {step.step - 1})" if step.step > 1 else "eval"
     for label, value in (
         (judged, step.evaluation),
@@ -198,6 +207,21 @@ def render_checklist_item(item: ChecklistItem) -> str:
     return f"{CHECK_MARKS.get(item.status, '[ ]')} {item.id}. {item.text}"
 
 
+REPLAYED = ("(replayed below)",)
+
+
+def render_steps(steps: Iterable[StepOutcome], replayed: int = 0) -> list[str]:
+    """Step lines with the URL only where it changes (a line without one was taken on the
+    page of the line above): the same address is not repeated on every line. The `replayed`
+    step's calls are not listed: the prompt shows them, with their results, verbatim."""
+    lines, last_url = [], None
+    for step in steps:
+        shown = replace(step, actions=REPLAYED) if step.step == replayed else step
+        lines.append(render_step(shown, with_url=step.url != last_url))
+        last_url = step.url
+    return lines
+
+
 def _section(title: str, lines: Iterable[str]) -> list[str]:
     body = [f"- {line}" for line in lines]
     return [f"{title}:", *body] if body else []
@@ -220,7 +244,7 @@ def render_worker(view: WorkerView, include_goal: bool = True) -> str:
     )
     lines += _fenced_section("learned on this site by earlier runs", view.site.splitlines())
     lines += _field("earlier steps (summary)", view.summary)
-    lines += _section("recent steps", (render_step(s) for s in (*view.earlier, *view.recent)))
+    lines += _section("recent steps", render_steps((*view.earlier, *view.recent), view.replayed))
     return "\n".join(lines)
 
 
@@ -230,7 +254,7 @@ def render_planner(view: PlannerView) -> str:
     lines += _field("subgoal", view.subgoal)
     lines += _section("checklist", (render_checklist_item(i) for i in view.checklist))
     lines += _field("earlier steps (summary)", view.summary)
-    lines += _section("recent steps", (render_step(s) for s in view.recent))
+    lines += _section("recent steps", render_steps(view.recent))
     lines += _section("facts", (render_fact(f) for f in view.facts))
     lines += _fenced_section("dead ends", (render_dead_end(d) for d in view.dead_ends))
     lines += _section("checkpoints", (render_checkpoint(c) for c in view.checkpoints))

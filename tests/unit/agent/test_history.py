@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from workers.agent.history import (
     CompressedHistory,
     ExecutedCall,
+    RunClock,
     StepRecord,
     result_payload,
     sanitize_page_text,
+    session_message,
     step_line,
 )
 from workers.agent.naive import FullHistory
@@ -199,3 +204,23 @@ def test_secret_text_is_not_replayed_in_the_next_requests_tool_calls() -> None:
         history.record(StepRecord(1, "http://shop.test/1", None, (executed,)), seen)
         later = json.dumps(history.messages(obs(2), 2))
         assert "hunter2" not in later and "***" in later
+
+
+def test_session_names_a_start_page_only_when_there_is_one() -> None:
+    clock = RunClock.start(deadline=0.0, zone_name="Europe/Oslo")
+    with_url = session_message(TASK, clock)["content"]
+    assert "Start page: http://shop.test/" in with_url and "Time zone: Europe/Oslo" in with_url
+    opened = AgentTask("find the cheapest product", None, max_steps=10, deadline=0.0)
+    text = session_message(opened, clock)["content"]
+    assert "Start page" not in text and "Step budget: 10 steps." in text
+
+
+def test_the_clock_line_shows_the_date_only_once_the_day_changed() -> None:
+    zone = ZoneInfo("Europe/Oslo")
+    now = time.monotonic()
+    today = RunClock(now, now + 600, datetime.now(zone), zone)
+    line = today.line(0)
+    assert line.startswith("Now ") and "elapsed" in line and "s left." in line
+    assert "-" not in line.split(";")[0]  # hh:mm:ss and the zone, no date
+    late = RunClock(now - 2, now + 600, datetime(2026, 3, 1, 23, 59, 59, tzinfo=zone), zone)
+    assert late.line(2).startswith("Now 2026-03-02 00:00:") and "a step." in late.line(2)

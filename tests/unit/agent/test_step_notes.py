@@ -34,16 +34,20 @@ async def test_each_note_appears_once_in_the_next_worker_request() -> None:
     llm = FakeLLM(
         [
             reply(bulk, content=json.dumps(NOTES)),
+            reply(("scroll", {"direction": "down"})),
             reply(("done", {"answer": "ok", "success": False})),
         ],
         BRAIN_SIDE,
     )
     task = AgentTask("fill in the name", "http://a.test/", 6, time.monotonic() + 60)
     await run_agent(task, FakeBrowser(PAGES), llm, RecordingSink())
-    second = _text(llm.prompts[1])
+    second, third = _text(llm.prompts[1]), _text(llm.prompts[2])
     for marker in ("zebra-form", "quokka-memo", "wombat-goal"):
         assert second.count(marker) == 1, (marker, second)
-    assert "bulk[type(ref=1:1,text=Ada)]" in second  # the Ledger's line, in short form
+    # the step just taken is replayed verbatim, so its Ledger line does not list the calls
+    # again; a step later, the Ledger's line shows the bulk in short form
+    assert "step 1: (replayed below)" in second and "bulk[" not in second
+    assert "bulk[type(ref=1:1,text=Ada)]" in third and "step 2: (replayed below)" in third
 
 
 def test_a_bulk_call_is_its_actions_in_short_form() -> None:

@@ -28,8 +28,6 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-from PIL import Image
 from playwright.async_api import ElementHandle, Error, FloatRect, Frame, Page, Request
 
 from workers.agent import textcut
@@ -147,11 +145,14 @@ class Outcome:
 def pixel_difference(before: bytes, after: bytes, *, peak: bool = False) -> float:
     """Seed 002: both images as 256×256 grayscale, mean absolute difference / 255. `peak`
     (the whole viewport, where a moved slider thumb is a tiny share of the pixels): the
-    largest difference of one cell instead of the mean."""
+    largest difference of one cell instead of the mean. numpy and PIL load here, on the
+    first comparison: not on every process start."""
     if before == after:
         return 0.0
+    import numpy as np
+    from PIL import Image
 
-    def gray(png: bytes) -> np.ndarray:
+    def gray(png: bytes) -> Any:
         with Image.open(io.BytesIO(png)) as img:
             return np.asarray(img.convert("L").resize(PIXEL_SIZE), dtype=np.float32)
 
