@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from cryptography.fernet import InvalidToken
@@ -51,6 +52,7 @@ from workers.browser.runtime import net_errors, regions, storage_state
 from workers.browser.runtime.crash import crash_watch
 from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
+from workers.browser.runtime.scratch import remove_task_dir, scratch_root
 from workers.browser.session import PageSession
 from workers.llm.vision_check import require_vision
 from workers.process import runtime
@@ -74,7 +76,14 @@ def run_task(task_id: str) -> None:
         log.info("task %s not claimable (cancelled, finished or taken)", task_id)
         return
     timeout = float(task.timeout_s) + HARD_STOP_SLACK_S + FINISH_GRACE_S
-    rt.run(lambda: _logged(task.id, execute(rt, task)), timeout)
+    try:
+        rt.run(lambda: _logged(task.id, execute(rt, task)), timeout)
+    finally:  # a crash of this process leaves it to the supervisor's sweep
+        remove_task_dir(_scratch(rt), task.id)
+
+
+def _scratch(rt: WorkerRuntime) -> Path:
+    return scratch_root(rt.settings.task_files_dir, rt.settings.effective_database_url)
 
 
 async def _logged(task_id: str, work: Awaitable[None]) -> None:
@@ -239,7 +248,7 @@ async def _keep_route(
 
 async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:
     """The task's files (uploaded with it, staged for upload_file) and its script opt-in."""
-    root = rt.settings.task_files_dir
+    root = str(_scratch(rt))
     if spec.attachments:
         async with rt.sessions() as s:
             files = await load_attachments(s, spec.task_id)
