@@ -52,7 +52,7 @@ from workers.browser.runtime import net_errors, regions, storage_state
 from workers.browser.runtime.crash import crash_watch
 from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
-from workers.browser.runtime.scratch import remove_task_dir, scratch_root
+from workers.process.scratch import remove_task_dir, scratch_root
 from workers.browser.session import PageSession
 from workers.llm.vision_check import require_vision
 from workers.process import runtime

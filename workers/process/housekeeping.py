@@ -22,7 +22,7 @@ from app.events import EventBus
 from app.reaper import run_reaper
 from app.retention import RetentionPolicy, run_pruner
 from app.settings import Settings
-from workers.browser.runtime.scratch import remove_task_dir, scratch_root, task_dirs
+from workers.process.scratch import remove_task_dir, scratch_root, task_dirs
 
 log = logging.getLogger(__name__)
 

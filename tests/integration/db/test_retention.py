@@ -3,7 +3,9 @@ task_events on Postgres (app/db/repo_retention.py, app/retention.py, app/db/part
 
 from __future__ import annotations
 
+import tempfile
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select, text, update
@@ -29,6 +31,8 @@ from app.db.models import (
 from app.db.repo_retention import delete_tasks
 from app.retention import RetentionPolicy, prune_once
 from tests.support.task_rows import add_task
+from workers.process.scratch import scratch_root, task_dirs
+from workers.process.housekeeping import sweep_scratch
 
 Sessions = async_sessionmaker[AsyncSession]
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -213,3 +217,30 @@ async def test_postgres_pruner_drops_whole_old_partitions(sessions: Sessions) ->
         assert partitions.partition_for(NOW).name in names
         assert await _count(s, TaskEvent, recent) == 2
         assert await s.get(Task, old) is None
+
+
+async def test_sweep_removes_the_folders_of_tasks_that_are_not_live(
+    sessions: Sessions, tmp_path: Path
+) -> None:
+    finished = await _full_task(sessions)
+    live = await _full_task(sessions, finished=None)
+    async with sessions() as s:
+        await repo.mark_running(s, task_id=live, worker_id="w1")
+        await s.commit()
+    deleted = "d" * 32  # a task deleted while its worker was down
+    for task_id in (finished, live, deleted):
+        (tmp_path / task_id / "attachments").mkdir(parents=True)
+        (tmp_path / task_id / "attachments" / "cv.pdf").write_bytes(b"%PDF")
+    (tmp_path / "not-a-task").mkdir()  # never ours to remove
+    removed = await sweep_scratch(sessions, tmp_path)
+    assert sorted(removed) == sorted([finished, deleted])
+    assert task_dirs(tmp_path) == [live]
+    assert (tmp_path / "not-a-task").is_dir()
+    assert await sweep_scratch(sessions, tmp_path / "absent") == []
+
+
+def test_scratch_root_is_per_database_unless_configured(tmp_path: Path) -> None:
+    one = scratch_root("", "postgresql+asyncpg://h/one")
+    assert one != scratch_root("", "postgresql+asyncpg://h/two")  # deployments never mix
+    assert one.parent == Path(tempfile.gettempdir())
+    assert scratch_root(str(tmp_path), "sqlite://") == tmp_path

@@ -148,7 +148,7 @@ async def read_download(s: FileContext, args: ReadDownloadArgs) -> ToolResult:
 
 def stage_attachments(files_root: str, task_id: str, files: Sequence[tuple[str, bytes]]) -> str:
     """Write the files uploaded with a task where task_profile() finds them
-    (`<root>/<task_id>/attachments/<name>`, runtime/scratch.py); returns the root."""
+    (`<root>/<task_id>/attachments/<name>`, workers/process/scratch.py); returns the root."""
     if not files:
         return files_root
     folder = Path(files_root) / task_id / ATTACHMENTS

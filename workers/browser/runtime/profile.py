@@ -44,7 +44,7 @@ class Artifacts:
 
     def discard_private(self) -> None:
         """Remove the temporary directory made for a session without a task folder (a
-        task's folder is the job's to remove, runtime/scratch.py)."""
+        task's folder is the job's to remove, workers/process/scratch.py)."""
         if self._private and self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
             self._root, self._private = None, False
