@@ -24,6 +24,7 @@ import time
 from urllib.parse import parse_qs
 
 from fastapi import HTTPException
+from fastapi.exceptions import RequestValidationError
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -104,7 +105,7 @@ async def _open(scope: Scope, task_id: str) -> _Open | None:
         return None
     try:
         start = max(after, parse_event_id(request.headers.get("last-event-id")))
-    except HTTPException:
+    except RequestValidationError:
         return None
     tenant = await _tenant(request, settings)
     if tenant is None:
