@@ -57,6 +57,13 @@ class _Open:
 
     def __init__(self, task_id: str, after: int, gate: ReplayGate, bus: EventBus) -> None:
         self.task_id, self.after, self.gate, self.bus = task_id, after, gate, bus
+        self.counted = False  # in the open-streams gauge (once it tails the bus)
+
+    def live(self) -> None:
+        """The replay is sent and the stream tails the bus: it counts as open from now."""
+        if not self.counted:
+            self.counted = True
+            metrics.sse_opened()
 
 
 def _after(query: bytes) -> int | None:
@@ -117,7 +124,14 @@ async def _open(scope: Scope, task_id: str) -> _Open | None:
 
 
 async def _body(stream: _Open, send: Send, poll_s: float) -> None:
-    events = stream_events(stream.task_id, stream.after, gate=stream.gate, bus=stream.bus, poll_s=poll_s)
+    events = stream_events(
+        stream.task_id,
+        stream.after,
+        gate=stream.gate,
+        bus=stream.bus,
+        poll_s=poll_s,
+        on_live=stream.live,
+    )
     async with contextlib.aclosing(events):
         async for batch in events:
             body = b"".join(frame(event) for event in batch)
@@ -172,10 +186,10 @@ class LeanSSE:
             await self.inner(scope, receive, send)
             return
         started = time.perf_counter()
-        metrics.sse_opened()
         try:
             await _serve(stream, receive, send, scope["app"].state.settings)
         finally:
-            metrics.sse_closed()
+            if stream.counted:
+                metrics.sse_closed()
             HTTP_REQUESTS.labels("GET", ROUTE, "200").inc()
             HTTP_LATENCY.labels("GET", ROUTE).observe(time.perf_counter() - started)

@@ -22,6 +22,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -50,6 +51,16 @@ def serve_api(settings: Settings, port: int) -> None:
 
     from workers.process.embedded import build_app
 
+    profile_to = os.environ.get("BENCH_PROFILE")  # a cProfile stats file of the API process
+    if not profile_to:
+        uvicorn.run(build_app(settings), host="127.0.0.1", port=port, log_level="warning")
+        return
+    import cProfile
+    import signal
+
+    profiler = cProfile.Profile(time.process_time)  # CPU, not wall time (a loaded machine)
+    signal.signal(signal.SIGUSR1, lambda *_: profiler.dump_stats(profile_to))  # then terminate
+    profiler.enable()
     uvicorn.run(build_app(settings), host="127.0.0.1", port=port, log_level="warning")
 
 
@@ -243,6 +254,9 @@ def main() -> None:
             if not args.no_peer:
                 out["bare_starlette"] = run_peer(args, db, task_id)
         finally:
+            if os.environ.get("BENCH_PROFILE") and api.pid is not None:
+                os.kill(api.pid, signal.SIGUSR1)
+                time.sleep(5)
             api.terminate()
             api.join(30)
             r.flushdb()
