@@ -203,9 +203,7 @@ async def count_overdue(session_factory: SessionFactory) -> int:
                 Task.status.in_(LIVE_STATUSES), Task.started_at.is_not(None)
             )
         )
-        overdue = sum(
-            1 for started, timeout in rows if started + timedelta(seconds=timeout) < now
-        )
+        overdue = sum(1 for started, timeout in rows if started + timedelta(seconds=timeout) < now)
     metrics.set_tasks_overdue(overdue)
     return overdue
 

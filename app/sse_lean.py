@@ -27,7 +27,8 @@ from fastapi import HTTPException
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Send
+from starlette.types import Scope as AsgiScope
 
 from app import metrics
 from app.api.deps import admit, bearer_token
@@ -102,7 +103,7 @@ async def _tenant(request: Request, settings: Settings) -> str | None:
     return tenant
 
 
-async def _open(scope: Scope, task_id: str) -> _Open | None:
+async def _open(scope: AsgiScope, task_id: str) -> _Open | None:
     request = Request(scope)
     settings: Settings = request.app.state.settings
     if not re.fullmatch(TASK_ID_PATTERN, task_id):
@@ -172,7 +173,7 @@ class LeanSSE:
     def __init__(self, inner: ASGIApp) -> None:
         self.inner = inner
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
         match = None
         if scope["type"] == "http" and scope["method"] == "GET":
             match = EVENTS_PATH.match(scope["path"])

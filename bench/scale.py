@@ -119,9 +119,7 @@ def run_n(args: argparse.Namespace, workers: int) -> dict[str, Any]:
             api.join(30)
             r.flushdb()
     tasks = result["tasks"]
-    waits = [
-        s * 1000 for t in tasks if (s := _seconds(t.get("created_at"), t.get("started_at")))
-    ]
+    waits = [s * 1000 for t in tasks if (s := _seconds(t.get("created_at"), t.get("started_at")))]
     finished = [t for t in tasks if t["status"] in TERMINAL]
     return {
         "workers": workers,

@@ -52,12 +52,12 @@ from workers.browser.runtime import net_errors, regions, storage_state
 from workers.browser.runtime.crash import crash_watch
 from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
-from workers.process.scratch import remove_task_dir, scratch_root
 from workers.browser.session import PageSession
 from workers.llm.vision_check import require_vision
 from workers.process import runtime
 from workers.process.cancellation import cancel_on_request, cancelled_outcome
 from workers.process.runtime import WorkerRuntime
+from workers.process.scratch import remove_task_dir, scratch_root
 
 log = logging.getLogger(__name__)
 

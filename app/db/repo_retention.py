@@ -19,7 +19,6 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.contracts import TERMINAL_STATUSES
-
 from app.db.models import (
     Approval,
     Artifact,
@@ -90,9 +89,7 @@ async def delete_task_artifacts(s: AsyncSession, task_ids: Sequence[str]) -> Del
     """
     if not task_ids:
         return NOTHING
-    blob = await _size_bytes(s, Artifact, task_ids) + await _size_bytes(
-        s, TaskAttachment, task_ids
-    )
+    blob = await _size_bytes(s, Artifact, task_ids) + await _size_bytes(s, TaskAttachment, task_ids)
     rows = {
         "artifacts": await _delete_where(s, Artifact, task_ids),
         "task_attachments": await _delete_where(s, TaskAttachment, task_ids),

@@ -31,8 +31,8 @@ from app.db.models import (
 from app.db.repo_retention import delete_tasks
 from app.retention import RetentionPolicy, prune_once
 from tests.support.task_rows import add_task
-from workers.process.scratch import scratch_root, task_dirs
 from workers.process.housekeeping import sweep_scratch
+from workers.process.scratch import scratch_root, task_dirs
 
 Sessions = async_sessionmaker[AsyncSession]
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -70,7 +70,9 @@ async def _full_task(
             content_type="image/jpeg",
             data=SHOT,
         )
-        s.add(TaskAttachment(task_id=tid, name="a.txt", media_type="text/plain", size=500, data=FILE))
+        s.add(
+            TaskAttachment(task_id=tid, name="a.txt", media_type="text/plain", size=500, data=FILE)
+        )
         await repo.save_ledger(s, task_id=tid, tenant_id=tenant, data={"goal": "x"})
         s.add(LedgerStep(task_id=tid, tenant_id=tenant, step=1, data={}))
         s.add(EpisodicNote(task_id=tid, tenant_id=tenant, text="note"))

@@ -2,8 +2,8 @@
 
 `--json` prints the API's own JSON. Exit codes of `show` and `cancel` reflect the task:
 0 succeeded, 1 failed or timed out, 3 cancelled, 5 not finished yet (queued, running,
-awaiting approval); `delete` exits 0 once the task is gone; 4 the task does not exist; 2 the request was refused or the server
-could not be reached.
+awaiting approval); `delete` exits 0 once the task is gone; 4 the task does not exist;
+2 the request was refused or the server could not be reached.
 """
 
 from __future__ import annotations
