@@ -93,7 +93,11 @@ def run_n(args: argparse.Namespace, workers: int) -> dict[str, Any]:
     r.flushdb()
     with deployment(args.latency) as (db, llm_url, site, data):
         settings = Settings(
-            database_url=db, redis_url=args.redis, data_dir=data, llm_base_url=llm_url
+            database_url=db,
+            redis_url=args.redis,
+            data_dir=data,
+            llm_base_url=llm_url,
+            allow_private_networks=True,  # the local site
         )
         api_port, metrics_port = free_port(), free_port()
         api = multiprocessing.get_context("spawn").Process(

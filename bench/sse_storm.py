@@ -282,8 +282,8 @@ def run_peer(args: argparse.Namespace, db: str, task_id: str) -> dict[str, Any]:
         peer.join(30)
 
 
-def wait_up(url: str) -> None:
-    deadline = time.monotonic() + 120
+def wait_up(url: str, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
     while True:
         try:
             httpx.get(url, timeout=2)
