@@ -164,6 +164,7 @@ async def stream_events(
     bus: EventBus,
     poll_s: float = 5.0,
     page_size: int = 500,
+    on_live: Callable[[], None] | None = None,
 ) -> AsyncGenerator[list[Event], None]:
     """Replay from the DB after `after_seq`, then tail live with no gap and no duplicate.
 
@@ -184,6 +185,8 @@ async def stream_events(
                 batch = []
         if batch:
             yield batch
+        if on_live is not None:
+            on_live()
         while not (cur.finished or cur.terminal):
             first = await live.next(timeout=poll_s)
             batch = await _live_batch(gate, task_id, cur, page_size, [first, *live.ready()])

@@ -13,6 +13,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 import redis.asyncio as aioredis
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from starlette.types import ASGIApp
 
 from app import logredact
 from app.api import approvals as approvals_api
@@ -20,7 +21,7 @@ from app.api import artifacts as artifacts_api
 from app.api import domains as domains_api
 from app.api import events as events_api
 from app.api import guides as guides_api
-from app.api import health, problems, profiles, results, tasks, unavailable
+from app.api import health, problems, profiles, results, task_delete, tasks, unavailable
 from app.api import ledger as ledger_api
 from app.api import live as live_api
 from app.api import sites as sites_api
@@ -35,6 +36,7 @@ from app.openapi import install as install_openapi
 from app.openapi import operation_id
 from app.ratelimit import RateLimiter
 from app.settings import Settings, get_settings
+from app.sse_lean import LeanSSE
 from app.store import open_store
 from app.urlpolicy import network_policy
 from app.web import install as install_viewer
@@ -43,6 +45,13 @@ from app.webhooks import deliverer as webhook_deliverer
 log = logging.getLogger(__name__)
 
 LifespanExtra = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+
+
+class WebAgentApp(FastAPI):
+    """FastAPI with the lean SSE path in front of its middleware stack (app/sse_lean.py)."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return LeanSSE(super().build_middleware_stack())
 
 
 class ConfigurationError(RuntimeError):
@@ -121,7 +130,7 @@ def create_app(
             )
             yield
 
-    app = FastAPI(
+    app = WebAgentApp(
         title="webagent",
         version="0.1.0",
         summary="Self-hosted web agent as a service",
@@ -144,6 +153,7 @@ def create_app(
     app.add_middleware(HttpMetrics)  # requests and latency by route template (app/http_metrics.py)
     install_viewer(app)  # run viewer at / and offline docs; its cookie middleware wraps the guard
     app.include_router(tasks.router, responses=AUTH_RESPONSES)
+    app.include_router(task_delete.router, responses=AUTH_RESPONSES)
     app.include_router(ledger_api.router, responses=AUTH_RESPONSES)
     app.include_router(domains_api.router, responses=AUTH_RESPONSES)
     app.include_router(guides_api.router, responses=AUTH_RESPONSES)

@@ -69,6 +69,20 @@ APPROVALS = Counter(
 APPROVAL_WAIT = Histogram(
     "webagent_approval_wait_seconds", "Time a task waited for a person.", buckets=_WAIT_BUCKETS
 )
+DATA_DELETED_ROWS = Counter(
+    "webagent_data_deleted_rows_total",
+    "Task data rows deleted, by table and why (retention: the pruner; request: DELETE).",
+    ["table", "reason"],
+)
+DATA_DELETED_BYTES = Counter(
+    "webagent_data_deleted_bytes_total",
+    "Bytes deleted with task data (artifact and attachment blobs, dropped event partitions).",
+    ["reason"],
+)
+TASKS_RUNNING_OVERDUE = Gauge(
+    "webagent_tasks_running_overdue",
+    "Live tasks still running (or awaiting approval) past their timeout (the reaper's count).",
+)
 
 DepthCallback = Callable[[], int]
 
@@ -187,6 +201,18 @@ def sse_opened() -> None:
 
 def sse_closed() -> None:
     SSE_CONNECTIONS.dec()
+
+
+def data_deleted(reason: str, rows: dict[str, int], size_bytes: int) -> None:
+    """Rows (by table) and bytes a deletion removed; reason "retention" or "request"."""
+    for table, n in rows.items():
+        if n:
+            DATA_DELETED_ROWS.labels(table, reason).inc(n)
+    DATA_DELETED_BYTES.labels(reason).inc(size_bytes)
+
+
+def set_tasks_overdue(n: int) -> None:
+    TASKS_RUNNING_OVERDUE.set(n)
 
 
 def render_latest() -> tuple[bytes, str]:

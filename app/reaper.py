@@ -193,6 +193,21 @@ async def fail_worker_tasks(
     )
 
 
+async def count_overdue(session_factory: SessionFactory) -> int:
+    """Live tasks started longer ago than their timeout (the worker should have stopped
+    them): the `webagent_tasks_running_overdue` gauge, for the stuck-task alert."""
+    now = utcnow()
+    async with session_factory() as s:
+        rows = await s.execute(
+            select(Task.started_at, Task.timeout_s).where(
+                Task.status.in_(LIVE_STATUSES), Task.started_at.is_not(None)
+            )
+        )
+        overdue = sum(1 for started, timeout in rows if started + timedelta(seconds=timeout) < now)
+    metrics.set_tasks_overdue(overdue)
+    return overdue
+
+
 async def reap_explorations(session_factory: SessionFactory, *, timeout_s: float) -> int:
     """Site explorations whose worker stopped heartbeating for `timeout_s`: failed."""
     async with session_factory() as s:
@@ -215,6 +230,7 @@ async def run_reaper(
         try:
             await reap_once(session_factory, timeout_s=timeout_s, bus=bus)
             await reap_explorations(session_factory, timeout_s=timeout_s)
+            await count_overdue(session_factory)
         except (SQLAlchemyError, RedisError, OSError) as exc:
             log.warning("reaper round failed: %s", exc)
         await asyncio.sleep(interval_s)

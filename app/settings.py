@@ -169,6 +169,12 @@ class Settings(BaseSettings):
     db_max_overflow: int = Field(default=10, ge=0)
     db_pool_timeout_s: float = Field(default=30.0, gt=0)
 
+    # retention (app/retention.py): days a finished task is kept with all its data (0: for
+    # ever); per-tenant overrides, e.g. '{"acme": 30, "audit": 0}'; how often the pruner runs
+    retention_days: int = Field(default=0, ge=0)
+    retention_days_by_tenant: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
+    retention_interval_s: float = Field(default=3600.0, gt=0)
+
     # approvals (tasks with approval_policy "sensitive"): how long a paused task waits for a
     # person before the action counts as denied, and how often the worker looks for a decision
     approval_timeout_s: float = Field(default=900.0, gt=0)

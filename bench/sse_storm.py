@@ -7,6 +7,11 @@ API process's RSS, then emits --events events through the worker's own sink (`Db
 DB row, then Redis publish) and measures, per stream and event, the time from emit to the
 client's read. Scratch Postgres database; the Redis DB named by --redis is flushed.
 
+In the same run (unless --no-peer) the same number of streams then read a bare Starlette
+SSE endpoint in a process of its own (`serve_peer`: one XREAD BLOCK loop on the task's
+Redis stream fanning out to a queue per client, a plain StreamingResponse, no auth, no DB),
+fed by the same sink at the same rate: the floor one Python process reaches on this machine.
+
 Run: .venv/bin/python bench/sse_storm.py [--streams 2000] [--events 10]
 """
 
@@ -17,6 +22,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -45,7 +51,69 @@ def serve_api(settings: Settings, port: int) -> None:
 
     from workers.process.embedded import build_app
 
+    profile_to = os.environ.get("BENCH_PROFILE")  # a cProfile stats file of the API process
+    if not profile_to:
+        uvicorn.run(build_app(settings), host="127.0.0.1", port=port, log_level="warning")
+        return
+    import cProfile
+    import signal
+
+    profiler = cProfile.Profile(time.process_time)  # CPU, not wall time (a loaded machine)
+    signal.signal(signal.SIGUSR1, lambda *_: profiler.dump_stats(profile_to))  # then terminate
+    profiler.enable()
     uvicorn.run(build_app(settings), host="127.0.0.1", port=port, log_level="warning")
+
+
+def serve_peer(redis_url: str, key: str, port: int) -> None:
+    """The bare Starlette SSE endpoint: GET /events, and GET /count (open streams)."""
+    import contextlib
+
+    import redis.asyncio as aioredis
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse, StreamingResponse
+    from starlette.routing import Route
+
+    queues: set[asyncio.Queue[bytes]] = set()
+
+    async def pump() -> None:
+        client = aioredis.Redis.from_url(redis_url)
+        last = "$"
+        while True:
+            reply = await client.xread({key: last}, block=1000, count=100)
+            for _, entries in reply or ():
+                for entry_id, fields in entries:
+                    last = entry_id
+                    raw = fields[b"event"].decode()
+                    event = json.loads(raw)
+                    body = f"id: {event['seq']}\r\nevent: {event['type']}\r\ndata: {raw}\r\n\r\n"
+                    for queue in queues:
+                        queue.put_nowait(body.encode())
+
+    async def events(request: Any) -> StreamingResponse:
+        queue: asyncio.Queue[bytes] = asyncio.Queue()
+        queues.add(queue)
+
+        async def frames() -> Any:
+            try:
+                while True:
+                    yield await queue.get()
+            finally:
+                queues.discard(queue)
+
+        return StreamingResponse(frames(), media_type="text/event-stream")
+
+    async def count(request: Any) -> PlainTextResponse:
+        return PlainTextResponse(str(len(queues)))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> Any:
+        task = asyncio.create_task(pump())
+        yield
+        task.cancel()
+
+    app = Starlette(routes=[Route("/events", events), Route("/count", count)], lifespan=lifespan)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
 def gauge(base: str) -> float:
@@ -53,6 +121,10 @@ def gauge(base: str) -> float:
         if line.startswith("webagent_sse_connections "):
             return float(line.split()[1])
     return 0.0
+
+
+def peer_count(base: str) -> float:
+    return float(httpx.get(f"{base}/count", timeout=30).text)
 
 
 async def live_task(db: str) -> str:
@@ -66,12 +138,11 @@ async def live_task(db: str) -> str:
     return task_id
 
 
-async def reader(port: int, task_id: str, events: int, lat: list[float], ready: Any) -> None:
+async def reader(port: int, path: str, events: int, lat: list[float], ready: Any) -> None:
     """One SSE client on a bare socket (httpx's per-line cost, times 2,000 streams in this
     process, was part of the latency measured): data lines arrive whole, one chunk each."""
     stream, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
     try:
-        path = f"/v1/tasks/{task_id}/events"
         writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
         status = await stream.readline()
         assert b" 200 " in status, status
@@ -90,8 +161,15 @@ async def reader(port: int, task_id: str, events: int, lat: list[float], ready: 
         writer.close()
 
 
-async def storm(args: argparse.Namespace, base: str, db: str, api_pid: int) -> dict[str, Any]:
-    task_id = await live_task(db)
+async def storm(
+    args: argparse.Namespace,
+    base: str,
+    db: str,
+    api_pid: int,
+    task_id: str,
+    path: str,
+    count: Any = gauge,
+) -> dict[str, Any]:
     lat: list[float] = []
     opened = 0
 
@@ -102,11 +180,11 @@ async def storm(args: argparse.Namespace, base: str, db: str, api_pid: int) -> d
     port = int(base.rsplit(":", 1)[1])
     rss_before = psutil.Process(api_pid).memory_info().rss
     readers = [
-        asyncio.create_task(reader(port, task_id, args.events, lat, ready))
+        asyncio.create_task(reader(port, path, args.events, lat, ready))
         for _ in range(args.streams)
     ]
     t0 = time.monotonic()
-    while (live := await asyncio.to_thread(gauge, base)) < args.streams:
+    while (live := await asyncio.to_thread(count, base)) < args.streams:
         assert time.monotonic() < t0 + args.open_timeout, f"{opened} answered, {live:.0f} open"
         await asyncio.sleep(1)
     open_s = time.monotonic() - t0
@@ -149,6 +227,7 @@ def main() -> None:
     parser.add_argument("--gap", type=float, default=0.5, help="seconds between events")
     parser.add_argument("--open-timeout", type=float, default=900, help="seconds to open all")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")  # load.py has 12
+    parser.add_argument("--no-peer", action="store_true", help="skip the bare Starlette run")
     args = parser.parse_args()
     r = redis.Redis.from_url(args.redis)
     r.flushdb()
@@ -167,21 +246,51 @@ def main() -> None:
         api.start()
         base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    httpx.get(f"{base}/healthz", timeout=2)
-                    break
-                except httpx.HTTPError:
-                    assert time.monotonic() < deadline, "API did not start"
-                    time.sleep(0.5)
+            wait_up(f"{base}/healthz")
             assert api.pid is not None
-            out = asyncio.run(storm(args, base, db, api.pid))
+            task_id = asyncio.run(live_task(db))
+            path = f"/v1/tasks/{task_id}/events"
+            out = {"webagent": asyncio.run(storm(args, base, db, api.pid, task_id, path))}
+            if not args.no_peer:
+                out["bare_starlette"] = run_peer(args, db, task_id)
         finally:
+            if os.environ.get("BENCH_PROFILE") and api.pid is not None:
+                os.kill(api.pid, signal.SIGUSR1)
+                time.sleep(5)
             api.terminate()
             api.join(30)
             r.flushdb()
     print(json.dumps(out, indent=2))
+
+
+def run_peer(args: argparse.Namespace, db: str, task_id: str) -> dict[str, Any]:
+    """The same storm against the bare Starlette endpoint, fed by the same sink."""
+    from app.contracts import stream_key
+
+    port = free_port()
+    peer = multiprocessing.get_context("spawn").Process(
+        target=serve_peer, args=(args.redis, stream_key(task_id), port), daemon=True
+    )
+    peer.start()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_up(f"{base}/count")
+        assert peer.pid is not None
+        return asyncio.run(storm(args, base, db, peer.pid, task_id, "/events", peer_count))
+    finally:
+        peer.terminate()
+        peer.join(30)
+
+
+def wait_up(url: str, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            httpx.get(url, timeout=2)
+            return
+        except httpx.HTTPError:
+            assert time.monotonic() < deadline, f"{url} did not answer"
+            time.sleep(0.5)
 
 
 if __name__ == "__main__":

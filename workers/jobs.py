@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from cryptography.fernet import InvalidToken
@@ -59,6 +60,7 @@ from workers.llm.vision_check import require_vision
 from workers.process import runtime
 from workers.process.cancellation import cancel_on_request, cancelled_outcome
 from workers.process.runtime import WorkerRuntime
+from workers.process.scratch import remove_task_dir, scratch_root
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +79,14 @@ def run_task(task_id: str) -> None:
         log.info("task %s not claimable (cancelled, finished or taken)", task_id)
         return
     timeout = float(task.timeout_s) + HARD_STOP_SLACK_S + FINISH_GRACE_S
-    rt.run(lambda: _logged(task.id, execute(rt, task)), timeout)
+    try:
+        rt.run(lambda: _logged(task.id, execute(rt, task)), timeout)
+    finally:  # a crash of this process leaves it to the supervisor's sweep
+        remove_task_dir(_scratch(rt), task.id)
+
+
+def _scratch(rt: WorkerRuntime) -> Path:
+    return scratch_root(rt.settings.task_files_dir, rt.settings.effective_database_url)
 
 
 async def _logged(task_id: str, work: Awaitable[None]) -> None:
@@ -244,7 +253,7 @@ async def _keep_route(
 
 async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:
     """The task's files (uploaded with it, staged for upload_file) and its script opt-in."""
-    root = rt.settings.task_files_dir
+    root = str(_scratch(rt))
     if spec.attachments:
         async with rt.sessions() as s:
             files = await load_attachments(s, rt.store, spec.task_id)

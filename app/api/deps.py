@@ -57,7 +57,7 @@ SessionFactoryDep = Annotated[Any, Depends(get_session_factory)]
 StoreDep = Annotated[ArtifactStore, Depends(get_artifact_store)]
 
 
-def _bearer(request: Request) -> str | None:
+def bearer_token(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
@@ -69,7 +69,7 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
-def _admit(request: Request, response: Response | None, caller: str) -> None:
+def admit(request: Request, response: Response | None, caller: str) -> None:
     """Take one request from the caller's bucket: 429 with Retry-After when it is empty."""
     limiter: RateLimiter = request.app.state.limiter
     decision = limiter.take(caller)
@@ -91,15 +91,15 @@ def _admit(request: Request, response: Response | None, caller: str) -> None:
 async def authenticate(request: Request, response: Response | None = None) -> Principal | None:
     """The key's principal, or None for a missing/unknown/revoked key. Keyed callers are
     rate-limited per key, failed attempts per client address."""
-    token = _bearer(request)
+    token = bearer_token(request)
     key = None
     if token is not None:
         async with request.app.state.session_factory() as session:
             key = await repositories.find_api_key(session, plaintext=token)
     if key is None:
-        _admit(request, None, f"addr:{client_address(request)}")
+        admit(request, None, f"addr:{client_address(request)}")
         return None
-    _admit(request, response, f"key:{key.id}")
+    admit(request, response, f"key:{key.id}")
     return Principal(tenant_id=key.tenant_id, key_id=key.id, scopes=parse_scopes(key.scopes))
 
 

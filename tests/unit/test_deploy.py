@@ -217,3 +217,90 @@ def test_alert_rules_reference_real_metrics() -> None:
         assert rule["labels"]["severity"] in ("warning", "critical")
         assert re.fullmatch(r"\d+[smh]", rule["for"])
     assert "webagent_tasks_lost_total" in alerts["WebagentWorkersLost"]["expr"]
+
+
+def _pod_labels(docs: list[dict[str, Any]], deployment: str) -> dict[str, str]:
+    labels: dict[str, str] = find(docs, "Deployment", deployment)["spec"]["template"]["metadata"][
+        "labels"
+    ]
+    return labels
+
+
+def test_disruption_budgets_cover_api_and_worker(manifests: list[dict[str, Any]]) -> None:
+    for name in ("webagent-api", "webagent-worker"):
+        pdb = find(manifests, "PodDisruptionBudget", name)
+        assert pdb["apiVersion"] == "policy/v1"
+        assert (
+            pdb["spec"]["selector"]["matchLabels"].items() <= _pod_labels(manifests, name).items()
+        )
+    api = find(manifests, "Deployment", "webagent-api")
+    # the API keeps a replica through a drain, and can still lose one
+    assert find(manifests, "PodDisruptionBudget", "webagent-api")["spec"]["minAvailable"] >= 1
+    assert api["spec"]["replicas"] > 1
+    # a worker is evicted alone: the others keep taking tasks while it finishes its own
+    assert find(manifests, "PodDisruptionBudget", "webagent-worker")["spec"]["maxUnavailable"] == 1
+
+
+def _egress_ports(rule: dict[str, Any]) -> set[tuple[str, int]]:
+    return {(p.get("protocol", "TCP"), int(p["port"])) for p in rule.get("ports", [])}
+
+
+def test_worker_egress_is_only_what_the_worker_needs(manifests: list[dict[str, Any]]) -> None:
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    policy = find(manifests, "NetworkPolicy", "webagent-worker-egress")
+    selector = policy["spec"]["podSelector"]["matchLabels"]
+    assert selector.items() <= _pod_labels(manifests, "webagent-worker").items()
+    assert policy["spec"]["policyTypes"] == ["Egress"]
+    rules = policy["spec"]["egress"]
+    ports = set().union(*(_egress_ports(r) for r in rules))
+    llm = urlsplit(find(manifests, "ConfigMap", "webagent-config")["data"]["WEBAGENT_LLM_BASE_URL"])
+    llm_port = llm.port or (443 if llm.scheme == "https" else 80)
+    # DNS, Postgres and Redis (the ports of the Secret's example URLs), the LLM endpoint, the web
+    kustomization = (BASE / "kustomization.yaml").read_text()
+    assert ":5432/" in kustomization and ":6379/" in kustomization
+    assert ports == {("UDP", 53), ("TCP", 53), ("TCP", 5432), ("TCP", 6379), ("TCP", llm_port)} | {
+        ("TCP", 80),
+        ("TCP", 443),
+    }
+    # every rule is bounded by ports (no "allow all")
+    assert all(r.get("ports") for r in rules)
+    (web,) = [r for r in rules if ("TCP", 443) in _egress_ports(r)]
+    assert _egress_ports(web) == {("TCP", 80), ("TCP", 443)}
+    blocks = [b["ipBlock"] for b in web["to"]]
+    assert {b["cidr"] for b in blocks} == {"0.0.0.0/0", "::/0"}
+    excluded = [ipaddress.ip_network(n) for b in blocks for n in b["except"]]
+    # the private and non-global addresses app/urlpolicy.py refuses are outside the wall too
+    for probe in (
+        "10.1.2.3",
+        "172.20.0.1",
+        "192.168.1.1",
+        "169.254.169.254",  # cloud metadata
+        "127.0.0.1",
+        "100.64.0.1",
+        "fd00::1",
+        "fe80::1",
+        "::1",
+    ):
+        address = ipaddress.ip_address(probe)
+        assert any(address in net for net in excluded if net.version == address.version), probe
+    # nothing public is walled off: only non-global, multicast and NAT64 (which embeds
+    # IPv4 addresses, private ones too) ranges
+    nat64 = ipaddress.ip_network("64:ff9b::/96")
+    assert all(not net.is_global or net.is_multicast or net == nat64 for net in excluded)
+
+
+def test_alert_rules_cover_failure_rate_and_stuck_tasks() -> None:
+    from app.contracts import TaskStatus
+
+    rules = yaml.safe_load(RULES.read_text())
+    alerts = {r["alert"]: r for g in rules["groups"] for r in g["rules"]}
+    failure = alerts["WebagentTaskFailureRate"]["expr"]
+    assert "webagent_tasks_finished_total" in failure
+    for status in re.findall(
+        r"[a-z_]+", " ".join(re.findall(r'status[!=]~?"([a-z_|]+)"', failure))
+    ):
+        assert status in TaskStatus.__members__, status
+    stuck = alerts["WebagentTasksStuckRunning"]["expr"]
+    assert METRIC_NAME.findall(stuck) == [metrics.TASKS_RUNNING_OVERDUE._name]

@@ -187,6 +187,7 @@ class PageSession:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.settle_downloads(), DOWNLOAD_CLOSE_S)
         await self.view.close()
+        self.artifacts.discard_private()
 
     def _on_navigated(self, frame: Frame) -> None:
         if frame == self.page.main_frame:

@@ -140,6 +140,11 @@ class TaskClient:
     def cancel_task(self, task_id: str) -> TaskOut:
         return TaskOut.model_validate(self._json(self._http.post(f"/v1/tasks/{task_id}/cancel")))
 
+    def delete_task(self, task_id: str) -> None:
+        response = self._http.delete(f"/v1/tasks/{task_id}")
+        if response.is_error:
+            self._json(response)
+
     def retry_webhook(self, task_id: str) -> WebhookOut:
         response = self._http.post(f"/v1/tasks/{task_id}/webhook/retry")
         return WebhookOut.model_validate(self._json(response))

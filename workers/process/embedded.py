@@ -29,9 +29,10 @@ from app.db import SiteExploration, Task
 from app.dispatch import InProcessDispatcher
 from app.events import EventBus, MemoryEventBus
 from app.main import LifespanExtra, create_app
-from app.reaper import fail_worker_tasks, run_reaper
+from app.reaper import fail_worker_tasks
 from app.settings import Settings
 from workers.process import runtime
+from workers.process.housekeeping import run_housekeeping
 from workers.process.runtime import LLMFactory, WorkerRuntime, default_llm, make_worker_id
 
 log = logging.getLogger(__name__)
@@ -169,17 +170,13 @@ async def resubmit_queued(sessions: Any, submit: Callable[[str, str], None]) -> 
 
 
 def reaper_lifespan(settings: Settings) -> LifespanExtra:
-    """Run the liveness reaper for as long as the API lives."""
+    """Run the reaper, the retention pruner and the scratch sweep for as long as the API
+    lives (workers/process/housekeeping.py)."""
 
     @contextlib.asynccontextmanager
     async def extra(app: FastAPI) -> AsyncIterator[None]:
         reaper = asyncio.create_task(
-            run_reaper(
-                app.state.session_factory,
-                timeout_s=settings.heartbeat_timeout_s,
-                interval_s=settings.reaper_interval_s,
-                bus=app.state.bus,
-            ),
+            run_housekeeping(app.state.session_factory, settings, app.state.bus),
             name="webagent-reaper",
         )
         try:

@@ -35,8 +35,9 @@ from app.contracts import QUEUE_NAME, ErrorCode
 from app.db import create_engine, session_factory
 from app.events import RedisEventBus
 from app.logging_config import configure as configure_logging
-from app.reaper import fail_worker_tasks, run_reaper
+from app.reaper import fail_worker_tasks
 from app.settings import Settings
+from workers.process.housekeeping import run_housekeeping
 from workers.process.worker_id import make_worker_id
 
 if TYPE_CHECKING:
@@ -164,7 +165,8 @@ class _Slot:
 
 
 class ReaperThread:
-    """The liveness reaper on its own thread and loop (the supervisor itself is sync)."""
+    """The reaper, retention pruner and scratch sweep (workers/process/housekeeping.py) on
+    their own thread and loop (the supervisor itself is sync)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -190,12 +192,7 @@ class ReaperThread:
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.current_task()  # type: ignore[assignment]
         try:
-            await run_reaper(
-                session_factory(engine),
-                timeout_s=self.settings.heartbeat_timeout_s,
-                interval_s=self.settings.reaper_interval_s,
-                bus=bus,
-            )
+            await run_housekeeping(session_factory(engine), self.settings, bus)
         except asyncio.CancelledError:
             pass
         finally:

@@ -10,7 +10,6 @@ import contextlib
 import json
 import logging
 import mimetypes
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -175,16 +174,14 @@ async def read_download(s: FileContext, args: ReadDownloadArgs) -> ToolResult:
 
 def stage_attachments(files_root: str, task_id: str, files: Sequence[tuple[str, bytes]]) -> str:
     """Write the files uploaded with a task where task_profile() finds them
-    (`<root>/<task_id>/attachments/<name>`); returns the root used (a private temporary
-    directory when none is configured)."""
+    (`<root>/<task_id>/attachments/<name>`, workers/process/scratch.py); returns the root."""
     if not files:
         return files_root
-    root = files_root or tempfile.mkdtemp(prefix="webagent-task-")
-    folder = Path(root) / task_id / ATTACHMENTS
+    folder = Path(files_root) / task_id / ATTACHMENTS
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in files:
         (folder / Path(name).name).write_bytes(data)
-    return root
+    return files_root
 
 
 def attachments_note(names: Sequence[str]) -> str:

@@ -4,6 +4,7 @@ whether scripts may run (seed 001 App. A.5: uploads come only from the task's at
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,14 +31,23 @@ class Artifacts:
 
     def __init__(self, root: Path | None) -> None:
         self._root = root
+        self._private = False  # the root is a temporary directory made here
         self.names: dict[str, Path] = {}
 
     @property
     def root(self) -> Path:
         if self._root is None:
             self._root = Path(tempfile.mkdtemp(prefix="webagent-artifacts-"))
+            self._private = True
         self._root.mkdir(parents=True, exist_ok=True)
         return self._root
+
+    def discard_private(self) -> None:
+        """Remove the temporary directory made for a session without a task folder (a
+        task's folder is the job's to remove, workers/process/scratch.py)."""
+        if self._private and self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)
+            self._root, self._private = None, False
 
     def path_for(self, wanted: str) -> Path:
         """A fresh path named after `wanted` (suffixed when the name is taken)."""

@@ -1,9 +1,9 @@
-"""`webagent tasks list | show | cancel` against a running server (the typed client).
+"""`webagent tasks list | show | cancel | delete` against a running server (the typed client).
 
 `--json` prints the API's own JSON. Exit codes of `show` and `cancel` reflect the task:
 0 succeeded, 1 failed or timed out, 3 cancelled, 5 not finished yet (queued, running,
-awaiting approval); 4 the task does not exist; 2 the request was refused or the server
-could not be reached.
+awaiting approval); `delete` exits 0 once the task is gone; 4 the task does not exist;
+2 the request was refused or the server could not be reached.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-tasks = typer.Typer(help="List, show and cancel tasks on a server.", no_args_is_help=True)
+tasks = typer.Typer(help="List, show, cancel and delete tasks on a server.", no_args_is_help=True)
 
 EXIT_BY_STATUS = {"succeeded": 0, "failed": 1, "timed_out": 1, "cancelled": 3}
 EXIT_REFUSED, EXIT_NOT_FOUND, EXIT_UNFINISHED = 2, 4, 5
@@ -128,6 +128,15 @@ def cancel_task(
         task = client.cancel_task(task_id)
     typer.echo(_dump(task) if as_json else f"{task.id} {task.status.value} (cancel requested)")
     raise typer.Exit(0 if task.cancel_requested else exit_code(task.status.value))
+
+
+@tasks.command("delete")
+def delete_task(task_id: TaskId, server: Server = None, api_key: ApiKey = None) -> None:
+    """Delete a task and all its data for good (cancelled first if it is still live);
+    the site learnings it left stay."""
+    with connect(server, api_key) as client:
+        client.delete_task(task_id)
+    typer.echo(f"{task_id} deleted")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,43 @@
+"""Per-task scratch folders: `<root>/<task_id>/` holds a task's staged attachments and what
+its page produced (downloads, PDFs) until the task ends (issue 25).
+
+The root is `WEBAGENT_TASK_FILES_DIR`, else a folder in the system temp dir named after the
+database, so two deployments on one machine (tests, helpers) never sweep each other's
+folders. The job removes its task's folder when the task ends; a worker that crashed
+mid-task leaves it behind, and the supervisor's sweep (workers/process/housekeeping.py)
+removes the folders of tasks that are no longer live.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+TASK_ID = re.compile(r"^[0-9a-f]{32}$")  # app.db.models.new_id
+
+
+def scratch_root(files_dir: str, database_url: str) -> Path:
+    """Where the per-task folders of this deployment live."""
+    if files_dir:
+        return Path(files_dir)
+    tag = hashlib.sha256(database_url.encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"webagent-tasks-{tag}"
+
+
+def remove_task_dir(root: Path, task_id: str) -> bool:
+    """Remove one task's folder (and everything in it); whether there was one."""
+    folder = root / task_id
+    if not folder.is_dir():
+        return False
+    shutil.rmtree(folder, ignore_errors=True)
+    return True
+
+
+def task_dirs(root: Path) -> list[str]:
+    """The task ids that have a folder under `root`."""
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and TASK_ID.match(p.name))
