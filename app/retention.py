@@ -27,6 +27,8 @@ from app.db import partitions
 from app.db.repo_retention import NOTHING, Deleted, delete_tasks, expired_task_ids
 from app.db.types import utcnow
 from app.settings import Settings
+from app.store import ArtifactStore
+from app.store.records import delete_task_blobs
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +72,7 @@ async def _prune_batches(
     session_factory: SessionFactory,
     cutoff: datetime,
     *,
+    store: ArtifactStore | None,
     tenant_ids: list[str] | None = None,
     exclude: list[str] | None = None,
 ) -> Deleted:
@@ -85,13 +88,19 @@ async def _prune_batches(
             )
             deleted = await delete_tasks(s, ids)
             await s.commit()
+        for task_id in ids if store is not None else ():  # the bytes go once the rows are gone
+            await delete_task_blobs(store, task_id)
         done = done + deleted
         if len(ids) < BATCH:
             return done
 
 
 async def prune_once(
-    session_factory: SessionFactory, policy: RetentionPolicy, *, now: datetime | None = None
+    session_factory: SessionFactory,
+    policy: RetentionPolicy,
+    *,
+    now: datetime | None = None,
+    store: ArtifactStore | None = None,
 ) -> Deleted:
     """Delete every task past its tenant's retention; what was removed (also counted in
     the metrics). On Postgres, event partitions older than every retention go first."""
@@ -107,16 +116,20 @@ async def prune_once(
     for tenant, days in policy.by_tenant.items():
         if days > 0:
             cutoff = now - timedelta(days=days)
-            done = done + await _prune_batches(session_factory, cutoff, tenant_ids=[tenant])
+            done = done + await _prune_batches(
+                session_factory, cutoff, tenant_ids=[tenant], store=store
+            )
     if policy.days > 0:
         cutoff = now - timedelta(days=policy.days)
         exclude = list(policy.by_tenant)
-        done = done + await _prune_batches(session_factory, cutoff, exclude=exclude)
+        done = done + await _prune_batches(session_factory, cutoff, exclude=exclude, store=store)
     metrics.data_deleted("retention", done.rows, done.size_bytes)
     return done
 
 
-async def run_pruner(session_factory: SessionFactory, policy: RetentionPolicy) -> None:
+async def run_pruner(
+    session_factory: SessionFactory, policy: RetentionPolicy, store: ArtifactStore | None = None
+) -> None:
     """Prune every `interval_s` (until cancelled), and keep event partitions made ahead;
     a database outage skips a round."""
     while True:
@@ -125,7 +138,7 @@ async def run_pruner(session_factory: SessionFactory, policy: RetentionPolicy) -
                 await partitions.ensure_ahead(s, utcnow())
                 await s.commit()
             if policy.enabled:
-                done = await prune_once(session_factory, policy)
+                done = await prune_once(session_factory, policy, store=store)
                 if done.total_rows:
                     log.info("retention: deleted %s (%d blob bytes)", done.rows, done.size_bytes)
         except (SQLAlchemyError, OSError) as exc:

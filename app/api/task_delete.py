@@ -10,11 +10,12 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Response, status
 
 from app import metrics
-from app.api.deps import SessionDep, WriterDep
+from app.api.deps import SessionDep, StoreDep, WriterDep
 from app.api.inputs import TaskIdPath
 from app.contracts import TaskStatus
 from app.db import repositories
 from app.db.repo_retention import delete_tasks
+from app.store.records import delete_task_blobs
 
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
 
@@ -25,7 +26,9 @@ router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
     response_class=Response,
     responses={404: {"description": "no such task"}},
 )
-async def delete_task(task_id: TaskIdPath, session: SessionDep, tenant: WriterDep) -> Response:
+async def delete_task(
+    task_id: TaskIdPath, session: SessionDep, tenant: WriterDep, store: StoreDep
+) -> Response:
     """Delete the task with its events, artifacts, attachments, ledger and approvals
     (cancelling it first if it is still queued or running); learnings stay."""
     task = await repositories.get_task(session, task_id=task_id, tenant_id=tenant)
@@ -36,6 +39,7 @@ async def delete_task(task_id: TaskIdPath, session: SessionDep, tenant: WriterDe
         await repositories.request_cancel(session, task_id=task_id, tenant_id=tenant)
     deleted = await delete_tasks(session, [task_id])
     await session.commit()
+    await delete_task_blobs(store, task_id)  # the bytes go once the rows are gone
     if was_queued:  # a running task's worker counts its own end
         metrics.task_finished(TaskStatus.cancelled.value, None)
     metrics.data_deleted("request", deleted.rows, deleted.size_bytes)

@@ -74,19 +74,17 @@ async def _delete_where(s: AsyncSession, model: Any, task_ids: Sequence[str]) ->
 
 
 async def _size_bytes(s: AsyncSession, model: Any, task_ids: Sequence[str]) -> int:
-    stmt = select(func.coalesce(func.sum(func.length(model.data)), 0)).where(
-        model.task_id.in_(task_ids)
-    )
+    # the size column (bytes in the artifact store), the row's own bytes before migration 0016
+    size = func.coalesce(func.length(model.data), model.size, 0)
+    stmt = select(func.coalesce(func.sum(size), 0)).where(model.task_id.in_(task_ids))
     return int((await s.execute(stmt)).scalar_one())
 
 
 async def delete_task_artifacts(s: AsyncSession, task_ids: Sequence[str]) -> Deleted:
-    """The one place a task's stored files go: artifact and attachment rows.
-
-    Today their bytes live in the rows themselves, so deleting the rows deletes the files.
-    An artifact store that keeps the bytes elsewhere deletes its objects here, by the keys
-    of the rows selected before they are deleted.
-    """
+    """The rows of a task's stored files: artifacts and attachments, with their size. The
+    bytes themselves live in the artifact store under the task's prefix: the caller removes
+    them with `app.store.records.delete_task_blobs` once this transaction has committed
+    (a crash in between leaves objects without rows, never rows without objects)."""
     if not task_ids:
         return NOTHING
     blob = await _size_bytes(s, Artifact, task_ids) + await _size_bytes(s, TaskAttachment, task_ids)

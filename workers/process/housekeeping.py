@@ -22,6 +22,7 @@ from app.events import EventBus
 from app.reaper import run_reaper
 from app.retention import RetentionPolicy, run_pruner
 from app.settings import Settings
+from app.store import open_store
 from workers.process.scratch import remove_task_dir, scratch_root, task_dirs
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,6 @@ async def run_housekeeping(
             interval_s=settings.reaper_interval_s,
             bus=bus,
         ),
-        run_pruner(session_factory, RetentionPolicy.of(settings)),
+        run_pruner(session_factory, RetentionPolicy.of(settings), open_store(settings)),
         run_sweeper(session_factory, root, settings.reaper_interval_s),
     )

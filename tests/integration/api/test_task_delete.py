@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from app import metrics
 from app.db import repositories
 from app.db.models import Artifact, Fact, Task, TaskEvent
+from app.store.records import keep_artifact, task_prefix
 from tests.integration.api.conftest import add_event, finish, live_server
 from tests.integration.api.test_auth_keys import BODY, A, R, W, bearer, keyed_app, new_key
 from workers.cli.main import cli
@@ -24,8 +25,9 @@ async def _with_data(app: FastAPI, task_id: str) -> None:
     async with app.state.session_factory() as s:
         task = await repositories.get_task(s, task_id=task_id)
         assert task is not None
-        await repositories.save_artifact(
+        await keep_artifact(
             s,
+            app.state.artifact_store,
             task_id=task_id,
             tenant_id=task.tenant_id,
             kind="screenshot",
@@ -60,7 +62,11 @@ async def test_delete_removes_the_task_and_its_data_and_keeps_learnings(db_url: 
         before = metrics.sample_value(
             "webagent_data_deleted_rows_total", {"table": "task_events", "reason": "request"}
         )
+        store = app.state.artifact_store
+        key = f"{task_prefix(tid)}screenshot/1"
+        assert await store.exists(key)
         gone = await c.delete(f"/v1/tasks/{tid}", headers=bearer(writer))
+        assert not await store.exists(key)  # the bytes go with the rows
         assert gone.status_code == 204 and gone.content == b""
         for model in (Task, TaskEvent, Artifact):
             assert await _rows(app, model, tid) == 0, model

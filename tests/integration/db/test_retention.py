@@ -30,6 +30,8 @@ from app.db.models import (
 )
 from app.db.repo_retention import delete_tasks
 from app.retention import RetentionPolicy, prune_once
+from app.store import ArtifactStore, StoreConfig, open_store
+from app.store.records import attachment_key, delete_task_blobs, keep_artifact, task_prefix
 from tests.support.task_rows import add_task
 from workers.process.housekeeping import sweep_scratch
 from workers.process.scratch import scratch_root, task_dirs
@@ -51,18 +53,37 @@ OWNED = (
 )
 
 
+@pytest.fixture
+def store_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("artifacts")
+
+
+@pytest.fixture
+def store(store_root: Path) -> ArtifactStore:
+    return open_store(StoreConfig(backend="local", local_dir=str(store_root)))
+
+
+def _objects(root: Path, task_id: str) -> int:
+    """How many files the task has in the local store's folder."""
+    return sum(p.is_file() for p in (root / task_prefix(task_id)).rglob("*"))
+
+
 async def _full_task(
-    sessions: Sessions, tenant: str = "default", finished: datetime | None = NOW
+    sessions: Sessions,
+    store: ArtifactStore,
+    tenant: str = "default",
+    finished: datetime | None = NOW,
 ) -> str:
-    """A task with a row in every table that belongs to it, a fact it taught, and (when
-    `finished`) a terminal status at that time."""
+    """A task with a row in every table that belongs to it (its screenshot and attachment
+    bytes in the store), a fact it taught, and (when `finished`) a terminal status then."""
     async with sessions() as s:
         task = await add_task(s, tenant_id=tenant, instruction="x", timeout_s=60.0)
         tid = task.id
         for seq in (1, 2):
             await repo.append_event(s, task_id=tid, seq=seq, type="step.started", data={}, ts=NOW)
-        await repo.save_artifact(
+        await keep_artifact(
             s,
+            store,
             task_id=tid,
             tenant_id=tenant,
             kind="screenshot",
@@ -70,9 +91,10 @@ async def _full_task(
             content_type="image/jpeg",
             data=SHOT,
         )
-        s.add(
-            TaskAttachment(task_id=tid, name="a.txt", media_type="text/plain", size=500, data=FILE)
-        )
+        row = TaskAttachment(task_id=tid, name="a.txt", media_type="text/plain", size=500)
+        s.add(row)
+        await s.flush()
+        row.storage_key = (await store.put(attachment_key(tid, row.id), FILE, "text/plain")).key
         await repo.save_ledger(s, task_id=tid, tenant_id=tenant, data={"goal": "x"})
         s.add(LedgerStep(task_id=tid, tenant_id=tenant, step=1, data={}))
         s.add(EpisodicNote(task_id=tid, tenant_id=tenant, text="note"))
@@ -110,11 +132,16 @@ async def _count(s: AsyncSession, model: object, task_id: str) -> int:
     return int((await s.execute(select(func.count()).where(column == task_id))).scalar_one())
 
 
-async def test_delete_removes_every_row_of_the_task_and_keeps_learnings(sessions: Sessions) -> None:
-    gone, kept = await _full_task(sessions), await _full_task(sessions)
+async def test_delete_removes_every_row_of_the_task_and_keeps_learnings(
+    sessions: Sessions, store: ArtifactStore, store_root: Path
+) -> None:
+    gone, kept = await _full_task(sessions, store), await _full_task(sessions, store)
+    assert _objects(store_root, gone) == 2
     async with sessions() as s:
         deleted = await delete_tasks(s, [gone])
         await s.commit()
+    assert await delete_task_blobs(store, gone) == 2
+    assert _objects(store_root, gone) == 0 and _objects(store_root, kept) == 2
     assert deleted.size_bytes == len(SHOT) + len(FILE)
     assert deleted.rows["task_events"] == 2 and deleted.rows["tasks"] == 1
     assert deleted.total_rows == 10  # 2 events + 1 of each of the 7 other tables + the task
@@ -130,20 +157,24 @@ async def test_delete_removes_every_row_of_the_task_and_keeps_learnings(sessions
     )
 
 
-async def test_pruner_honours_the_default_and_per_tenant_retention(sessions: Sessions) -> None:
+async def test_pruner_honours_the_default_and_per_tenant_retention(
+    sessions: Sessions, store: ArtifactStore, store_root: Path
+) -> None:
     old = NOW - timedelta(days=40)
-    expired = await _full_task(sessions, "default", old)
-    recent = await _full_task(sessions, "default", NOW - timedelta(days=5))
-    kept_forever = await _full_task(sessions, "audit", old)  # override 0: never pruned
-    short = await _full_task(sessions, "acme", NOW - timedelta(days=8))  # override 7 days
-    live = await _full_task(sessions, "default", None)  # queued, old: live tasks never expire
+    expired = await _full_task(sessions, store, "default", old)
+    recent = await _full_task(sessions, store, "default", NOW - timedelta(days=5))
+    kept_forever = await _full_task(sessions, store, "audit", old)  # override 0: never pruned
+    short = await _full_task(sessions, store, "acme", NOW - timedelta(days=8))  # 7-day override
+    live = await _full_task(sessions, store, "default", None)  # queued, old: never expires
     async with sessions() as s:
         await s.execute(update(Task).where(Task.id == live).values(created_at=old))
         await s.commit()
     before = metrics.sample_value("webagent_data_deleted_bytes_total", {"reason": "retention"})
     policy = RetentionPolicy(days=30, by_tenant={"audit": 0, "acme": 7})
-    done = await prune_once(sessions, policy, now=NOW)
+    done = await prune_once(sessions, policy, now=NOW, store=store)
     assert done.rows["tasks"] == 2
+    assert _objects(store_root, expired) == _objects(store_root, short) == 0  # bytes gone too
+    assert _objects(store_root, recent) == _objects(store_root, kept_forever) == 2
     async with sessions() as s:
         left = set((await s.execute(select(Task.id))).scalars())
     assert left == {recent, kept_forever, live}
@@ -170,7 +201,9 @@ def test_month_arithmetic() -> None:
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
-async def test_postgres_events_live_in_month_partitions_made_ahead(sessions: Sessions) -> None:
+async def test_postgres_events_live_in_month_partitions_made_ahead(
+    sessions: Sessions, store: ArtifactStore
+) -> None:
     async with sessions() as s:
         assert await partitions.is_partitioned(s)
         made = await partitions.ensure_ahead(s, datetime.now(UTC))
@@ -186,7 +219,7 @@ async def test_postgres_events_live_in_month_partitions_made_ahead(sessions: Ses
             text("SELECT tablename FROM pg_indexes WHERE indexname LIKE 'uq_task_events_%'")
         )
         assert set(names) | {partitions.DEFAULT} <= set(indexes.scalars())
-    tid = await _full_task(sessions)
+    tid = await _full_task(sessions, store)
     async with sessions() as s:
         with pytest.raises(IntegrityError):
             await repo.append_event(s, task_id=tid, seq=2, type="x", data={})
@@ -199,17 +232,19 @@ async def test_postgres_events_live_in_month_partitions_made_ahead(sessions: Ses
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
-async def test_postgres_pruner_drops_whole_old_partitions(sessions: Sessions) -> None:
+async def test_postgres_pruner_drops_whole_old_partitions(
+    sessions: Sessions, store: ArtifactStore
+) -> None:
     ancient = datetime(2025, 3, 10, tzinfo=UTC)
     async with sessions() as s:
         for sql in partitions.create_sql(partitions.partition_for(ancient)):
             await s.execute(text(sql))
         await s.commit()
-    old = await _full_task(sessions, finished=ancient + timedelta(hours=1))
+    old = await _full_task(sessions, store, finished=ancient + timedelta(hours=1))
     async with sessions() as s:  # its events written in March 2025
         await s.execute(update(TaskEvent).where(TaskEvent.task_id == old).values(ts=ancient))
         await s.commit()
-    recent = await _full_task(sessions, finished=NOW)
+    recent = await _full_task(sessions, store, finished=NOW)
     done = await prune_once(sessions, RetentionPolicy(days=200), now=NOW)
     assert done.rows["task_events"] == 2  # the March 2025 partition, whole
     assert done.rows["tasks"] == 1
@@ -222,10 +257,10 @@ async def test_postgres_pruner_drops_whole_old_partitions(sessions: Sessions) ->
 
 
 async def test_sweep_removes_the_folders_of_tasks_that_are_not_live(
-    sessions: Sessions, tmp_path: Path
+    sessions: Sessions, store: ArtifactStore, tmp_path: Path
 ) -> None:
-    finished = await _full_task(sessions)
-    live = await _full_task(sessions, finished=None)
+    finished = await _full_task(sessions, store)
+    live = await _full_task(sessions, store, finished=None)
     async with sessions() as s:
         await repo.mark_running(s, task_id=live, worker_id="w1")
         await s.commit()
