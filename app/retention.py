@@ -88,8 +88,9 @@ async def _prune_batches(
             )
             deleted = await delete_tasks(s, ids)
             await s.commit()
-        for task_id in ids if store is not None else ():  # the bytes go once the rows are gone
-            await delete_task_blobs(store, task_id)
+        if store is not None:  # the bytes go once the rows are gone
+            for task_id in ids:
+                await delete_task_blobs(store, task_id)
         done = done + deleted
         if len(ids) < BATCH:
             return done
