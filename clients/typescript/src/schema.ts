@@ -327,7 +327,12 @@ export interface paths {
         get: operations["getTask"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the task with its events, artifacts, attachments, ledger and approvals
+         * @description Delete the task with its events, artifacts, attachments, ledger and approvals
+         *     (cancelling it first if it is still queued or running); learnings stay.
+         */
+        delete: operations["deleteTask"];
         options?: never;
         head?: never;
         patch?: never;
@@ -422,7 +427,8 @@ export interface paths {
         };
         /**
          * The artifact's bytes with its content type
-         * @description The artifact's bytes with its content type; a download comes as an attachment.
+         * @description The artifact's bytes with its content type; a download comes as an attachment. With
+         *     WEBAGENT_ARTIFACT_PRESIGN_S set and an S3 store: a 307 to a short-lived signed URL.
          */
         get: operations["getArtifact"];
         put?: never;
@@ -487,6 +493,88 @@ export interface paths {
         get: operations["getLedger"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{task_id}/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch a running task's browser (live frames)
+         * @description Messages: `frame` {jpeg (base64), width, height}, `control` {by: agent | person,
+         *     requested}, `end` once the task has finished.
+         */
+        get: operations["liveView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{task_id}/live/handback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand the browser back to the agent
+         * @description Resume the agent: it looks at the page afresh, with a note of what you did.
+         */
+        post: operations["handBack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{task_id}/live/input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a click, scroll or key to the page
+         * @description A click, scroll or key on the page; applied while the agent is paused for you (after
+         *     Take over) or waits for an approval, dropped otherwise.
+         */
+        post: operations["liveInput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{task_id}/live/takeover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take over the browser (pause the agent)
+         * @description Pause the agent before its next step; then the live view takes your input.
+         */
+        post: operations["takeOver"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1021,6 +1109,40 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** TakeoverEnded */
+        EventData_takeover_ended: {
+            /**
+             * Acts
+             * @description how many clicks, wheel scrolls and key presses the person sent (the keys themselves are not recorded)
+             */
+            acts: {
+                [key: string]: number;
+            };
+            /** By */
+            by: string;
+            /**
+             * Url
+             * @description the page the person left
+             */
+            url: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** TakeoverStarted */
+        EventData_takeover_started: {
+            /**
+             * By
+             * @description who took over (an API key id, or local)
+             */
+            by: string;
+            /**
+             * Reason
+             * @description takeover: the person asked for the page
+             */
+            reason: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** TaskFinished */
         EventData_task_finished: {
             /** Answer */
@@ -1092,7 +1214,7 @@ export interface components {
         };
         /**
          * EventSchema
-         * @description One server-sent event: `event:` is `type`, `id:` is `seq`, `data:` this object. The `data` of each type: task.started -> EventData_task_started, task.finished -> EventData_task_finished, route.decided -> EventData_route_decided, route.replayed -> EventData_route_replayed, step.started -> EventData_step_started, action.executed -> EventData_action_executed, observation -> EventData_observation, llm.call -> EventData_llm_call, approval.requested -> EventData_approval_requested, approval.resolved -> EventData_approval_resolved, plan.updated -> EventData_plan_updated, memory.evicted -> EventData_memory_evicted, fact.recorded -> EventData_fact_recorded, dead_end.recorded -> EventData_dead_end_recorded
+         * @description One server-sent event: `event:` is `type`, `id:` is `seq`, `data:` this object. The `data` of each type: task.started -> EventData_task_started, task.finished -> EventData_task_finished, route.decided -> EventData_route_decided, route.replayed -> EventData_route_replayed, step.started -> EventData_step_started, action.executed -> EventData_action_executed, observation -> EventData_observation, llm.call -> EventData_llm_call, approval.requested -> EventData_approval_requested, approval.resolved -> EventData_approval_resolved, takeover.started -> EventData_takeover_started, takeover.ended -> EventData_takeover_ended, plan.updated -> EventData_plan_updated, memory.evicted -> EventData_memory_evicted, fact.recorded -> EventData_fact_recorded, dead_end.recorded -> EventData_dead_end_recorded
          */
         EventSchema: {
             /** Data */
@@ -1119,7 +1241,7 @@ export interface components {
          * EventType
          * @enum {string}
          */
-        EventType: "task.started" | "route.decided" | "route.replayed" | "plan.updated" | "step.started" | "action.executed" | "observation" | "memory.evicted" | "fact.recorded" | "dead_end.recorded" | "approval.requested" | "approval.resolved" | "llm.call" | "task.finished";
+        EventType: "task.started" | "route.decided" | "route.replayed" | "plan.updated" | "step.started" | "action.executed" | "observation" | "memory.evicted" | "fact.recorded" | "dead_end.recorded" | "approval.requested" | "approval.resolved" | "takeover.started" | "takeover.ended" | "llm.call" | "task.finished";
         /** ExplorationOut */
         ExplorationOut: {
             /**
@@ -1439,6 +1561,58 @@ export interface components {
             recorded_at: string;
             /** Step */
             step: number;
+        };
+        /** LiveAccepted */
+        LiveAccepted: {
+            /**
+             * Command
+             * @enum {string}
+             */
+            command: "takeover" | "handback" | "input";
+            /** Task Id */
+            task_id: string;
+        };
+        /**
+         * LiveInput
+         * @description One input of the person on the live view; x and y are fractions of the shown frame.
+         */
+        LiveInput: {
+            /**
+             * Dx
+             * @description wheel: pixels to the right
+             * @default 0
+             */
+            dx?: number;
+            /**
+             * Dy
+             * @description wheel: pixels down
+             * @default 0
+             */
+            dy?: number;
+            /**
+             * Key
+             * @description key: one character, or Enter, Tab, Backspace, Delete, Escape, ArrowLeft/Right/Up/Down, Home, End, PageUp, PageDown
+             * @default
+             */
+            key?: string;
+            /**
+             * Kind
+             * @description click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter)
+             * @enum {string}
+             */
+            kind: "click" | "wheel" | "key";
+            /**
+             * X
+             * @description 0 = left edge, 1 = right edge
+             * @default 0.5
+             */
+            x?: number;
+            /**
+             * Y
+             * @description 0 = top edge, 1 = bottom edge
+             * @default 0.5
+             */
+            y?: number;
         };
         /** PageRecord */
         PageRecord: {
@@ -1824,6 +1998,12 @@ export interface components {
              */
             profile?: string | null;
             /**
+             * Record Trace
+             * @description keep a Playwright trace of the run as artifact kind "trace" (trace.zip, open with `playwright show-trace`); typed secrets stay out, and with private_regions the trace has no screenshots. WEBAGENT_RECORD_TRACE turns it on for every task
+             * @default false
+             */
+            record_trace?: boolean;
+            /**
              * Reuse Routes
              * @description replay a proven route of the start page's site for the same intent without model calls; false: the model decides every step
              * @default true
@@ -1944,6 +2124,11 @@ export interface components {
             private_regions?: string[];
             /** Profile */
             profile?: string | null;
+            /**
+             * Record Trace
+             * @default false
+             */
+            record_trace?: boolean;
             result: components["schemas"]["TaskResult"];
             /**
              * Reuse Routes
@@ -3461,6 +3646,81 @@ export interface operations {
             };
         };
     };
+    deleteTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task id */
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the API key lacks the scope this route needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description no such task */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description rate limit or concurrent-task cap reached (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the database or the queue is unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     listApprovals: {
         parameters: {
             query?: never;
@@ -3660,6 +3920,13 @@ export interface operations {
                     "image/jpeg": unknown;
                 };
             };
+            /** @description Temporary Redirect */
+            307: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description missing, unknown or revoked API key */
             401: {
                 headers: {
@@ -3814,6 +4081,13 @@ export interface operations {
                 content: {
                     "application/octet-stream": unknown;
                 };
+            };
+            /** @description Temporary Redirect */
+            307: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description missing, unknown or revoked API key */
             401: {
@@ -4116,6 +4390,363 @@ export interface operations {
             };
         };
     };
+    liveView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task id */
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SSE stream of live frames */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the API key lacks the scope this route needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the task is not running (queued or finished) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description rate limit or concurrent-task cap reached (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the database or the queue is unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    handBack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task id */
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveAccepted"];
+                };
+            };
+            /** @description missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the API key lacks the scope this route needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the task is not running (queued or finished) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description rate limit or concurrent-task cap reached (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the database or the queue is unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    liveInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task id */
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveInput"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveAccepted"];
+                };
+            };
+            /** @description the request body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the API key lacks the scope this route needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the task is not running (queued or finished) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description rate limit or concurrent-task cap reached (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the database or the queue is unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    takeOver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task id */
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveAccepted"];
+                };
+            };
+            /** @description missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the API key lacks the scope this route needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the task is not running (queued or finished) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description rate limit or concurrent-task cap reached (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the database or the queue is unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     getScreenshot: {
         parameters: {
             query?: never;
@@ -4137,6 +4768,13 @@ export interface operations {
                 content: {
                     "image/jpeg": unknown;
                 };
+            };
+            /** @description Temporary Redirect */
+            307: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description missing, unknown or revoked API key */
             401: {

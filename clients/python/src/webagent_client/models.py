@@ -358,6 +358,35 @@ class EventDataStepStarted(BaseModel):
     step: Annotated[int, Field(title="Step")]
 
 
+class EventDataTakeoverEnded(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    acts: Annotated[dict[str, int], Field(title="Acts")]
+    """
+    how many clicks, wheel scrolls and key presses the person sent (the keys themselves are not recorded)
+    """
+    by: Annotated[str, Field(title="By")]
+    url: Annotated[str, Field(title="Url")]
+    """
+    the page the person left
+    """
+
+
+class EventDataTakeoverStarted(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    by: Annotated[str, Field(title="By")]
+    """
+    who took over (an API key id, or local)
+    """
+    reason: Annotated[str, Field(title="Reason")]
+    """
+    takeover: the person asked for the page
+    """
+
+
 class EventDataTaskStarted(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -389,6 +418,8 @@ class EventType(StrEnum):
     dead_end_recorded = "dead_end.recorded"
     approval_requested = "approval.requested"
     approval_resolved = "approval.resolved"
+    takeover_started = "takeover.started"
+    takeover_ended = "takeover.ended"
     llm_call = "llm.call"
     task_finished = "task.finished"
 
@@ -528,6 +559,61 @@ class LedgerStepOut(BaseModel):
     data: Annotated[dict[str, Any], Field(title="Data")]
     recorded_at: Annotated[AwareDatetime, Field(title="Recorded At")]
     step: Annotated[int, Field(title="Step")]
+
+
+class Command(StrEnum):
+    takeover = "takeover"
+    handback = "handback"
+    input = "input"
+
+
+class LiveAccepted(BaseModel):
+    command: Annotated[Command, Field(title="Command")]
+    task_id: Annotated[str, Field(title="Task Id")]
+
+
+class Kind(StrEnum):
+    """
+    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter)
+    """
+
+    click = "click"
+    wheel = "wheel"
+    key = "key"
+
+
+class LiveInput(BaseModel):
+    """
+    One input of the person on the live view; x and y are fractions of the shown frame.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    dx: Annotated[float | None, Field(ge=-5000.0, le=5000.0, title="Dx")] = 0.0
+    """
+    wheel: pixels to the right
+    """
+    dy: Annotated[float | None, Field(ge=-5000.0, le=5000.0, title="Dy")] = 0.0
+    """
+    wheel: pixels down
+    """
+    key: Annotated[str | None, Field(max_length=16, title="Key")] = ""
+    """
+    key: one character, or Enter, Tab, Backspace, Delete, Escape, ArrowLeft/Right/Up/Down, Home, End, PageUp, PageDown
+    """
+    kind: Annotated[Kind, Field(title="Kind")]
+    """
+    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter)
+    """
+    x: Annotated[float | None, Field(ge=0.0, le=1.0, title="X")] = 0.5
+    """
+    0 = left edge, 1 = right edge
+    """
+    y: Annotated[float | None, Field(ge=0.0, le=1.0, title="Y")] = 0.5
+    """
+    0 = top edge, 1 = bottom edge
+    """
 
 
 class PageTemplate(BaseModel):
@@ -899,7 +985,7 @@ class EventDataTaskFinished(BaseModel):
 
 class EventSchema(BaseModel):
     """
-    One server-sent event: `event:` is `type`, `id:` is `seq`, `data:` this object. The `data` of each type: task.started -> EventData_task_started, task.finished -> EventData_task_finished, route.decided -> EventData_route_decided, route.replayed -> EventData_route_replayed, step.started -> EventData_step_started, action.executed -> EventData_action_executed, observation -> EventData_observation, llm.call -> EventData_llm_call, approval.requested -> EventData_approval_requested, approval.resolved -> EventData_approval_resolved, plan.updated -> EventData_plan_updated, memory.evicted -> EventData_memory_evicted, fact.recorded -> EventData_fact_recorded, dead_end.recorded -> EventData_dead_end_recorded
+    One server-sent event: `event:` is `type`, `id:` is `seq`, `data:` this object. The `data` of each type: task.started -> EventData_task_started, task.finished -> EventData_task_finished, route.decided -> EventData_route_decided, route.replayed -> EventData_route_replayed, step.started -> EventData_step_started, action.executed -> EventData_action_executed, observation -> EventData_observation, llm.call -> EventData_llm_call, approval.requested -> EventData_approval_requested, approval.resolved -> EventData_approval_resolved, takeover.started -> EventData_takeover_started, takeover.ended -> EventData_takeover_ended, plan.updated -> EventData_plan_updated, memory.evicted -> EventData_memory_evicted, fact.recorded -> EventData_fact_recorded, dead_end.recorded -> EventData_dead_end_recorded
     """
 
     data: Annotated[dict[str, Any], Field(title="Data")]
@@ -1116,6 +1202,10 @@ class TaskCreate(BaseModel):
     """
     named browser profile (POST /v1/profiles) whose cookies and localStorage the run starts from
     """
+    record_trace: Annotated[bool | None, Field(title="Record Trace")] = False
+    """
+    keep a Playwright trace of the run as artifact kind "trace" (trace.zip, open with `playwright show-trace`); typed secrets stay out, and with private_regions the trace has no screenshots. WEBAGENT_RECORD_TRACE turns it on for every task
+    """
     reuse_routes: Annotated[bool | None, Field(title="Reuse Routes")] = True
     """
     replay a proven route of the start page's site for the same intent without model calls; false: the model decides every step
@@ -1258,6 +1348,7 @@ class TaskOut(BaseModel):
     output_schema: Annotated[dict[str, Any] | None, Field(title="Output Schema")] = None
     private_regions: Annotated[list[str] | None, Field(title="Private Regions")] = None
     profile: Annotated[str | None, Field(title="Profile")] = None
+    record_trace: Annotated[bool | None, Field(title="Record Trace")] = False
     result: TaskResult
     reuse_routes: Annotated[bool | None, Field(title="Reuse Routes")] = True
     save_profile: Annotated[bool | None, Field(title="Save Profile")] = False
