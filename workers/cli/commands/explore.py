@@ -4,8 +4,8 @@ It speaks the public API like `webagent tasks` (POST /v1/sites/explore, then GET
 /v1/sites/explore/{id} every `--poll` seconds): a progress line whenever the counts change,
 then the WebsiteMem (pages, templates, menus learned, what was skipped and why); `--json`
 prints the API's final JSON instead; `webagent explore --cancel ID` cancels one. Exit codes:
-0 succeeded (or cancelled by --cancel), 1 failed, 5 not finished (`--no-wait`, or `--wait-s`
-ran out), 2 refused or unreachable, 4 not found.
+0 succeeded (or cancelled by --cancel), 1 failed, 3 cancelled, 5 not finished (`--no-wait`,
+or `--wait-s` ran out), 2 refused or unreachable, 4 not found.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from workers.cli.commands.tasks import (
     connect,
 )
 
-EXIT_BY_STATUS = {"succeeded": 0, "failed": 1}
+EXIT_BY_STATUS = {"succeeded": 0, "failed": 1, "cancelled": 3}
 SHOWN_PAGES = 30
 
 
