@@ -54,7 +54,7 @@ def test_worker_sees_no_plan_checkpoints_or_other_pages_dead_ends() -> None:
     assert "add to cart" not in text and "kettle list" not in text
     assert "[ ] 1. Kettle list opened" in text  # the checklist it works through
     assert "k2: v2" in text and "k1: v1" not in text and "k0" not in text
-    assert "step 2:" not in text and "step 5: click(ref=1:5) -> ok @ " in text
+    assert "step 2 from" not in text and f"step 5 from {LIST}: click(ref=1:5) -> ok" in text
     assert render_worker(worker_view(ledger(), CART), include_goal=False).startswith("subgoal:")
 
 
@@ -107,5 +107,5 @@ def test_rendering_is_deterministic_and_read_only() -> None:
 def test_step_line_carries_the_worker_notes() -> None:
     step = StepOutcome(4, LIST, ("type(ref=2:1,text=kettle) -> ok",), memory="query typed")
     assert render_step(step) == (
-        f"step 4: type(ref=2:1,text=kettle) -> ok @ {LIST} | memory: query typed"
+        f"step 4 from {LIST}: type(ref=2:1,text=kettle) -> ok | memory: query typed"
     )
