@@ -138,7 +138,7 @@ def _slug_words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def _task_values(instruction: str) -> set[str]:
+def task_values(instruction: str) -> set[str]:
     """Words of the values a task names in a way a path can carry: quoted text, numbers,
     names written with a capital inside the sentence (a city, a product); a plain word of
     the sentence ("shop", "kettles") is the task's wording, not a value."""
@@ -175,11 +175,11 @@ def _varying(split: Sequence[tuple[list[str], list[str]]], segments: list[str]) 
 def learn_templates(urls: Iterable[str], instruction: str = "") -> list[UrlTemplate]:
     """Templates for the URLs a run reached that carried state (seed 000 §6.5: "the location
     as a path segment, the filters as query parameters"). A segment is a slot when it is an
-    id, spells a value the task gave (`_task_values`), or differs between reached URLs of the
+    id, spells a value the task gave (`task_values`), or differs between reached URLs of the
     same shape under the same first segment (the rest equal); a query parameter is a slot when
     its value spells a word of the task or differs between reached URLs of the same path,
     else it stays fixed to its value. URLs that carried no state give none."""
-    values, task_words = _task_values(instruction), _slug_words(instruction)
+    values, task_words = task_values(instruction), _slug_words(instruction)
     norms = {t.norm for t in route_values.tokens(instruction)}
     kept = [u for u in dict.fromkeys(urls) if urlsplit(u).scheme in ("http", "https")]
     split = [_split(u) for u in kept]

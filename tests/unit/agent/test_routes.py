@@ -197,7 +197,7 @@ async def test_a_claim_no_page_showed_after_a_replay_goes_to_the_planner_with_ev
     filter (the task's main value)."""
     store = InMemoryRouteStore()
     await _run(ONE, run_one_script(), store)
-    second, llm, sink = await _run(TWO, [done("99.00 EUR")], store)
+    _, llm, sink = await _run(TWO, [done("99.00 EUR")], store)
     (review,) = planner_calls(llm)
     assert not [e for e in sink.of_type("plan.updated") if e.get("verified_by")]
     replayed = review.split("route_replayed:", 1)[1].split("\n", 1)[0]
