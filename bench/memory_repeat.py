@@ -15,7 +15,13 @@ Printed per run: status, answer, model calls (llm.call events), steps, tokens (t
 server's estimate: characters / 4, tests/support/llm_server.py) and wall time of the job;
 and run 2's calls as a share of run 1's.
 
+With `--llm-base-url` (and `--model`, `--llm-timeout`) the runs ask that model instead of
+the scripted server, on three tasks, each a pair on a fresh database: run 1, then run 2 of
+the same task with other values (`TASKS`: the delivery quote above, a price look-up, a count
+of filtered kettles). Tokens are then the model server's usage figures.
+
 Run: .venv/bin/python bench/memory_repeat.py [--latency 0.5] [--db URL]
+     .venv/bin/python bench/memory_repeat.py --llm-base-url URL --model NAME [--llm-timeout S]
 """
 
 from __future__ import annotations
@@ -51,6 +57,26 @@ RUNS = (
 )
 
 
+TASKS: dict[str, tuple[str, str]] = {
+    "quote": (
+        instruction("red", "Aurora", "1.7 L", "Berlin"),
+        instruction("blue", "Nimbus", "1.7 L", "Paris"),
+    ),
+    "price": (
+        'In the kettle shop, filter colour blue, open the "Tide" kettle, choose size 1.2 L '
+        "and report its price",
+        'In the kettle shop, filter colour green, open the "Fern" kettle, choose size 1.7 L '
+        "and report its price",
+    ),
+    "count": (
+        "In the kettle shop, filter colour red and in stock only and report how many kettles "
+        "are listed",
+        "In the kettle shop, filter colour blue and in stock only and report how many kettles "
+        "are listed",
+    ),
+}
+
+
 class Switch:
     """The server's policy, switched per run, answering after `latency` seconds."""
 
@@ -63,7 +89,9 @@ class Switch:
         return self.current(request)
 
 
-async def one_run(rt: WorkerRuntime, url: str, text: str, reuse: bool) -> dict[str, Any]:
+async def one_run(
+    rt: WorkerRuntime, url: str, text: str, reuse: bool, timeout_s: int = 300
+) -> dict[str, Any]:
     async with rt.sessions() as s:
         task, _ = await repositories.create_task(
             s,
@@ -71,7 +99,7 @@ async def one_run(rt: WorkerRuntime, url: str, text: str, reuse: bool) -> dict[s
             instruction=text,
             start_url=url,
             max_steps=20,
-            timeout_s=300,
+            timeout_s=timeout_s,
             allowed_domains=(),
             metadata={},
             task_policy={"reuse_routes": reuse},
@@ -101,22 +129,63 @@ async def one_run(rt: WorkerRuntime, url: str, text: str, reuse: bool) -> dict[s
     }
 
 
+def _settings(args: argparse.Namespace, db: str, data: str, base_url: str) -> Settings:
+    model = {"llm_model": args.model} if args.model else {}
+    return Settings(
+        chromium_path=args.chromium,
+        database_url=db,
+        llm_base_url=base_url,
+        llm_max_retries=0,
+        llm_timeout_s=args.llm_timeout,
+        allow_private_networks=True,
+        data_dir=data,
+        **model,
+    )
+
+
+async def model_runs(args: argparse.Namespace) -> dict[str, Any]:
+    """Each task of `args.tasks` as a pair (run 1, run 2) on its own fresh database, asking
+    the model at `args.llm_base_url`."""
+    shop = ShopServer()
+    results: dict[str, Any] = {}
+    try:
+        for name in args.tasks.split(","):
+            with tempfile.TemporaryDirectory() as data:
+                db = f"sqlite+aiosqlite:///{data}/bench.db"
+                upgrade(db)
+                rt = WorkerRuntime(_settings(args, db, data, args.llm_base_url), MemoryEventBus())
+                await asyncio.to_thread(rt.start)
+                try:
+                    for run, text in enumerate(TASKS[name], start=1):
+
+                        def job(t: str = text, r: WorkerRuntime = rt) -> Any:
+                            return one_run(r, f"{shop.base_url}/", t, True, 3600)
+
+                        outcome = await asyncio.to_thread(rt.run, job, 3700)
+                        results[f"{name} run {run}"] = {"instruction": text, **outcome}
+                        print(json.dumps({f"{name} run {run}": outcome}), flush=True)
+                finally:
+                    await asyncio.to_thread(rt.stop)
+    finally:
+        shop.close()
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "model": args.model,
+        "runs": results,
+    }
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    if args.llm_base_url:
+        return await model_runs(args)
     switch = Switch(args.latency)
     shop = ShopServer()
     try:
         with ScriptedLLMServer(switch) as llm, tempfile.TemporaryDirectory() as data:
             db = args.db or f"sqlite+aiosqlite:///{data}/bench.db"
             upgrade(db)
-            settings = Settings(
-                chromium_path=args.chromium,
-                database_url=db,
-                llm_base_url=llm.base_url,
-                llm_max_retries=0,
-                allow_private_networks=True,
-                data_dir=data,
-            )
-            rt = WorkerRuntime(settings, MemoryEventBus())
+            rt = WorkerRuntime(_settings(args, db, data, llm.base_url), MemoryEventBus())
             await asyncio.to_thread(rt.start)
             results: dict[str, Any] = {}
             try:
@@ -147,6 +216,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.5, help="seconds per model call")
     parser.add_argument("--db", default="", help="database URL (default: a SQLite file)")
+    parser.add_argument("--llm-base-url", default="", help="ask this model, not the script")
+    parser.add_argument("--model", default="", help="model name for --llm-base-url")
+    parser.add_argument("--llm-timeout", type=float, default=180.0, help="seconds per call")
+    parser.add_argument("--tasks", default=",".join(TASKS), help="with --llm-base-url")
     parser.add_argument("--chromium", default=os.environ.get("WEBAGENT_CHROMIUM_PATH", ""))
     args = parser.parse_args()
     args.chromium = args.chromium or "/usr/bin/chromium"

@@ -14,10 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
-
-from sqlalchemy.exc import SQLAlchemyError
 
 from app.contracts import ErrorCode, TaskStatus
 from app.db import SiteExploration, repositories
@@ -25,24 +22,23 @@ from app.urlpolicy import network_policy
 from workers.agent.exploration import ExploreLimits, Explorer
 from workers.browser.act.explore import HARD_STOP_SLACK_S, explore_site
 from workers.browser.runtime.pool import is_browser_fault
-from workers.process import runtime
+from workers.process import lease, runtime
+from workers.process.lease import OwnershipLost
 from workers.process.runtime import WorkerRuntime
 
 log = logging.getLogger(__name__)
 
-CLAIM_TIMEOUT_S = 60.0
-FINISH_GRACE_S = 30.0
-
 
 def run_exploration(exploration_id: str) -> None:
     """Run one queued exploration to a terminal status on this process's WorkerRuntime."""
-    rt = runtime.current()
-    row = rt.run(lambda: _claim(rt, exploration_id), CLAIM_TIMEOUT_S)
-    if row is None:
-        log.info("exploration %s not claimable (finished or taken)", exploration_id)
-        return
-    timeout = float(row.params.get("timeout_s") or 300) + HARD_STOP_SLACK_S + FINISH_GRACE_S
-    rt.run(lambda: execute(rt, row), timeout)
+    lease.run_claimed(
+        runtime.current(),
+        "exploration",
+        exploration_id,
+        _claim,
+        execute,
+        lambda row: float(row.params.get("timeout_s") or 300) + HARD_STOP_SLACK_S,
+    )
 
 
 async def _claim(rt: WorkerRuntime, exploration_id: str) -> SiteExploration | None:
@@ -83,38 +79,21 @@ class Progress:
         }
 
 
-@contextlib.asynccontextmanager
-async def _heartbeat(
+def _heartbeat(
     rt: WorkerRuntime, row: SiteExploration, progress: Progress
-) -> AsyncIterator[None]:
-    """Write progress + heartbeat in the background; a row that is no longer ours (reaped)
-    stops the walk."""
-    holder = asyncio.current_task()
+) -> contextlib.AbstractAsyncContextManager[None]:
+    """Write progress + heartbeat in the background; a row that is no longer ours (reaped,
+    cancelled) stops the walk with OwnershipLost (workers/process/lease.py)."""
 
-    async def beat() -> None:
-        while True:
-            await asyncio.sleep(rt.settings.heartbeat_interval_s)
-            try:
-                async with rt.sessions() as s:
-                    owned = await repositories.report_progress(
-                        s, exploration_id=row.id, worker_id=rt.worker_id, progress=progress.data
-                    )
-                    await s.commit()
-            except (SQLAlchemyError, OSError) as exc:
-                log.warning("exploration %s: heartbeat failed: %s", row.id, exc)
-                continue
-            if not owned and holder is not None:
-                log.warning("exploration %s is no longer owned by %s", row.id, rt.worker_id)
-                holder.cancel()
-                return
+    async def beat() -> bool:
+        async with rt.sessions() as s:
+            owned = await repositories.report_progress(
+                s, exploration_id=row.id, worker_id=rt.worker_id, progress=progress.data
+            )
+            await s.commit()
+        return owned
 
-    beater = asyncio.create_task(beat(), name=f"explore-heartbeat-{row.id}")
-    try:
-        yield
-    finally:
-        beater.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await beater
+    return lease.heartbeat(beat, interval_s=rt.settings.heartbeat_interval_s, name=row.id)
 
 
 async def execute(rt: WorkerRuntime, row: SiteExploration) -> None:
@@ -138,7 +117,7 @@ async def execute(rt: WorkerRuntime, row: SiteExploration) -> None:
                 detail=f"{row.url} did not load (or left the site)",
             )  # fmt: skip
             return
-        async with rt.sessions() as s:
+        async with rt.sessions() as s:  # the WebsiteMem only with the row still ours to finish
             version = await repositories.save_website_mem(
                 s,
                 tenant_id=row.tenant_id,
@@ -148,14 +127,16 @@ async def execute(rt: WorkerRuntime, row: SiteExploration) -> None:
                 data=mem.model_dump(mode="json"),
             )
             progress.data = {**progress.data, **mem.stats}
-            await repositories.finish_exploration(
+            finished = await repositories.finish_exploration(
                 s,
                 exploration_id=row.id,
                 status=TaskStatus.succeeded,
                 progress=progress.data,
                 version=version,
             )
-            await s.commit()
+            await (s.commit() if finished else s.rollback())
+    except OwnershipLost:
+        log.warning("exploration %s: stopped, cancelled or reaped meanwhile", row.id)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # the job boundary: any failure becomes a failed exploration

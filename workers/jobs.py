@@ -57,16 +57,14 @@ from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
 from workers.browser.session import PageSession
 from workers.llm.vision_check import require_vision
-from workers.process import runtime
+from workers.process import lease, runtime
 from workers.process.cancellation import cancel_on_request, cancelled_outcome
+from workers.process.lease import OwnershipLost
 from workers.process.runtime import WorkerRuntime
 from workers.process.scratch import remove_task_dir, scratch_root
 
 log = logging.getLogger(__name__)
 
-CLAIM_TIMEOUT_S = 60.0
-# after timeout_s the agent is stopped hard; this leaves time to persist and announce
-FINISH_GRACE_S = 30.0
 # the agent checks its deadline between steps; past this slack it is cancelled mid-step
 HARD_STOP_SLACK_S = 5.0
 
@@ -74,15 +72,16 @@ HARD_STOP_SLACK_S = 5.0
 def run_task(task_id: str) -> None:
     """Run one queued task to a terminal status on this process's WorkerRuntime."""
     rt = runtime.current()
-    task = rt.run(lambda: _claim(rt, task_id), CLAIM_TIMEOUT_S)
-    if task is None:
-        log.info("task %s not claimable (cancelled, finished or taken)", task_id)
-        return
-    timeout = float(task.timeout_s) + HARD_STOP_SLACK_S + FINISH_GRACE_S
-    try:
-        rt.run(lambda: _logged(task.id, execute(rt, task)), timeout)
-    finally:  # a crash of this process leaves it to the supervisor's sweep
-        remove_task_dir(_scratch(rt), task.id)
+    lease.run_claimed(
+        rt,
+        "task",
+        task_id,
+        _claim,
+        lambda rt, task: _logged(task.id, execute(rt, task)),
+        lambda task: float(task.timeout_s) + HARD_STOP_SLACK_S,
+        # a crash of this process leaves the folder to the supervisor's sweep
+        cleanup=lambda task: remove_task_dir(_scratch(rt), task.id),
+    )
 
 
 def _scratch(rt: WorkerRuntime) -> Path:
@@ -436,45 +435,9 @@ async def _beat_once(rt: WorkerRuntime, task_id: str) -> bool:
     return owned
 
 
-class OwnershipLost(Exception):
-    """The heartbeat found the task no longer live or owned by this worker."""
-
-
-@contextlib.asynccontextmanager
-async def _heartbeat(rt: WorkerRuntime, task_id: str) -> AsyncIterator[None]:
-    """Refresh heartbeat_at in the background so the reaper knows this worker is alive.
-
-    Once a beat finds the task reaped, cancelled-and-finished or claimed by another worker,
-    the body is cancelled at once (mid model call or mid action) and OwnershipLost raised:
-    this worker must not act on the website for a task it no longer owns.
-    """
-    holder = asyncio.current_task()
-    lost = False
-
-    async def beat() -> None:
-        nonlocal lost
-        while True:
-            await asyncio.sleep(rt.settings.heartbeat_interval_s)
-            try:
-                owned = await asyncio.shield(_beat_once(rt, task_id))  # never cut mid-commit
-            except (SQLAlchemyError, OSError) as exc:  # a DB blip; the next beat may succeed
-                log.warning("heartbeat for %s failed: %s", task_id, exc)
-                continue
-            if not owned:
-                log.warning("task %s is no longer owned by %s", task_id, rt.worker_id)
-                lost = True
-                if holder is not None:
-                    holder.cancel()
-                return
-
-    beater = asyncio.create_task(beat(), name=f"heartbeat-{task_id}")
-    try:
-        yield
-    except asyncio.CancelledError:
-        if not lost or holder is None or holder.uncancel() > 0:
-            raise  # a cancel from outside (shutdown, hard timeout) stays a cancel
-        raise OwnershipLost(task_id) from None
-    finally:
-        beater.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await beater
+def _heartbeat(rt: WorkerRuntime, task_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+    """Refresh heartbeat_at in the background so the reaper knows this worker is alive; a
+    task reaped, cancelled-and-finished or claimed by another worker stops the run at once
+    (workers/process/lease.py)."""
+    beat = partial(_beat_once, rt, task_id)
+    return lease.heartbeat(beat, interval_s=rt.settings.heartbeat_interval_s, name=task_id)

@@ -2,11 +2,12 @@
 
 `POST /v1/sites/explore` queues a deterministic exploration of the URL's site on the same
 workers as tasks (no model calls; 202 with the job's `id`). `GET /v1/sites/explore/{id}`
-gives its status, progress and, once succeeded, the WebsiteMem it wrote. `GET
+gives its status, progress and, once succeeded, the WebsiteMem it wrote; `POST
+/v1/sites/explore/{id}/cancel` stops it. `GET
 /v1/sites/{domain}` gives the site's newest WebsiteMem (pages with titles, section outlines
 and summaries, list/item templates, element behaviours, what was skipped and why).
 
-Scopes: starting one needs `tasks:write` — it drives a browser against a site on the
+Scopes: starting or cancelling one needs `tasks:write` — it drives a browser against a site on the
 tenant's behalf exactly like a task (same workers, same URL policy and egress guard); the
 reads need `learnings:read`, the scope of what the tenant's runs learned about sites. Every
 row is the caller's tenant's; another tenant's exploration is a 404.
@@ -59,7 +60,7 @@ class ExploreCreate(BaseModel):
 
 class ExplorationOut(BaseModel):
     id: str
-    status: TaskStatus = Field(description="queued, running, succeeded or failed")
+    status: TaskStatus = Field(description="queued, running, succeeded, failed or cancelled")
     url: str
     domain: str
     params: dict[str, Any] = Field(description="the request's limits and allowed_domains")
@@ -159,6 +160,22 @@ async def get_exploration(
             session, tenant_id=tenant, domain=row.domain, version=row.version
         )
     return _out(row, mem)
+
+
+@router.post("/explore/{exploration_id}/cancel", response_model=ExplorationOut, responses={404: {}})
+async def cancel_exploration(
+    exploration_id: TaskIdPath, session: SessionDep, tenant: WriterDep
+) -> ExplorationOut:
+    """Cancel a queued or running exploration at once: a queued one never runs, a running
+    one stops at its worker's next heartbeat and writes no WebsiteMem. A finished one is
+    returned unchanged. Needs `tasks:write`."""
+    row = await repositories.cancel_exploration(
+        session, exploration_id=exploration_id, tenant_id=tenant
+    )
+    if row is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail="exploration not found")
+    await session.commit()
+    return _out(row)
 
 
 @router.get("/{domain}", response_model=SiteOut, responses={404: {}})

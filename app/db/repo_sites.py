@@ -1,10 +1,10 @@
 """Site explorations and the versioned WebsiteMem they write (seed 001 §2.3, issue 21).
 
 Domains are stored lower-cased. Functions flush but never commit. An exploration goes
-queued -> running (claimed by one worker) -> succeeded | failed; while it runs its worker
-refreshes `heartbeat_at` with the progress, and `reap_lost_explorations` fails the ones
-whose worker stopped doing so. Each finished exploration adds the domain's next
-`website_mems` version; tasks read the newest.
+queued -> running (claimed by one worker) -> succeeded | failed | cancelled; while it runs
+its worker refreshes `heartbeat_at` with the progress, and `reap_lost_explorations` fails
+the ones whose worker stopped doing so (the lease of app/db/leases.py, shared with tasks).
+Each finished exploration adds the domain's next `website_mems` version; tasks read the newest.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.contracts import ErrorCode, TaskStatus
+from app.contracts import TaskStatus
+from app.db import leases
 from app.db.inserts import add_row
 from app.db.models import SiteExploration, WebsiteMemRow
 from app.db.types import utcnow
@@ -52,31 +53,28 @@ async def get_exploration(
     return (await s.execute(stmt)).scalar_one_or_none()
 
 
+async def latest_exploration(
+    s: AsyncSession, *, tenant_id: str, domain: str
+) -> SiteExploration | None:
+    """The tenant's newest exploration of the domain (any status)."""
+    stmt = (
+        select(SiteExploration)
+        .where(SiteExploration.tenant_id == tenant_id, SiteExploration.domain == _norm(domain))
+        .order_by(SiteExploration.created_at.desc(), SiteExploration.id.desc())
+        .limit(1)
+    )
+    return (await s.execute(stmt)).scalar_one_or_none()
+
+
 async def _changed(s: AsyncSession, stmt: Any) -> bool:
-    stmt = stmt.returning(SiteExploration.id).execution_options(synchronize_session=False)
-    return (await s.execute(stmt)).scalar_one_or_none() is not None
+    return bool(await leases.changed_ids(s, SiteExploration, stmt))
 
 
 async def claim_exploration(
     s: AsyncSession, *, exploration_id: str, worker_id: str
 ) -> SiteExploration | None:
     """queued -> running for this worker; None when it is not queued (taken, finished)."""
-    now = utcnow()
-    stmt = (
-        update(SiteExploration)
-        .where(
-            SiteExploration.id == exploration_id,
-            SiteExploration.status == TaskStatus.queued.value,
-        )
-        .values(
-            status=TaskStatus.running.value,
-            worker_id=worker_id,
-            started_at=now,
-            heartbeat_at=now,
-            updated_at=now,
-        )
-    )
-    if not await _changed(s, stmt):
+    if not await leases.claim(s, SiteExploration, row_id=exploration_id, worker_id=worker_id):
         return None
     row = await get_exploration(s, exploration_id=exploration_id)
     if row is not None:
@@ -88,17 +86,14 @@ async def report_progress(
     s: AsyncSession, *, exploration_id: str, worker_id: str, progress: dict[str, Any]
 ) -> bool:
     """Heartbeat with the progress; False when the exploration is no longer this worker's."""
-    now = utcnow()
-    stmt = (
-        update(SiteExploration)
-        .where(
-            SiteExploration.id == exploration_id,
-            SiteExploration.status == TaskStatus.running.value,
-            SiteExploration.worker_id == worker_id,
-        )
-        .values(progress=progress, heartbeat_at=now, updated_at=now)
+    return await leases.beat(
+        s,
+        SiteExploration,
+        row_id=exploration_id,
+        worker_id=worker_id,
+        live=(TaskStatus.running.value,),
+        values={"progress": progress},
     )
-    return await _changed(s, stmt)
 
 
 async def finish_exploration(
@@ -131,27 +126,33 @@ async def finish_exploration(
     return await _changed(s, stmt)
 
 
-async def reap_lost_explorations(s: AsyncSession, *, stale_before: datetime) -> int:
-    """Fail running explorations whose worker stopped heartbeating (never re-run)."""
+async def cancel_exploration(
+    s: AsyncSession, *, exploration_id: str, tenant_id: str
+) -> SiteExploration | None:
+    """queued/running -> cancelled at once (None when there is no such exploration; a
+    finished one is returned unchanged). Its worker's next heartbeat finds the row no longer
+    running and stops the walk without writing a WebsiteMem."""
     now = utcnow()
-    stale = or_(
-        SiteExploration.heartbeat_at < stale_before,
-        and_(SiteExploration.heartbeat_at.is_(None), SiteExploration.updated_at < stale_before),
-    )
     stmt = (
         update(SiteExploration)
-        .where(SiteExploration.status == TaskStatus.running.value, stale)
-        .values(
-            status=TaskStatus.failed.value,
-            error=ErrorCode.worker_lost.value,
-            error_detail=f"no heartbeat since before {stale_before.isoformat()}",
-            finished_at=now,
-            updated_at=now,
+        .where(
+            SiteExploration.id == exploration_id,
+            SiteExploration.tenant_id == tenant_id,
+            SiteExploration.status.in_(LIVE),
         )
-        .returning(SiteExploration.id)
-        .execution_options(synchronize_session=False)
+        .values(status=TaskStatus.cancelled.value, finished_at=now, updated_at=now)
     )
-    return len(list((await s.execute(stmt)).scalars()))
+    await _changed(s, stmt)
+    row = await get_exploration(s, exploration_id=exploration_id, tenant_id=tenant_id)
+    if row is not None:
+        await s.refresh(row)
+    return row
+
+
+async def reap_lost_explorations(s: AsyncSession, *, stale_before: datetime) -> int:
+    """Fail running explorations whose worker stopped heartbeating (never re-run)."""
+    live = (TaskStatus.running.value,)
+    return len(await leases.reap(s, SiteExploration, live=live, stale_before=stale_before))
 
 
 async def save_website_mem(

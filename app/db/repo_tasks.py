@@ -23,7 +23,7 @@ from app.contracts import (
     TaskStatus,
     WebhookEvent,
 )
-from app.db import repo_webhooks
+from app.db import leases, repo_webhooks
 from app.db.cursor import decode_cursor, encode_cursor
 from app.db.dialect import dialect_insert
 from app.db.errors import IdempotencyConflict
@@ -193,30 +193,14 @@ async def newest_first(
 
 
 async def _update_returning_ids(s: AsyncSession, stmt: Any) -> list[str]:
-    stmt = stmt.returning(Task.id).execution_options(synchronize_session=False)
-    return list((await s.execute(stmt)).scalars())
+    return await leases.changed_ids(s, Task, stmt)
 
 
 async def mark_running(s: AsyncSession, *, task_id: str, worker_id: str) -> Task | None:
     """Claim a queued, uncancelled task for a worker; None if someone else got it first.
     A webhook that chose `task.started` gets its message queued in the same transaction."""
-    now = utcnow()
-    stmt = (
-        update(Task)
-        .where(
-            Task.id == task_id,
-            Task.status == TaskStatus.queued.value,
-            Task.cancel_requested.is_(False),
-        )
-        .values(
-            status=TaskStatus.running.value,
-            worker_id=worker_id,
-            started_at=now,
-            heartbeat_at=now,
-            updated_at=now,
-        )
-    )
-    if not await _update_returning_ids(s, stmt):
+    uncancelled = (Task.cancel_requested.is_(False),)
+    if not await leases.claim(s, Task, row_id=task_id, worker_id=worker_id, where=uncancelled):
         return None
     task = await get_task(s, task_id=task_id)
     if task is not None:
@@ -226,13 +210,7 @@ async def mark_running(s: AsyncSession, *, task_id: str, worker_id: str) -> Task
 
 async def heartbeat(s: AsyncSession, *, task_id: str, worker_id: str) -> bool:
     """Refresh liveness; False once the task is no longer live or owned by this worker."""
-    now = utcnow()
-    stmt = (
-        update(Task)
-        .where(Task.id == task_id, Task.worker_id == worker_id, Task.status.in_(LIVE_STATUSES))
-        .values(heartbeat_at=now, updated_at=now)
-    )
-    return bool(await _update_returning_ids(s, stmt))
+    return await leases.beat(s, Task, row_id=task_id, worker_id=worker_id, live=LIVE_STATUSES)
 
 
 async def set_awaiting_approval(s: AsyncSession, *, task_id: str, awaiting: bool) -> bool:
@@ -339,24 +317,9 @@ async def is_cancel_requested(s: AsyncSession, *, task_id: str) -> bool:
 
 async def reap_lost_tasks(s: AsyncSession, *, stale_before: datetime) -> list[str]:
     """Fail live tasks whose worker stopped heartbeating; never requeues (no double runs)."""
-    now = utcnow()
-    stale = or_(
-        Task.heartbeat_at < stale_before,
-        and_(Task.heartbeat_at.is_(None), Task.updated_at < stale_before),
+    return await leases.reap(
+        s, Task, live=LIVE_STATUSES, stale_before=stale_before, values={"success": False}
     )
-    stmt = (
-        update(Task)
-        .where(Task.status.in_(LIVE_STATUSES), stale)
-        .values(
-            status=TaskStatus.failed.value,
-            success=False,
-            error=ErrorCode.worker_lost.value,
-            error_detail=f"no heartbeat since before {stale_before.isoformat()}",
-            finished_at=now,
-            updated_at=now,
-        )
-    )
-    return sorted(await _update_returning_ids(s, stmt))
 
 
 async def count_by_status(s: AsyncSession, *, tenant_id: str | None = None) -> dict[str, int]:

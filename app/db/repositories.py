@@ -49,10 +49,12 @@ from app.db.repo_memory import (
 )
 from app.db.repo_routes import count_route_replay, list_routes, save_route
 from app.db.repo_sites import (
+    cancel_exploration,
     claim_exploration,
     create_exploration,
     finish_exploration,
     get_exploration,
+    latest_exploration,
     latest_website_mem,
     reap_lost_explorations,
     report_progress,
@@ -84,6 +86,7 @@ __all__ = [
     "add_fact",
     "add_ledger_step",
     "append_event",
+    "cancel_exploration",
     "claim_exploration",
     "count_by_status",
     "count_route_replay",
@@ -106,6 +109,7 @@ __all__ = [
     "hash_api_key",
     "heartbeat",
     "is_cancel_requested",
+    "latest_exploration",
     "latest_website_mem",
     "legacy_artifact_data",
     "list_api_keys",

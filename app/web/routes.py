@@ -24,7 +24,7 @@ from app.api.domains import domain_memory
 from app.api.inputs import TASK_ID_PATTERN
 from app.api.schemas import TaskCreate
 from app.auth import Principal, Scope
-from app.contracts import WebhookEvent
+from app.contracts import WebhookEvent, WebsiteMem
 from app.db import repo_profiles, repositories
 from app.db.errors import InvalidCursor
 from app.settings import Settings
@@ -240,6 +240,30 @@ async def domain_page(
     ]
     context = {"domain": found.domain, "learnings": learnings, "dead_ends": found.dead_ends}
     return _page(request, "domain.html", context)
+
+
+@router.get("/domains/{domain}/site", response_class=HTMLResponse)
+async def site_page(
+    request: Request, domain: str, session: SessionDep, principal: LearningsReaderDep
+) -> Response:
+    """The site's newest WebsiteMem (pages, templates, element behaviours, what was skipped)
+    and its newest exploration's status (GET /v1/sites/{domain}, /v1/sites/explore/{id})."""
+    mem = exploration = None
+    if DOMAIN.match(domain):
+        tenant = principal.tenant_id
+        mem = await repositories.latest_website_mem(session, tenant_id=tenant, domain=domain)
+        exploration = await repositories.latest_exploration(
+            session, tenant_id=tenant, domain=domain
+        )
+    if mem is None and exploration is None:
+        return _page(request, "site_missing.html", {"domain": domain}, status=404)
+    context = {
+        "domain": domain.rstrip(".").lower(),
+        "mem": WebsiteMem.model_validate(mem.data) if mem is not None else None,
+        "mem_at": mem.created_at if mem is not None else None,
+        "exploration": exploration,
+    }
+    return _page(request, "site.html", context)
 
 
 @router.get("/login", response_class=HTMLResponse)

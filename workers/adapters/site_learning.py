@@ -13,19 +13,24 @@ service's checks (grounding, output_schema, answer check: workers/adapters/resul
   (workers/agent/roles/orchestrator.py, Algorithm 7's learned override);
 - only for a checked success: URL templates of the reached URLs (which path segments and
   query parameters carried state), the consent dismissals, and the run's facts worth
-  keeping (with source URL and time).
+  keeping (with source URL and time): properties of the site, never the run's answer —
+  a fact stating a value of the answer, or naming a value the task gave (a quoted name,
+  a number, a capitalised name), belongs to that task and is not kept.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from app.contracts import EventType, TaskStatus
+from workers.agent.answer_check import claims_in
 from workers.agent.brain import element_label
+from workers.agent.claims import claims_of
 from workers.agent.ledger import Fact, domain_of
 from workers.agent.protocols import (
     Action,
@@ -49,10 +54,12 @@ from workers.agent.site_memory import (
     consent_dismissal,
     learn_templates,
     merge_templates,
+    task_values,
 )
 from workers.agent.toolerrors import ToolError
 
 log = logging.getLogger(__name__)
+_WORDS = re.compile(r"[a-z0-9]+")
 KEPT_FACT_CONFIDENCE = 0.8  # facts below this confidence are not carried to later runs
 
 
@@ -140,9 +147,9 @@ class RunLearnings:
                 verified,  # type: ignore[arg-type]
             )
         if verified:
-            await self._verified(store, now)
+            await self._verified(store, now, outcome)
 
-    async def _verified(self, store: MemoryStore, now: str) -> None:
+    async def _verified(self, store: MemoryStore, now: str, outcome: AgentOutcome) -> None:
         for domain, urls in self.reached.items():
             learned = learn_templates(urls, self.instruction)
             if not learned:
@@ -159,12 +166,22 @@ class RunLearnings:
                 if isinstance(old, Mapping) and old.get("name") not in names:
                     kept.append(dict(old))
             await store.record_learning(domain, POPUPS, kept[:MAX_POPUPS])
-        await self._facts(store, now)
+        await self._facts(store, now, outcome)
 
-    async def _facts(self, store: MemoryStore, now: str) -> None:
+    def _site_property(self, fact: Fact, answer: set[str]) -> bool:
+        """A fact worth keeping for later runs: not this run's answer, not about its values."""
+        if fact.category == "credential" or fact.confidence < KEPT_FACT_CONFIDENCE:
+            return False
+        if {c.key for c in claims_of(fact.value)} & answer:
+            return False  # relay run: "total: 56.50 EUR" came back beside a claim for 52.50
+        words = set(_WORDS.findall(f"{fact.key} {fact.value}".lower()))
+        return not words & task_values(self.instruction)
+
+    async def _facts(self, store: MemoryStore, now: str, outcome: AgentOutcome) -> None:
+        answer = {c.key for c in claims_in(outcome.answer, outcome.data)}
         by_domain: dict[str, list[dict[str, Any]]] = {}
         for fact, url in self.facts:
-            if fact.category == "credential" or fact.confidence < KEPT_FACT_CONFIDENCE:
+            if not self._site_property(fact, answer):
                 continue
             row = {"key": fact.key, "value": fact.value, "url": url, "seen": now}
             by_domain.setdefault(domain_of(url), []).append(row)

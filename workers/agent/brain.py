@@ -41,6 +41,7 @@ from workers.agent.protocols import (
     MemoryStore,
     Observation,
 )
+from workers.agent.replay_vouch import VERIFIED_BY
 from workers.agent.roles.planner import (
     PLANNER,
     CompletionClaim,
@@ -128,6 +129,18 @@ class PageSeen:
 
     url: str = ""
     text: str = ""
+
+
+def plan_event(
+    verdict: PlannerVerdict, step: int, trigger: Trigger, ledger: Ledger
+) -> dict[str, Any]:
+    """The `plan.updated` payload of a verdict: with the Ledger's subgoal and checklist."""
+    payload = verdict.event(step, trigger.value)
+    payload["subgoal"] = ledger.subgoal
+    payload["checklist"] = [
+        {"id": i.id, "text": i.text, "status": i.status} for i in ledger.checklist
+    ]
+    return payload
 
 
 class Brain:
@@ -296,14 +309,22 @@ class Brain:
                     "The Planner did not accept completion yet: "
                     + (verdict.challenges or "; ".join(verdict.next_steps) or "keep going")
                 )
-        payload = verdict.event(step, kind.value)
-        payload["subgoal"] = ledger.subgoal
-        payload["checklist"] = [
-            {"id": i.id, "text": i.text, "status": i.status} for i in ledger.checklist
-        ]
+        payload = plan_event(verdict, step, kind, ledger)
         await self.sink.emit(EventType.plan_updated, payload)
         await self.persist(ledger, step)
         return verdict
+
+    async def vouched(self, ledger: Ledger, step: int, url: str) -> None:
+        """A success claim accepted without the Planner's call: the verified replay and the
+        answer check vouch for it (workers/agent/replay_vouch.py), written to the Ledger and
+        to `plan.updated` with `verified_by`."""
+        self.verified = True
+        why = "claim accepted: the proven route replayed with every effect seen, answer values seen"
+        ledger.add_checkpoint("verified", f"{why} (no Planner call)", url, step)
+        payload = plan_event(PlannerVerdict(done=True), step, Trigger.completion, ledger)
+        payload["verified_by"] = VERIFIED_BY
+        await self.sink.emit(EventType.plan_updated, payload)
+        await self.persist(ledger, step)
 
     def rejected_out(self) -> bool:
         """K claims rejected: the run ends failed instead of claiming again."""

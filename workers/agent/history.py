@@ -171,9 +171,10 @@ def call_line(executed: ExecutedCall) -> str:
 
 
 def step_line(record: StepRecord) -> str:
-    """One line per past step (seed 003 §6.3 compressed log)."""
+    """One line per past step (seed 003 §6.3 compressed log); the URL is the page the step
+    was taken on (`from`), not where it led."""
     actions = "; ".join(call_line(ex) for ex in record.calls) or "(no tool call)"
-    line = f"step {record.step}: {actions} @ {record.url}"
+    line = f"step {record.step} from {record.url}: {actions}"
     note = " ".join((record.content or "").split())
     if note:
         line += f" | note: {textcut.cut(note, NOTE_CHARS)}"
@@ -363,7 +364,8 @@ class LedgerHistory:
             messages.append(assistant_message(self._last, with_content=False))
             messages.extend(tool_messages(self._last))
         notes = [observation_notes(self._last, step, self._task.max_steps), *self.notes]
-        if self._last is None and not self._ledger.checklist:  # seed 004 §3.2, from step 1
+        first = self._last is None and not self._ledger.recent  # no replayed step either
+        if first and not self._ledger.checklist:  # seed 004 §3.2, from step 1
             notes.append(prompts.load("checklist_ask.md").strip())
         self.notes = []
         current = observation_message(

@@ -58,6 +58,7 @@ from workers.agent.protocols import (
     ToolResult,
 )
 from workers.agent.replay import Replayer, ReplayReport, tell_ledger
+from workers.agent.replay_vouch import ReplayVouch
 from workers.agent.roles.worker import Worker, WorkerTurn
 from workers.agent.routes import best_route, url_matches
 from workers.agent.screenshots import StepScreenshots
@@ -92,6 +93,7 @@ class AgentLoop:
         self.task, self.browser, self.sink = task, browser, sink
         self.routes = routes if task.reuse_routes else None
         self.replayed: ReplayReport | None = None
+        self.vouch = ReplayVouch()  # what the run saw, for a verified replay's claim
         self.llm = llm if isinstance(llm, MeteredLLM) else MeteredLLM(llm, sink)
         self.history, self.brain = history, brain
         self.ledger = ledger if ledger is not None else Ledger(task.instruction)
@@ -268,6 +270,7 @@ class AgentLoop:
         await self.navigation.stay_on_allowlist()  # a page may have moved on its own
         observation = await self.browser.observe(self.task.observation_mode)
         self._take_person_notes(step)
+        self.vouch.saw(observation)
         if self.task.forbid_login:  # seed 004 App. C.5, before the model sees the page
             await refuse_login_form(self.browser, observation)
         await self.sink.emit(EventType.observation, observation_event(step, observation))
@@ -311,6 +314,7 @@ class AgentLoop:
     async def _ingest_step(
         self, step: int, state: Observation, turn: WorkerTurn, batch: Batch
     ) -> None:
+        self.vouch.read(batch.executed)
         actions = tuple(call_line(ex) for ex in batch.executed)
         failed = next((ex.result for ex in batch.executed if not ex.result.success), None)
         outcome = StepOutcome(
@@ -332,6 +336,9 @@ class AgentLoop:
         claim = batch.claim
         assert claim is not None
         if self.brain is None or not self.brain.should_verify(claim, batch.executed):
+            return Ending.finished(claim.answer, claim.success, claim.data)
+        if self.vouch.vouches(self.replayed, claim, state, batch.executed):
+            await self.brain.vouched(self.ledger, step, state.url)
             return Ending.finished(claim.answer, claim.success, claim.data)
         if len(batch.executed) > 1:  # earlier actions of the batch may have changed the page
             state = await self._observe(step)

@@ -41,6 +41,7 @@ FALLBACKS = {
     "secret": "the next step types secret text, which routes never store",
     "limit": "the step limit was reached",
 }
+ROUTE_REPLAYED = "route_replayed"  # the Ledger checkpoint of a replay
 Act = Callable[[int, Action, Observation], Awaitable[ToolResult]]
 Look = Callable[[int], Awaitable[Observation]]
 Begin = Callable[[int], Awaitable[None]]
@@ -66,6 +67,12 @@ class ReplayReport:
     failed: ReplayedStep | None = None  # executed, but its effect did not show
     last_step: int = 0  # the last run step the replay used (0: none)
     kind: str = ""  # FALLBACKS key: why it stopped, in words without page text
+    end_url: str = ""  # the page the replay left the run on
+
+    @property
+    def complete(self) -> bool:
+        """Every route step replayed (or an optional one skipped) with its effect seen."""
+        return self.fell_back_at is None and self.failed is None and not self.kind
 
     @property
     def next_step(self) -> int:
@@ -104,12 +111,13 @@ class Replayer:
     sink: EventSink
     max_steps: int
     done: list[ReplayedStep] = field(default_factory=list)
+    at: str = ""  # the current page's URL
 
     async def run(self, first: int = 1) -> ReplayReport:
         step, skipped = first, 0
         await self.begin(step)
         state = await self.look(step)
-        begun = step
+        self.at, begun = state.url, step
         for index, route_step in enumerate(self.route.steps):
             if step > self.max_steps:
                 return self._report(
@@ -134,6 +142,7 @@ class Replayer:
             after = await self.look(step)
             taken = ReplayedStep(step, index, call_text(action), state.url, result)
             problem = self.check(route_step, result, after)
+            self.at = after.url
             if problem:
                 kind = "effect" if result.success else "failed"
                 report = self._report(first, skipped, index, problem, step, kind)
@@ -146,7 +155,15 @@ class Replayer:
         self, first: int, skipped: int, index: int | None, reason: str, last: int, kind: str
     ) -> ReplayReport:
         return ReplayReport(
-            self.route, first, tuple(self.done), skipped, index, reason, last_step=last, kind=kind
+            self.route,
+            first,
+            tuple(self.done),
+            skipped,
+            index,
+            reason,
+            last_step=last,
+            kind=kind,
+            end_url=self.at,
         )
 
     def action(self, step: RouteStep, state: Observation) -> tuple[Action | None, str]:
@@ -213,6 +230,17 @@ def tell_ledger(ledger: Ledger, report: ReplayReport) -> None:
     summary = f"replayed {len(report.steps)} of {total} steps of a proven route of this site"
     if report.fell_back_at is not None:
         summary += f"; stopped at route step {report.fell_back_at + 1}"
-    url = taken[-1].url if taken else ""
-    ledger.add_checkpoint("route_replayed", summary, url, report.last_step)
+    url = report.end_url or (taken[-1].url if taken else "")
+    ledger.add_checkpoint(
+        ROUTE_REPLAYED, f"{summary}: {replayed_actions(report)}", url, report.last_step
+    )
     ledger.note(summary + "; " + report.handover(), report.last_step)
+
+
+def replayed_actions(report: ReplayReport) -> str:
+    """Every replayed call with its values on one line (`step 2 select_option(...) -> ok`),
+    so a reviewer sees the filters that the last recent steps no longer show."""
+    parts = [f"step {s.step} {s.description} -> ok" for s in report.steps]
+    if report.failed is not None:
+        parts.append(f"step {report.failed.step} {report.failed.description} -> effect missing")
+    return "; ".join(parts) or "(none)"

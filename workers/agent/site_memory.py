@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from workers.agent import textcut
+from workers.agent import route_values, textcut
 from workers.agent.site_map import SiteMap
 
 URL_TEMPLATES, POPUPS, FACTS, CHALLENGES = "url_templates", "popups", "facts", "challenges"
@@ -74,28 +74,32 @@ def dead_end_expiry(cause: str, last_seen: datetime) -> datetime | None:
 
 @dataclass(frozen=True)
 class UrlTemplate:
-    """A URL shape on one host: path segments (None = a slot that carried state) and the
-    query parameter names that carried state."""
+    """A URL shape on one host: path segments (None = a slot that carried state), the query
+    parameter names that carried state (slots) and the parameters fixed to one value."""
 
     segments: tuple[str | None, ...]
     params: tuple[str, ...] = ()
+    fixed: tuple[tuple[str, str], ...] = ()  # (name, value): the same in every learned URL
 
     @property
     def pattern(self) -> str:
         path = "/" + "/".join("{}" if s is None else s for s in self.segments)
-        query = "&".join(f"{p}=*" for p in self.params)
+        parts = [(p, "*") for p in self.params] + list(self.fixed)
+        query = "&".join(f"{p}={v}" for p, v in sorted(parts))
         return f"{path}?{query}" if query else path
 
     @classmethod
     def parse(cls, pattern: str) -> UrlTemplate:
         path, _, query = pattern.partition("?")
         segments = tuple(None if s == "{}" else s for s in path.strip("/").split("/") if s)
-        params = tuple(sorted(p.split("=", 1)[0] for p in query.split("&") if p))
-        return cls(segments, params)
+        pairs = [(*p.split("=", 1), "*")[:2] for p in query.split("&") if p]
+        params = tuple(sorted(k for k, v in pairs if v == "*"))
+        fixed = tuple(sorted((k, v) for k, v in pairs if v != "*"))
+        return cls(segments, params, fixed)
 
     def matches(self, url: str) -> bool:
         """True when url has this shape: same literal segments, slots anywhere they stand,
-        and only query parameters the template knows."""
+        only query parameters the template knows, fixed ones with their value."""
         segments, params = _split(url)
         if len(segments) != len(self.segments):
             return False
@@ -103,7 +107,11 @@ class UrlTemplate:
             t is not None and t != s.lower() for t, s in zip(self.segments, segments, strict=True)
         ):
             return False
-        return set(params) <= set(self.params)
+        fixed = dict(self.fixed)
+        if not set(params) <= set(self.params) | set(fixed):
+            return False
+        values = _query(url)
+        return all(values.get(k, v) == v for k, v in fixed.items())
 
 
 def _split(url: str) -> tuple[list[str], list[str]]:
@@ -111,6 +119,10 @@ def _split(url: str) -> tuple[list[str], list[str]]:
     segments = [unquote(s) for s in parts.path.strip("/").split("/") if s]
     params = sorted({k for k, _ in parse_qsl(parts.query, keep_blank_values=True)})
     return segments, params
+
+
+def _query(url: str) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
 
 
 def shape_of(url: str) -> UrlTemplate | None:
@@ -126,35 +138,70 @@ def _slug_words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def _carries_state(segment: str, task_words: set[str]) -> bool:
-    """A path segment that is an id or spells values the task gave (a city, a product)."""
-    if _ID_LIKE.match(segment):
-        return True
-    words = _WORD.findall(segment.lower())
-    return bool(words) and all(w in task_words for w in words) and max(map(len, words)) > 2
+def task_values(instruction: str) -> set[str]:
+    """Words of the values a task names in a way a path can carry: quoted text, numbers,
+    names written with a capital inside the sentence (a city, a product); a plain word of
+    the sentence ("shop", "kettles") is the task's wording, not a value."""
+    found: set[str] = set()
+    for i, token in enumerate(route_values.tokens(instruction)):
+        named = token.kind == "word" and i > 0 and token.text[:1].isupper()
+        if token.kind in ("quoted", "number") or (named and token.candidate):
+            found |= _slug_words(token.text)
+    return found
+
+
+def _spells(value: str, words: set[str]) -> bool:
+    found = _WORD.findall(value.lower())
+    return bool(found) and all(w in words for w in found) and max(map(len, found)) > 2
+
+
+def _carries_state(segment: str, values: set[str]) -> bool:
+    """A path segment that is an id or spells a value the task gave (a city, a product)."""
+    return bool(_ID_LIKE.match(segment)) or _spells(segment, values)
+
+
+def _varying(split: Sequence[tuple[list[str], list[str]]], segments: list[str]) -> list[bool]:
+    """The segments that differ from another reached URL of the same shape under the same
+    first segment (the rest equal)."""
+    slots = [False] * len(segments)
+    for other, _ in split:
+        if len(other) == len(segments) > 1 and other != segments:
+            differs = [a.lower() != b.lower() for a, b in zip(segments, other, strict=True)]
+            if sum(differs) == 1 and not differs[0]:
+                slots = [s or d for s, d in zip(slots, differs, strict=True)]
+    return slots
 
 
 def learn_templates(urls: Iterable[str], instruction: str = "") -> list[UrlTemplate]:
     """Templates for the URLs a run reached that carried state (seed 000 §6.5: "the location
     as a path segment, the filters as query parameters"). A segment is a slot when it is an
-    id, spells a value of the task, or differs between reached URLs of the same shape under
-    the same first segment (the rest equal); every query parameter is a slot. URLs that
-    carried no state give none."""
-    task_words = _slug_words(instruction)
-    split = [_split(u) for u in dict.fromkeys(urls) if urlsplit(u).scheme in ("http", "https")]
+    id, spells a value the task gave (`task_values`), or differs between reached URLs of the
+    same shape under the same first segment (the rest equal); a query parameter is a slot when
+    its value spells a word of the task or differs between reached URLs of the same path,
+    else it stays fixed to its value. URLs that carried no state give none."""
+    values, task_words = task_values(instruction), _slug_words(instruction)
+    norms = {t.norm for t in route_values.tokens(instruction)}
+    kept = [u for u in dict.fromkeys(urls) if urlsplit(u).scheme in ("http", "https")]
+    split = [_split(u) for u in kept]
+    queries = [_query(u) for u in kept]
     templates: dict[str, UrlTemplate] = {}
-    for segments, params in split:
-        slots = [_carries_state(s, task_words) for s in segments]
-        for other, _ in split:  # a segment that varies under the same parent carries state
-            if len(other) == len(segments) > 1 and other != segments:
-                differs = [a.lower() != b.lower() for a, b in zip(segments, other, strict=True)]
-                if sum(differs) == 1 and not differs[0]:
-                    slots = [s or d for s, d in zip(slots, differs, strict=True)]
-        if not any(slots) and not params:
+    for (segments, params), query in zip(split, queries, strict=True):
+        varying = _varying(split, segments)
+        slots = [v or _carries_state(s, values) for s, v in zip(segments, varying, strict=True)]
+        same_path = [q for (s, _), q in zip(split, queries, strict=True) if s == segments]
+        slot_params = tuple(
+            p
+            for p in params
+            if _spells(query[p], task_words)
+            or " ".join(query[p].lower().split()) in norms
+            or len({q[p] for q in same_path if p in q}) > 1
+        )
+        if not any(slots) and not slot_params:
             continue
         template = UrlTemplate(
             tuple(None if slot else s.lower() for s, slot in zip(segments, slots, strict=True)),
-            tuple(params),
+            slot_params,
+            tuple(sorted((p, query[p]) for p in params if p not in slot_params)),
         )
         templates.setdefault(template.pattern, template)
     return list(templates.values())

@@ -38,6 +38,7 @@ from workers.agent.site_memory import SiteMemory, render_site
 
 WORKER_FACTS = 5  # top-5 facts by most-recent reference (eq. 16)
 NOTE_CHARS = 160
+ROUTE_CHECKPOINT_CHARS = 900  # a replay's checkpoint lists every replayed call with its values
 LEARNING_CHARS = 200
 CHECK_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "failed": "[!]"}
 
@@ -161,11 +162,13 @@ def _clip(text: str, limit: int = NOTE_CHARS) -> str:
 
 
 def render_step(step: StepOutcome, with_url: bool = True) -> str:
-    """One line per step (seed 003 §6.3 compressed log): actions @ url | eval | memory.
+    """One line per step (seed 003 §6.3 compressed log): `step N from URL: actions | eval |
+    memory`, URL being the page the step was taken on (not where it led); without it where
+    the page is the one of the line before (`with_url`).
     The Worker's evaluation_previous_goal judges the step before, so it is labelled with
     that step's number (a failed earlier attempt must not read as this step's failure)."""
-    line = f"step {step.step}: {'; '.join(step.actions) or '(no action)'}"
-    line += f" @ {step.url}" if with_url else ""
+    page = f" from {step.url}" if with_url else ""
+    line = f"step {step.step}{page}: {'; '.join(step.actions) or '(no action)'}"
     judged = f"eval (of step {step.step - 1})" if step.step > 1 else "eval"
     for label, value in (
         (judged, step.evaluation),
@@ -200,7 +203,8 @@ def _fenced_section(title: str, lines: Iterable[str]) -> list[str]:
 
 def render_checkpoint(checkpoint: Checkpoint) -> str:
     c = checkpoint
-    return f"step {c.step} {c.kind}: {_clip(c.description)} @ {c.url}"
+    limit = ROUTE_CHECKPOINT_CHARS if c.kind == "route_replayed" else NOTE_CHARS
+    return f"step {c.step} {c.kind}: {_clip(c.description, limit)} @ {c.url}"
 
 
 def render_checklist_item(item: ChecklistItem) -> str:

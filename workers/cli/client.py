@@ -170,6 +170,10 @@ class TaskClient:
         response = self._http.get(f"/v1/sites/explore/{exploration_id}")
         return ExplorationOut.model_validate(self._json(response))
 
+    def cancel_exploration(self, exploration_id: str) -> ExplorationOut:
+        response = self._http.post(f"/v1/sites/explore/{exploration_id}/cancel")
+        return ExplorationOut.model_validate(self._json(response))
+
     def get_site(self, domain: str) -> SiteOut:
         return SiteOut.model_validate(self._json(self._http.get(f"/v1/sites/{domain}")))
 

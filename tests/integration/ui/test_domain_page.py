@@ -8,6 +8,16 @@ from datetime import UTC, datetime
 import httpx
 
 from app.auth import Scope
+from app.contracts import (
+    ElementEffect,
+    ElementRecord,
+    PageRecord,
+    PageTemplate,
+    SectionOutline,
+    SkippedElement,
+    TaskStatus,
+    WebsiteMem,
+)
 from app.db import repositories
 from app.db.migrate import upgrade_async
 from app.db.repo_keys import create_api_key
@@ -78,3 +88,79 @@ async def test_the_domain_page_shows_learnings_and_dead_ends_with_their_runs(
                 assert "<script>alert" not in html and "&lt;script&gt;" in html
                 listing = await c.get("/domains")
                 assert 'href="/domains/shop.test"' in listing.text
+                assert 'href="/domains/shop.test/site"' in html
+
+
+async def test_the_site_page_shows_the_website_mem_and_the_exploration(sqlite_url: str) -> None:
+    await upgrade_async(sqlite_url)
+    app = create_app(
+        make_settings(sqlite_url, api_keys_required=True), dispatcher=RecordingDispatcher()
+    )
+    mem = WebsiteMem(
+        domain="shop.test",
+        start_url="https://shop.test/",
+        pages=[
+            PageRecord(url="https://shop.test/", title="Shop home", depth=0),
+            PageRecord(
+                url="https://shop.test/p/3",
+                title=NAME,
+                depth=1,
+                template="/p/{}",
+                sections=[SectionOutline(title="Reviews", kind="region")],
+            ),
+        ],
+        templates=[PageTemplate(pattern="/p/{}", signature="s", kind="item", urls=["a", "b"])],
+        elements=[
+            ElementRecord(
+                page="https://shop.test/",
+                label='button "Menu"',
+                effect=ElementEffect.reveals,
+                revealed=['link "Teapots"', 'link "Mugs"'],
+            )
+        ],
+        skipped=[SkippedElement(page="https://shop.test/", label='link "Log out"', reason="auth")],
+        stats={"pages": 2},
+    )
+    async with app.router.lifespan_context(app):
+        async with app.state.session_factory() as s:
+            learner, other = [
+                (await create_api_key(s, tenant_id=t, name=t, scopes=(Scope.learnings_read,)))[1]
+                for t in ("alice", "bob")
+            ]
+            done = await repositories.create_exploration(
+                s, tenant_id="alice", domain="shop.test", url="https://shop.test/", params={}
+            )
+            await repositories.claim_exploration(s, exploration_id=done.id, worker_id="w")
+            version = await repositories.save_website_mem(
+                s,
+                tenant_id="alice",
+                domain="shop.test",
+                exploration_id=done.id,
+                start_url="https://shop.test/",
+                data=mem.model_dump(mode="json"),
+            )
+            await repositories.finish_exploration(
+                s, exploration_id=done.id, status=TaskStatus.succeeded, version=version
+            )
+            await s.commit()
+            newer = await repositories.create_exploration(
+                s, tenant_id="alice", domain="shop.test", url="https://shop.test/", params={}
+            )
+            await s.commit()
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://v.test") as c:
+            await c.post("/login", data={"key": learner, "next": "/"})
+            page = await c.get("/domains/shop.test/site")
+            assert page.status_code == 200, page.text[:300]
+            html = page.text
+            assert f"<code>{newer.id}</code>" in html and "queued" in html  # the newest one
+            assert "WebsiteMem v1" in html and "Shop home" in html and "Reviews" in html
+            assert "<code>/p/{}</code>" in html and "<td>item</td><td>2</td>" in html
+            assert "reveals" in html and "link &#34;Teapots&#34;, link &#34;Mugs&#34;" in html
+            assert "auth" in html and "link &#34;Log out&#34;" in html
+            assert "<script>alert" not in html and "&lt;script&gt;" in html
+            assert 'href="/domains/shop.test"' in html
+            assert (await c.get("/domains/unknown.test/site")).status_code == 404
+        async with httpx.AsyncClient(transport=transport, base_url="http://v.test") as c:
+            await c.post("/login", data={"key": other, "next": "/"})
+            assert (await c.get("/domains/shop.test/site")).status_code == 404  # another tenant

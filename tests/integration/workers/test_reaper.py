@@ -11,10 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app import metrics
 from app.contracts import ErrorCode, Event, TaskStatus
-from app.db import Task, repositories
+from app.db import SiteExploration, Task, repositories
 from app.db.types import utcnow
 from app.events import MemoryEventBus
-from app.reaper import interrupt_tasks, reap_once
+from app.reaper import interrupt_tasks, reap_explorations, reap_once
 from tests.integration.workers.conftest import new_task
 
 pytestmark = pytest.mark.services
@@ -120,3 +120,50 @@ async def test_interrupt_fails_only_the_stopped_workers_tasks(
     assert [(r.type, r.data["status"], r.data["error"]) for r in rows] == [
         ("task.finished", "failed", "interrupted")
     ]
+
+
+async def test_reaps_a_lost_exploration_and_cancels_a_live_one(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    """Explorations share the tasks' lease (app/db/leases.py): a stale one is failed with
+    worker_lost by the reaper's round, a heartbeating one is left alone; a cancel ends a
+    live one at once and the worker's next heartbeat finds it no longer its own."""
+    async with sessions() as s:
+        ids = []
+        for _ in range(3):
+            row = await repositories.create_exploration(
+                s, tenant_id="t", domain="shop.test", url="https://shop.test/", params={}
+            )
+            ids.append(row.id)
+        lost, alive, cancelled = ids
+        for row_id in ids:
+            assert await repositories.claim_exploration(s, exploration_id=row_id, worker_id="w")
+        assert await repositories.claim_exploration(s, exploration_id=lost, worker_id="x") is None
+        old = utcnow() - timedelta(minutes=10)
+        stale = update(SiteExploration).where(SiteExploration.id == lost)
+        await s.execute(stale.values(heartbeat_at=old))
+        await s.commit()
+
+    assert await reap_explorations(sessions, timeout_s=60) == 1
+
+    async with sessions() as s:
+        assert await repositories.report_progress(
+            s, exploration_id=alive, worker_id="w", progress={"pages": 2}
+        )
+        assert not await repositories.report_progress(
+            s, exploration_id=lost, worker_id="w", progress={"pages": 2}
+        )
+        row = await repositories.cancel_exploration(s, exploration_id=cancelled, tenant_id="t")
+        assert row is not None and row.status == TaskStatus.cancelled
+        assert row.finished_at is not None
+        assert not await repositories.report_progress(
+            s, exploration_id=cancelled, worker_id="w", progress={}
+        )
+        other = await repositories.cancel_exploration(s, exploration_id=alive, tenant_id="u")
+        assert other is None  # another tenant's: not found, not cancelled
+        await s.commit()
+        got = {i: await repositories.get_exploration(s, exploration_id=i) for i in (lost, alive)}
+    assert got[lost] is not None and got[lost].status == TaskStatus.failed
+    assert got[lost].error == ErrorCode.worker_lost
+    assert got[alive] is not None and got[alive].status == TaskStatus.running
+    assert got[alive].progress == {"pages": 2}

@@ -73,9 +73,12 @@ def test_older_steps_collapse_to_one_line_each() -> None:
     prompts = run(CompressedHistory(TASK), 6)
     history = prompts[-1][2]["content"]
     lines = [line for line in history.splitlines() if line.startswith("step ")]
-    assert [line.split(":")[0] for line in lines] == [f"step {i}" for i in range(1, 5)]
+    assert [line.split(" from ")[0] for line in lines] == [f"step {i}" for i in range(1, 5)]
     assert "lorem ipsum" not in history
-    assert "click(ref=1:1) -> ok, page changed @ http://shop.test/1 | note: thinking 1" in history
+    # the URL is the page the step was taken on, labelled so (relay finding 5: "@ URL" read
+    # as where the step ended)
+    line = "step 1 from http://shop.test/1: click(ref=1:1) -> ok, page changed | note: thinking 1"
+    assert line in history
     assistant, tool = prompts[-1][3], prompts[-1][4]
     assert assistant["tool_calls"][0]["id"] == "call5"
     assert tool["tool_call_id"] == "call5"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from workers.agent.errors import LLMUnavailable
@@ -46,7 +48,7 @@ async def test_a_full_chunk_leaving_the_window_is_distilled_recursively() -> Non
     assert updates[14].distilled == (6, 7, 8, 9, 10)
     assert llm.roles == [SUMMARIZER, SUMMARIZER]
     first, second = str(llm.prompts[0][-1]["content"]), last_prompt(llm)
-    assert "step 5: click(ref=5:1)" in first and "step 6:" not in first
+    assert f"step 5 from {URL}: click(ref=5:1)" in first and "step 6 from" not in first
     assert "M1: opened the list" in second  # M_k = G(M_{k-1}; B_k, E_k)
     assert ledger.summary == "M2: list opened, sorted"
     assert [s.step for s in memory.window] == list(range(11, 16))
@@ -76,7 +78,7 @@ async def test_summarizer_failure_keeps_the_raw_lines() -> None:
     await memory.add(step(1))
     update = await memory.add(step(2))
     assert update.distilled == (1,)
-    assert "step 1: click(ref=1:1) -> ok" in ledger.summary
+    assert f"step 1 from {URL}: click(ref=1:1) -> ok" in ledger.summary
 
 
 async def test_summary_is_capped() -> None:
@@ -99,4 +101,4 @@ async def test_worker_view_shows_window_steps_older_than_recent() -> None:
     assert [s.step for s in view.earlier] == [1, 2, 3]
     assert [s.step for s in view.recent] == [4, 5, 6]
     rendered = render_worker(view)
-    assert rendered.index("step 3:") < rendered.index("step 4:")
+    assert re.search(r"step 3\b.*step 4\b", rendered, re.S)  # the window's step before them

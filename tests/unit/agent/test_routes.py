@@ -35,8 +35,16 @@ def pages(rename: bool = False) -> dict[str, list[tuple[str, str, str | None]]]:
         HOME: [("link", "Red kettles", f"{HOME}search?color=red"), ("link", blue, None)],
         f"{HOME}search?color=red": [("link", "Aurora Kettle", f"{HOME}product/17")],
         f"{HOME}search?color=blue": [("link", "Nimbus Kettle", f"{HOME}product/21")],
-        f"{HOME}product/17": [("combobox", "Size", None), ("textbox", "City", None)],
-        f"{HOME}product/21": [("combobox", "Size", None), ("textbox", "City", None)],
+        f"{HOME}product/17": [
+            ("combobox", "Size", None),
+            ("textbox", "City", None),
+            ("heading", "Total 56.50 EUR", None),
+        ],
+        f"{HOME}product/21": [
+            ("combobox", "Size", None),
+            ("textbox", "City", None),
+            ("heading", "Total 45.00 EUR", None),
+        ],
     }
 
 
@@ -166,6 +174,37 @@ async def test_run_two_replays_the_route_with_its_own_values_and_one_model_call(
     assert next(iter(store.routes.values())).replays == 1
 
 
+def planner_calls(llm: FakeLLM) -> list[str]:
+    return [message_text(m) for role, m, _ in llm.calls if role == "planner"]
+
+
+async def test_a_verified_replay_and_a_seen_answer_need_no_planner_call() -> None:
+    """Relay run (issue 21): after a full replay the Worker was still asked for a first-turn
+    checklist, and the Planner's verification was a second call although the route had
+    proven every step and the answer was on the page."""
+    store = InMemoryRouteStore()
+    await _run(ONE, run_one_script(), store)
+    second, llm, sink = await _run(TWO, [done("45.00 EUR")], store)
+    assert second.success and second.answer == "45.00 EUR"
+    assert '"checklist": [' not in message_text(llm.prompts[0])  # not a first turn any more
+    assert planner_calls(llm) == []  # one model call in all
+    (verdict,) = [e for e in sink.of_type("plan.updated") if e.get("trigger") == "completion"]
+    assert verdict["done"] and verdict["verified_by"] == "route_replay+answer_check"
+
+
+async def test_a_claim_no_page_showed_after_a_replay_goes_to_the_planner_with_every_step() -> None:
+    """Relay run (issue 21): the Planner saw only the last three replayed steps, not the
+    filter (the task's main value)."""
+    store = InMemoryRouteStore()
+    await _run(ONE, run_one_script(), store)
+    _, llm, sink = await _run(TWO, [done("99.00 EUR")], store)
+    (review,) = planner_calls(llm)
+    assert not [e for e in sink.of_type("plan.updated") if e.get("verified_by")]
+    replayed = review.split("route_replayed:", 1)[1].split("\n", 1)[0]
+    assert "step 1 click(ref=" in replayed and "step 3 select_option(" in replayed
+    assert "1.2 L" in replayed and "text=Paris" in replayed  # the task's values, each step
+
+
 async def test_a_renamed_element_falls_back_to_the_model_and_the_route_is_rewritten() -> None:
     store = InMemoryRouteStore()
     await _run(ONE, run_one_script(), store)
@@ -173,6 +212,7 @@ async def test_a_renamed_element_falls_back_to_the_model_and_the_route_is_rewrit
     script[3] = act("type", "City", text="Paris")
     outcome, llm, sink = await _run(TWO, script, store, rename=True)
     assert outcome.success and len(llm.prompts) == 5
+    assert len(planner_calls(llm)) >= 1  # a fallback's claim is verified by the Planner
     (event,) = sink.of_type("route.replayed")
     assert event["fell_back_at"] == 0 and event["replayed_steps"] == []
     assert event["model_steps"] == [1, 2, 3, 4, 5]

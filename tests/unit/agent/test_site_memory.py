@@ -268,17 +268,36 @@ def test_templates_come_from_the_state_a_reached_url_carried() -> None:
         "https://shop.test/list/page-a",
         "https://shop.test/list/page-b",
     ]
-    patterns = {t.pattern for t in learn_templates(urls, "find rabbits in Chicago")}
+    patterns = {t.pattern for t in learn_templates(urls, "find red rabbits in Chicago")}
     assert patterns == {
-        "/search?color=*&size=*",
+        "/search?color=*&size=m",  # red is the task's, size=m was the same everywhere
         "/p/{}",
-        "/city/{}/{}",
+        "/city/{}/rabbits",  # the task's wording stays literal, its value is a slot
         "/list/{}",
     }
     template = UrlTemplate.parse("/city/{}/rabbits")
     assert template.matches("https://shop.test/city/boston/rabbits")
     assert not template.matches("https://shop.test/city/boston/dogs")
     assert not UrlTemplate.parse("/search?color=*").matches("https://shop.test/search?q=x")
+    fixed = UrlTemplate.parse("/search?color=*&size=m")
+    assert fixed.matches("https://shop.test/search?color=blue&size=m")
+    assert not fixed.matches("https://shop.test/search?color=blue&size=xl")
+
+
+def test_one_url_of_a_task_turns_only_its_values_into_slots() -> None:
+    """Relay run (issue 21): "/shop/kettles" became "/{}/kettles" and "/{}/{}" because the
+    instruction happened to say "shop" and "kettles"; a filter that was the same in every
+    URL became a slot too."""
+    count = (
+        "In the kettle shop, filter colour red and in stock only and report how many kettles "
+        "are listed"
+    )
+    urls = ["http://127.0.0.1:1/shop/kettles", "http://127.0.0.1:1/shop/kettles?colour=red&stock=1"]
+    assert [t.pattern for t in learn_templates(urls, count)] == ["/shop/kettles?colour=*&stock=1"]
+    quote = 'In the kettle shop, open the "Aurora" kettle and get a quote for Berlin'
+    urls = ["http://127.0.0.1:1/shop/kettles", "http://127.0.0.1:1/delivery/berlin"]
+    assert [t.pattern for t in learn_templates(urls, quote)] == ["/delivery/{}"]
+    assert learn_templates(["http://127.0.0.1:1/shop/kettles"], quote) == []
 
 
 def test_dead_end_keys_collapse_repeats_across_runs() -> None:

@@ -46,7 +46,7 @@ async def test_each_note_appears_once_in_the_next_worker_request() -> None:
         assert second.count(marker) == 1, (marker, second)
     # the step just taken is replayed verbatim, so its Ledger line does not list the calls
     # again; a step later, the Ledger's line shows the bulk in short form
-    assert "step 1: (replayed below)" in second and "bulk[" not in second
+    assert "step 1 from http://a.test/: (replayed below)" in second and "bulk[" not in second
     assert "bulk[type(ref=1:1,text=Ada)]" in third and "step 2: (replayed below)" in third
 
 

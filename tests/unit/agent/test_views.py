@@ -54,7 +54,8 @@ def test_worker_sees_no_plan_checkpoints_or_other_pages_dead_ends() -> None:
     assert "add to cart" not in text and "kettle list" not in text
     assert "[ ] 1. Kettle list opened" in text  # the checklist it works through
     assert "k2: v2" in text and "k1: v1" not in text and "k0" not in text
-    assert "step 2:" not in text and f"step 3: click(ref=1:3) -> ok @ {LIST} |" in text
+    assert "step 2:" not in text and "step 2 from" not in text
+    assert f"step 3 from {LIST}: click(ref=1:3) -> ok |" in text
     assert "- step 5: click(ref=1:5) -> ok | eval" in text  # same page: the URL not again
     assert text.count(LIST) == 1
     assert render_worker(worker_view(ledger(), CART), include_goal=False).startswith("subgoal:")
@@ -66,8 +67,8 @@ def test_step_lines_name_the_url_where_it_changes_and_skip_the_replayed_calls() 
     led.record_step(StepOutcome(2, CART, ("click(ref=2:4) -> ok",), memory="in the cart"))
     led.record_step(StepOutcome(3, CART, ("scroll(direction=down) -> ok",), memory="scrolled"))
     text = render_worker(worker_view(led, CART, replayed=3))
-    assert f"step 1: click(ref=1:1) -> ok, page changed @ {LIST}" in text
-    assert f"step 2: click(ref=2:4) -> ok @ {CART} | memory: in the cart" in text
+    assert f"step 1 from {LIST}: click(ref=1:1) -> ok, page changed" in text
+    assert f"step 2 from {CART}: click(ref=2:4) -> ok | memory: in the cart" in text
     assert "step 3: (replayed below) | memory: scrolled" in text and "scroll(" not in text
     planner = render_planner(planner_view(led))
     assert "scroll(direction=down) -> ok | memory: scrolled" in planner  # no replay there
@@ -122,5 +123,5 @@ def test_rendering_is_deterministic_and_read_only() -> None:
 def test_step_line_carries_the_worker_notes() -> None:
     step = StepOutcome(4, LIST, ("type(ref=2:1,text=kettle) -> ok",), memory="query typed")
     assert render_step(step) == (
-        f"step 4: type(ref=2:1,text=kettle) -> ok @ {LIST} | memory: query typed"
+        f"step 4 from {LIST}: type(ref=2:1,text=kettle) -> ok | memory: query typed"
     )

@@ -98,3 +98,24 @@ async def test_a_bot_wall_marks_the_domain_and_the_scripted_click_tier_is_never_
     assert "js" not in click_memory.tier_order(clicks, "shop.test", allow_untrusted=True)
     fresh = await click_memory.load(InMemoryMemoryStore(), ["shop.test"])
     assert "js" in click_memory.tier_order(fresh, "shop.test", allow_untrusted=True)
+
+
+async def test_the_runs_answer_and_facts_about_its_values_are_no_site_facts() -> None:
+    """Relay run (issue 21): run 1's answers came back to later runs as site facts
+    ("total: 56.50 EUR", "red_in_stock_count: 1") beside a claim for other values."""
+    store = InMemoryMemoryStore()
+    learn = RunLearnings('In the kettle shop, open the "Aurora" kettle and quote to Berlin', "t")
+    await _run(learn)
+    sink = learn.watch_sink(RecordingSink())
+    for key, value in (
+        ("total", "56.50 EUR"),  # the answer itself
+        ("red_in_stock_count", "1 kettle"),  # the answer's value under another name
+        ("aurora_colour", "red"),  # about a value the task gave
+        ("delivery_to_berlin", "2 days"),
+        ("currency", "prices are in EUR"),  # a property of the site
+    ):
+        data = {"key": key, "value": value, "category": "observation", "confidence": 1.0}
+        await sink.emit(EventType.fact_recorded, data)
+    await learn.commit(store, replace(WON, answer="56.50 EUR (1 kettle)"), HOME)
+    kept = {f["key"] for f in store.learnings["shop.test"]["facts"]}
+    assert kept == {"price", "currency"}  # price 12 EUR: a page fact, not the answer

@@ -3,8 +3,9 @@
 It speaks the public API like `webagent tasks` (POST /v1/sites/explore, then GET
 /v1/sites/explore/{id} every `--poll` seconds): a progress line whenever the counts change,
 then the WebsiteMem (pages, templates, menus learned, what was skipped and why); `--json`
-prints the API's final JSON instead. Exit codes: 0 succeeded, 1 failed, 5 not finished
-(`--no-wait`, or `--wait-s` ran out), 2 refused or unreachable, 4 not found.
+prints the API's final JSON instead; `webagent explore --cancel ID` cancels one. Exit codes:
+0 succeeded (or cancelled by --cancel), 1 failed, 3 cancelled, 5 not finished (`--no-wait`,
+or `--wait-s` ran out), 2 refused or unreachable, 4 not found.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from workers.cli.commands.tasks import (
     connect,
 )
 
-EXIT_BY_STATUS = {"succeeded": 0, "failed": 1}
+EXIT_BY_STATUS = {"succeeded": 0, "failed": 1, "cancelled": 3}
 SHOWN_PAGES = 30
 
 
@@ -66,7 +67,10 @@ def render(out: Any) -> list[str]:
 
 
 def explore(
-    url: Annotated[str, typer.Argument(help="the site's start page (usually its homepage)")],
+    url: Annotated[
+        str,
+        typer.Argument(help="the site's start page (usually its homepage); with --cancel: an id"),
+    ],
     depth: Annotated[int, typer.Option(min=0, max=5, help="clicks from the start page")] = 2,
     max_pages: Annotated[int, typer.Option(min=1, max=500)] = 50,
     max_elements: Annotated[int, typer.Option(min=1, max=200, help="clicks per page")] = 75,
@@ -76,12 +80,18 @@ def explore(
     ] = None,
     wait: Annotated[bool, typer.Option(help="follow it to the end")] = True,
     poll: Annotated[float, typer.Option(min=0.1, help="seconds between status checks")] = 1.0,
+    cancel: Annotated[
+        bool, typer.Option("--cancel", help="cancel the exploration whose id is given")
+    ] = False,
     server: Server = None,
     api_key: ApiKey = None,
     as_json: AsJson = False,
 ) -> None:
     """Explore a site deterministically (seed 001 App. A.2) and print its WebsiteMem."""
     from app.api.sites import ExploreCreate
+
+    if cancel:
+        cancel_exploration(url, server, api_key, as_json)
 
     body = ExploreCreate(
         url=url,
@@ -94,7 +104,7 @@ def explore(
     with connect(server, api_key) as client:
         out = client.start_exploration(body)
         if not as_json:
-            typer.echo(f"exploration {out.id} of {out.domain} {out.status.value}")
+            typer.echo(_line(out))
         last = ""
         deadline = time.monotonic() + timeout + 120  # the job's own deadline, plus a margin
         while wait and out.status.value in ("queued", "running") and time.monotonic() < deadline:
@@ -110,6 +120,22 @@ def explore(
         for line in render(out) if out.status.value in EXIT_BY_STATUS else []:
             typer.echo(line)
     raise typer.Exit(EXIT_BY_STATUS.get(out.status.value, EXIT_UNFINISHED))
+
+
+def cancel_exploration(
+    exploration_id: str, server: str | None, api_key: str | None, as_json: bool
+) -> None:
+    """Cancel a queued or running exploration; exit 0 once it is cancelled (a finished one
+    keeps its status and exit code)."""
+    with connect(server, api_key) as client:
+        out = client.cancel_exploration(exploration_id)
+    typer.echo(json.dumps(out.model_dump(mode="json"), indent=2) if as_json else _line(out))
+    code = 0 if out.status.value == "cancelled" else EXIT_BY_STATUS.get(out.status.value, 1)
+    raise typer.Exit(code)
+
+
+def _line(out: Any) -> str:
+    return f"exploration {out.id} of {out.domain} {out.status.value}"
 
 
 def register(app: typer.Typer) -> None:
