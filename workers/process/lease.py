@@ -42,7 +42,7 @@ def run_claimed(
     work: Callable[[WorkerRuntime, Row], Coroutine[Any, Any, None]],
     budget_s: Callable[[Row], float],
     *,
-    cleanup: Callable[[Row], None] | None = None,
+    cleanup: Callable[[Row], object] | None = None,
 ) -> None:
     """Claim `row_id` and run `work` on it; nothing when it is not claimable. `cleanup`
     runs after the work however it ended (its budget too)."""
