@@ -1,5 +1,6 @@
-"""Observation fidelity, wave 3 (issue 26 items 1-5, issue 27 item 7): each page under pages/fidelity3/
-reproduces one class of what a capable model could not see in the page text."""
+"""Observation fidelity, wave 3 (issue 26 items 1-5, issue 27 item 7): each page under
+pages/fidelity3/ reproduces one class of what a capable model could not see in the page
+text."""
 
 from __future__ import annotations
 
@@ -112,7 +113,8 @@ async def test_item4_state_after_acting_is_in_the_text(open_page: Opener) -> Non
         getSelection().removeAllRanges(); getSelection().addRange(r); }"""
     )
     await page.evaluate(
-        "() => { const b = document.getElementById('box'); b.style.width='300px'; b.style.height='90px'; }"
+        "() => { const b = document.getElementById('box');"
+        " b.style.width = '300px'; b.style.height = '90px'; }"
     )
     text = (await session.observe()).text
     assert '[selected text: "quick brown fox"]' in text, text
