@@ -15,7 +15,8 @@ row, `a | b | c`, empty cells kept so columns line up (class 10); the content ab
 the viewport is announced where the viewport starts and ends (class 6); when the detail window
 leaves most of the budget unused, main/article sections fill it, headings first (class 11).
 Issue 26 item 5: a page small enough (at most three viewports tall, every line within a
-quarter of the budget) is shown whole, so a click that scrolls it does not take the lines above out of view.
+quarter of the budget) is shown whole, so a click that scrolls it does not take the lines
+above out of view.
 Tokens are counted with o200k_base (tokens.py). The lines themselves are made in
 compact_lines.py, the viewport boundary lines in viewport_marks.py.
 """
