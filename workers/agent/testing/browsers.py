@@ -14,6 +14,7 @@ from typing import Any
 from workers.agent.protocols import Action, ActionTarget, Observation, ToolResult
 
 Page = list[tuple[str, str, str | None]]  # (role, name, target url or None)
+_READS = frozenset({"dom_search", "snapshot", "read_text", "screenshot"})  # change nothing
 
 
 class FakeBrowser:
@@ -43,7 +44,8 @@ class FakeBrowser:
     async def observe(self, mode: str = "compact") -> Observation:
         # change-gated as the real PageSession: nothing happened since the last observation
         # (no action, no navigation) keeps its version and refs
-        state = (self.current, len(self.actions), self.text_extra)
+        acted = sum(1 for a in self.actions if a.name not in _READS)
+        state = (self.current, acted, self.text_extra)
         if self._last is None or self._last[0] != state:
             self.version += 1
         self._last = (state, self.version)
