@@ -57,6 +57,7 @@ from workers.agent.protocols import (
     RouteStore,
     ToolResult,
 )
+from workers.agent.refresh import refreshed
 from workers.agent.replay import Replayer, ReplayReport, tell_ledger
 from workers.agent.replay_vouch import ReplayVouch
 from workers.agent.roles.worker import Worker, WorkerTurn
@@ -114,6 +115,7 @@ class AgentLoop:
             sink, self.navigation, profile, self.ledger, self.usage, self.offer
         )
         self._nudged_last = False
+        self._observed: Observation | None = None  # what the step's model call was shown
 
     async def run(self) -> AgentOutcome:
         try:
@@ -245,6 +247,11 @@ class AgentLoop:
             if verdict.done:  # line 12
                 return Ending.finished(verdict.final_answer, verdict.success)
         turn = await self._think(step, state)  # line 15
+        if turn.calls and self._observed is not None:  # issue 26 item 7: stale under a slow call
+            now = await refreshed(self.browser, self.task.observation_mode, self._observed)
+            if now is not None:
+                state = await self._seen(step, now)
+                turn = await self._think(step, state)
         if not turn.calls:
             return await self._no_tool_call(step, state, turn)
         self._nudged_last = False
@@ -271,6 +278,7 @@ class AgentLoop:
         observation = await self.browser.observe(self.task.observation_mode)
         self._take_person_notes(step)
         self.vouch.saw(observation)
+        self._observed = observation
         if self.task.forbid_login:  # seed 004 App. C.5, before the model sees the page
             await refuse_login_form(self.browser, observation)
         await self.sink.emit(EventType.observation, observation_event(step, observation))
@@ -286,6 +294,15 @@ class AgentLoop:
         pending = getattr(self.history, "notes", None)  # LedgerHistory's one-off notes
         if notes and isinstance(pending, list):
             pending.extend(sanitize_page_text(text) for text in notes)
+
+    async def _seen(self, step: int, observation: Observation) -> Observation:
+        """A refreshed view (issue 26 item 7) under the same checks as the step's first."""
+        self._observed = None  # once per step
+        self.vouch.saw(observation)
+        if self.task.forbid_login:
+            await refuse_login_form(self.browser, observation)
+        await self.sink.emit(EventType.observation, observation_event(step, observation))
+        return self._with_known_menus(observation) if self.brain is not None else observation
 
     async def _think(self, step: int, state: Observation) -> WorkerTurn:
         messages = self.history.messages(state, step)

@@ -7,9 +7,9 @@ missing or misleading"). Here the
 tags are the element numbers of the text's refs (tag 12 = ref `v:12`), so the Worker keeps
 acting through refs.
 
-Change gating (seed 000 §4.5): an image is attached only when the page state differs from the
-one whose image the model already holds (another snapshot version or fingerprint, and
-different pixels); otherwise the text says `[screenshot unchanged]`. Only the latest image
+Change gating (seed 000 §4.5): an image is attached only when its pixels differ from the one
+the model already holds (a new page state, or the same state moved on by the page's timers,
+issue 27 item 7); otherwise the text says `[screenshot unchanged]`. Only the latest image
 stays in the prompt (seed 002: "only the current step's screenshot is sent"); older ones
 become the eviction marker of seed 000 Phase 1. If the history dropped the message holding
 the image, the image is attached again rather than leaving the model without the screen.
@@ -113,10 +113,11 @@ class VisionChannel:
         self.images_sent = 0
 
     def _is_new(self, key: tuple[str, int, str], digest: str) -> bool:
-        """Another page state (seed 000 §4.5 key) with other pixels. Identical pixels include
-        identical tag numbers, so the held image still maps onto the new refs."""
+        """Other pixels. Identical pixels include identical tag numbers, so the held image
+        still maps onto new refs; other pixels under the same page state (a page moved by its
+        timers, issue 27 item 7) are a fresh image, not `[screenshot unchanged]`."""
         sent = self._sent
-        return sent is None or (sent.key != key and sent.digest != digest)
+        return sent is None or sent.digest != digest
 
     def content(self, text: str, observation: Observation, step: int) -> str | list[Any]:
         """The observation message content: text alone, text + new image, or text + marker."""

@@ -247,3 +247,27 @@ async def test_done_after_successful_actions_in_the_same_batch_finishes() -> Non
     )
     outcome = await run_agent(task(), FakeBrowser(PAGES), FakeLLM([batch]), RecordingSink())
     assert outcome.success and outcome.answer == "  exact\n" and outcome.steps == 1
+
+
+async def test_a_page_that_changed_during_the_model_call_is_refreshed_before_acting() -> None:
+    """Issue 26 item 7: the timer page moved on while the model thought; the model is told
+    its view was refreshed and decides again, and its stale choice is not carried out."""
+    browser, sink = FakeBrowser(PAGES), RecordingSink()
+
+    def slow_choice(messages):  # the page's timer fires while the model thinks
+        browser.text_extra = "\nTime's up"
+        return reply(("click", {"ref": "1:3"}))
+
+    llm = FakeLLM([slow_choice, done("too late")])
+    outcome = await run_agent(task(), browser, llm, sink)
+    assert outcome.answer == "too late"
+    assert [a.name for a in browser.actions] == []  # the stale click never ran
+    second = "\n".join(str(m.get("content")) for m in llm.prompts[1])
+    assert "[view refreshed]" in second and "Time's up" in second
+    assert len(sink.of_type("observation")) == 2
+
+
+async def test_an_unchanged_page_is_not_refreshed() -> None:
+    browser, llm, sink = FakeBrowser(PAGES), FakeLLM([done("42")]), RecordingSink()
+    await run_agent(task(), browser, llm, sink)
+    assert len(llm.prompts) == 1 and len(sink.of_type("observation")) == 1

@@ -40,16 +40,19 @@ def task(mode: str | None = None) -> AgentTask:
 async def test_default_mode_is_compact() -> None:
     browser = ModeRecordingBrowser()
     outcome = await run_agent(task(), browser, script(), RecordingSink())
-    assert outcome.success and browser.modes == ["compact", "compact"]
+    # every observe, the step's and the refresh check after the model call (issue 26 item 7)
+    assert outcome.success and set(browser.modes) == {"compact"} and len(browser.modes) >= 2
 
 
 async def test_loop_passes_the_task_mode_every_step() -> None:
     browser = ModeRecordingBrowser()
     outcome = await run_agent(task("pipeline"), browser, script(), RecordingSink())
-    assert outcome.success and browser.modes == ["pipeline", "pipeline"]
+    # every observe, the step's and the refresh check after the model call (issue 26 item 7)
+    assert outcome.success and set(browser.modes) == {"pipeline"} and len(browser.modes) >= 2
 
 
 async def test_naive_observes_the_whole_page_whatever_the_task_says() -> None:
     browser = ModeRecordingBrowser()
     outcome = await run_naive(task("pagemem"), browser, script(), RecordingSink())
-    assert outcome.success and browser.modes == ["full", "full"]
+    # every observe, the step's and the refresh check after the model call (issue 26 item 7)
+    assert outcome.success and set(browser.modes) == {"full"} and len(browser.modes) >= 2

@@ -91,6 +91,14 @@ def test_changed_page_sends_the_new_image() -> None:
     assert images_in(changed) == [JPEG_B] and channel.images_sent == 2
 
 
+def test_same_state_with_new_pixels_sends_the_new_image() -> None:
+    """Issue 27 item 7: a page moved by its timers keeps its version and fingerprint."""
+    channel = VisionChannel(ChannelConfig(enabled=True))
+    channel.content("page", obs(3, JPEG_A), 1)
+    moved = channel.content("page", obs(3, JPEG_B), 2)
+    assert images_in(moved) == [JPEG_B] and channel.images_sent == 2
+
+
 def _prompt(*contents: Any) -> list[dict[str, Any]]:
     return [{"role": "system", "content": "sys"}] + [
         {"role": "user", "content": c} for c in contents

@@ -2,8 +2,8 @@
 action targets and serves challenge pages.
 
 FakeBrowser renders each page as snapshot lines `[v:n] role "name"`; clicking an element with a
-target navigates there. Versions go up on every observe, and refs from older versions are
-refused like the real PageSession.
+target navigates there. Versions go up on an observe after an action or navigation (the
+change gate), and refs from older versions are refused like the real PageSession.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 from workers.agent.protocols import Action, ActionTarget, Observation, ToolResult
 
 Page = list[tuple[str, str, str | None]]  # (role, name, target url or None)
+_READS = frozenset({"dom_search", "snapshot", "read_text", "screenshot"})  # change nothing
 
 
 class FakeBrowser:
@@ -26,6 +27,7 @@ class FakeBrowser:
         self.screenshots = 0
         self.goto_error: Exception | None = None
         self.fail: dict[str, ToolResult] = {}  # action name -> forced result
+        self._last: tuple[tuple[str, int, str], int] | None = None  # state, version observed
 
     @property
     def url(self) -> str:
@@ -40,7 +42,13 @@ class FakeBrowser:
         return ToolResult(success=True, page_changed=True)
 
     async def observe(self, mode: str = "compact") -> Observation:
-        self.version += 1
+        # change-gated as the real PageSession: nothing happened since the last observation
+        # (no action, no navigation) keeps its version and refs
+        acted = sum(1 for a in self.actions if a.name not in _READS)
+        state = (self.current, acted, self.text_extra)
+        if self._last is None or self._last[0] != state:
+            self.version += 1
+        self._last = (state, self.version)
         lines = [f'- heading "{self.current}"']
         for i, (role, name, _) in enumerate(self.pages.get(self.current, []), 1):
             lines.append(f'[{self.version}:{i}] {role} "{name}"')

@@ -14,6 +14,9 @@ Issue 7 (observation fidelity): text cut short says how much and how to read the
 row, `a | b | c`, empty cells kept so columns line up (class 10); the content above and below
 the viewport is announced where the viewport starts and ends (class 6); when the detail window
 leaves most of the budget unused, main/article sections fill it, headings first (class 11).
+Issue 26 item 5: a page small enough (at most three viewports tall, every line within a
+quarter of the budget) is shown whole, so a click that scrolls it does not take the lines
+above out of view.
 Tokens are counted with o200k_base (tokens.py). The lines themselves are made in
 compact_lines.py, the viewport boundary lines in viewport_marks.py.
 """
@@ -29,6 +32,7 @@ from workers.browser.observe.compact_lines import (
     assemble,
     line,
     marker,
+    quoted,
     section_lines,
     sections,
     shown_text,
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CUT_OVER",
     "line",
+    "quoted",
     "render",
     "render_range",
     "shown_text",
@@ -50,6 +55,8 @@ __all__ = [
 NEAR_BELOW = 1000  # px under the viewport whose sections may be shown in detail
 NEAR_ABOVE = 500  # px above it; farther sections stay one summary line with their ref range
 FILL_SHARE = 1 / 4  # main content fills the budget up to this share when the window leaves it
+SMALL_SHARE = 1 / 4  # a page whose every line fits in this share of the budget is shown whole
+SMALL_SCREENS = 3  # ... when it is at most this many viewports tall
 
 
 def _cost(sec: Section, mode: str) -> int:
@@ -77,6 +84,12 @@ def render(nodes: Sequence[Node], version: int, viewport: Viewport, max_tokens: 
         for s in secs:
             s.mode = "full"
         return _join(head + assemble(secs, capped=False))
+    for s in secs:
+        s.mode = "full"
+    whole = head + assemble(secs, capped=True)
+    small = viewport.doc_height <= viewport.height * SMALL_SCREENS
+    if small and count_tokens(_join(whole)) <= max_tokens * SMALL_SHARE:
+        return _join(whole)  # issue 26 item 5: a small page stays whole wherever it scrolled
     for s in secs:
         s.mode = "full" if s.in_view else "summary"
     marks = viewport_marks(nodes, viewport.height)

@@ -53,17 +53,25 @@ def line(node: Node, text_cap: int | None = None) -> str:
     if node.name:  # a control name cut in the page keeps a shorter prefix beside its marker
         cut = CONTROL_CAP if node.full_len > len(node.name) else None
         out += " " + quoted(shown_text(node, cut, slack=0))
+    if node.beside:  # issue 26 item 2: what a "+" or "-" belongs to
+        out += f" beside {quoted(node.beside)}"
     if node.aria:  # issue 12: a differing aria-label beside the visible text, not instead
         out += f" [aria-label: {quoted(node.aria)}]"
     if node.value is not None and node.value != "":
         out += " value=" + quoted(node.value)
     if node.states:
         out += " " + " ".join(_state(s, node) for s in node.states)
+    if node.options:  # issue 26 item 2: a select's options, not only in the image
+        out += f" options: {node.options}"
     return out
 
 
 def _state(word: str, node: Node) -> str:
-    """A state word; `covered` says by what when the walk found out."""
+    """A state word; `covered` says by what when the walk found out; `icon` (a control with
+    no name, issue 26 item 3) says where its centre is, so the model knows where to look."""
+    if word == "icon":
+        x, y, w, h = node.bbox
+        return f"icon at ({round(x + w / 2)},{round(y + h / 2)})"
     return f"covered by {node.cover}" if word == "covered" and node.cover else word
 
 

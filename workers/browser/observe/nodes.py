@@ -34,6 +34,8 @@ class Node:
     col: int | None = None  # 1-based column of that cell
     aria: str = ""  # an aria-label that differs from the visible text (the name), capped
     cover: str = ""  # with state covered: what covers it, short ('"Cookie banner"', 'dialog')
+    options: str = ""  # a select's first options, " | "-joined, with the count when cut
+    beside: str = ""  # a glyph-named control: the short texts on its row ("Adults 2")
 
 
 @dataclass(frozen=True)

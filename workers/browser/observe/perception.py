@@ -169,7 +169,7 @@ class Perception:
         cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
         if cached is not None:
             stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
-            return replace(cached, stats=stats)
+            return await self._repainted(replace(cached, stats=stats), mode)
         fresh = fp.fresh if fp is not None else None
         snap = self.last if unchanged and self.last is not None else await self.snapshot(fresh)
         self.snap_fp = fp
@@ -203,6 +203,17 @@ class Perception:
             self._cache.put(mode, fp, obs)
         self._vision_on = self._vision_on or mode == "vision"
         return obs
+
+    async def _repainted(self, cached: Observation, mode: str) -> Observation:
+        """Issue 27 item 7: when the Worker reads images, an unchanged page state still gets
+        a new screenshot, so a page its timers move (animation, canvas) is not shown as it
+        was steps ago; the refs and text stay the cached ones."""
+        if cached.image is None or self.last is None:
+            return cached
+        image, shot = await views.som_image(self.page, mode, self.last, self.refs, self.settings)
+        if image is None or image == cached.image:
+            return cached
+        return replace(cached, image=image, stats={**cached.stats, **shot, "repainted": True})
 
     async def _leave_error_page(self) -> str:
         """A navigation the browser refused (the URL policy, a network error) leaves the tab

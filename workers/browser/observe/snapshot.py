@@ -79,6 +79,10 @@ async def capture(
     )
     full = compact.render(nodes, version, viewport, max_tokens=None)
     text = full if max_tokens is None else compact.render(nodes, version, viewport, max_tokens)
+    selected = str(raw.main.get("selection") or "")
+    if selected:  # issue 26 item 4: what a drag-select selected, in words
+        said = f"[selected text: {compact.quoted(selected)}]"
+        full, text = f"{said}\n{full}", f"{said}\n{text}"
     stats = _stats(raw, nodes, text, full, time.perf_counter() - t0)
     stats["first_look_ms"] = round(waited * 1000, 1)
     snap = Snapshot(
@@ -158,6 +162,8 @@ def _number(raw_nodes: Sequence[frames.RawNode], version: int) -> tuple[tuple[No
                 full_len=int(d.get("full") or 0),
                 aria=str(d.get("aria") or ""),
                 cover=str(d.get("cover") or ""),
+                options=str(d.get("options") or ""),
+                beside=str(d.get("beside") or ""),
                 grid="/".join(map(str, (*path, d["grid"]))) if in_cell else None,
                 row=int(d["row"]) if in_cell and d.get("row") is not None else None,
                 col=int(d["col"]) if in_cell else None,

@@ -41,6 +41,7 @@ MAX_SIDE_PX = 1024  # seed 002: screenshot 1024 px max on the long side
 JPEG_QUALITY = 70  # seed 002
 MAX_UPSCALE = 2.0  # a small content box is enlarged at most 2x so its tags stay legible
 CROP_PAD_PX = 16.0
+TAG_PX = 16.0  # room a tag takes beside its box (js/som.js draws it 15 px above or beside)
 
 Box = tuple[float, float, float, float]  # x, y, w, h in viewport CSS pixels
 
@@ -85,6 +86,21 @@ def crop_region(content: Box, width: float, height: float, pad: float = CROP_PAD
         return (0.0, 0.0, width, height)
     x0, y0 = max(0.0, math.floor(x - pad)), max(0.0, math.floor(y - pad))
     x1, y1 = min(width, math.ceil(x + w + pad)), min(height, math.ceil(y + h + pad))
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def covering(content: Box, boxes: Sequence[Box], tag_px: float = TAG_PX) -> Box:
+    """The content box grown to hold every tagged box and the tag drawn beside it (issue 26
+    item 6: a crop that left tagged elements out)."""
+    x0, y0, w, h = content
+    x1, y1 = x0 + w, y0 + h
+    if w < 1 or h < 1:
+        x0, y0, x1, y1 = math.inf, math.inf, -math.inf, -math.inf
+    for bx, by, bw, bh in boxes:
+        x0, y0 = min(x0, bx - tag_px), min(y0, by - tag_px)
+        x1, y1 = max(x1, bx + bw + tag_px), max(y1, by + bh + tag_px)
+    if x1 <= x0 or y1 <= y0:
+        return content
     return (x0, y0, x1 - x0, y1 - y0)
 
 
@@ -195,7 +211,8 @@ async def observation_image(
         if refs is not None:
             await _tag(refs, [n for n, _ in pairs])
         await draw(page, [m for _, m in pairs], style="outline")  # no fill: colours stay true
-        region = crop_region(await content_box(page), width, height)
+        content = covering(await content_box(page), [m.box for _, m in pairs])
+        region = crop_region(content, width, height)
         scale = fit_scale(region[2], region[3], max_side)
         jpeg = await capture(page, region, scale=scale, quality=quality)
     finally:

@@ -1,5 +1,5 @@
 // Page-state fingerprint for change gating (seed 000 §4.5): a DOM hash over the interactive
-// element list, a text hash with the scroll position in 100 px buckets, an iframe signature,
+// element list (with a resized element's inline size), a text hash (and the selected text) with the scroll position in 100 px buckets, an iframe signature,
 // a MutationObserver counter of added/removed nodes, and a per-document id. Hashes are cyrb53
 // computed here (crypto.subtle is missing on insecure origins), so only digests cross to Python.
 (arg) => {
@@ -48,7 +48,7 @@
     const label = (a('aria-label') || (el.textContent || '').trim()).slice(0, 40);
     const value = 'value' in el && typeof el.value === 'string' ? el.value : '';
     const flags = (el.checked ? 'c' : '') + (el.disabled ? 'd' : '') + (el.open ? 'o' : '') +
-      (el.ownerDocument.activeElement === el ? 'f' : '');
+      (el.ownerDocument.activeElement === el ? 'f' : '') + (el.style ? el.style.width + el.style.height : '');
     return [el.tagName, a('type'), a('role'), label, value, flags, a('aria-expanded'),
       a('aria-checked'), a('aria-selected'), a('aria-pressed'), a('aria-hidden')].join('\u0001');
   };
@@ -87,7 +87,8 @@
   const bucket = Math.max(1, (arg && arg.bucket) || 100);
   const scroll = Math.floor(window.scrollX / bucket) + ',' + Math.floor(window.scrollY / bucket);
   const body = document.body;
-  const text = body ? body.innerText || '' : '';
+  const sel = window.getSelection ? String(window.getSelection()).slice(0, 200) : '';
+  const text = (body ? body.innerText || '' : '') + '\u0004' + sel;
   const dom = domSig(document);
   return {
     url: location.href,

@@ -177,6 +177,10 @@
   // Name of a control without text: a descendant's alt/aria-label/title, else an icon class.
   function iconText(el) {
     let n = 0, icon = '';
+    const tip = squash(el.getAttribute('data-tooltip') || el.getAttribute('data-title') || el.getAttribute('data-original-title') || el.getAttribute('data-tip') || '');
+    if (tip) return tip;
+    const svgTitle = el.querySelector('svg > title');
+    if (svgTitle && squash(svgTitle.textContent || '')) return squash(svgTitle.textContent);
     for (const d of el.querySelectorAll('[alt],[aria-label],[title],[class]')) {
       if (++n > 30) break;
       if (isPrivate(d)) continue;
@@ -184,7 +188,9 @@
       if (t) return t;
       if (!icon) icon = iconName(d);
     }
-    return icon || iconName(el);
+    // a picker's label names nothing itself: its wrapper's class does (ql-picker ql-header)
+    const up = el.parentElement;
+    return icon || iconName(el) || (up && up.firstElementChild === el && !/\S/.test(up.textContent) ? iconName(up) : '');
   }
   function classStates(el) {
     const out = [];
@@ -195,13 +201,11 @@
     for (const d of el.querySelectorAll('[class]')) { if (++n > 10) break; look(d.getAttribute('class')); }
     return out;
   }
+  // Issue 26 item 3: class names are never names (utility CSS such as "w-full h-full"); the
+  // last resort is the id's words when it reads as words, else nothing (the line says `icon`).
   function hintOf(el) {
-    const two = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter((c) => c && c.length < 30).slice(0, 2) : [];
-    // "hitarea expandable-hitarea" -> "expandable-hitarea": a class inside the other adds nothing
-    const cls = two.filter((c) => !two.some((o) => o !== c && o.includes(c))).join(' ');
-    const id = el.id && el.id.length < 30 ? el.id : '';
-    // the last resort for a name: class and id words, not a selector (no '#')
-    return squash(cls + ' ' + id);
+    const id = el.id && el.id.length < 30 && /^[A-Za-z][A-Za-z_-]*[A-Za-z]$/.test(el.id) ? el.id : '';
+    return squash(id.replace(/[_-]+/g, ' '));
   }
 
   function roleOf(el, tag) {
@@ -302,15 +306,75 @@
         return t === 'file' && el.files && el.files.length ? Array.from(el.files).map((f) => f.name).join(', ') : null;
       }
       if (t === 'password') return el.value ? '•'.repeat(Math.min(el.value.length, 8)) : null;
+      if (t === 'range') return `${el.value} (${el.min || 0}..${el.max || 100})`;
       return el.value ? el.value : null;
     }
     if (tag === 'textarea') return el.value ? el.value : null;
     if (role === 'slider' && !el.hasAttribute('aria-valuenow')) return handleValue(el);
     if (role === 'slider' || role === 'spinbutton') return el.getAttribute('aria-valuenow');
     if (role === 'textbox' || role === 'combobox' || role === 'searchbox') {
-      return el.isContentEditable ? squash(el.innerText || '') || null : el.getAttribute('aria-valuetext');
+      return el.isContentEditable ? richValue(el) || null : el.getAttribute('aria-valuetext');
     }
     return null;
+  }
+  // Issue 26 item 4: rich text keeps its formatting as marks a model can check: **bold**,
+  // _italic_, __underline__, ~~struck~~ (from tags or computed style), else plain text
+  function richValue(el) {
+    let out = '', n = 0;
+    const mark = (st) => {
+      let m = '';
+      if (+st.fontWeight >= 600) m += '**';
+      if (st.fontStyle === 'italic') m += '_';
+      if (st.textDecorationLine.includes('underline')) m += '__';
+      if (st.textDecorationLine.includes('line-through')) m += '~~';
+      return m;
+    };
+    const base = mark(getComputedStyle(el));
+    const walkRich = (node, outer) => {
+      for (const c of node.childNodes) {
+        if (++n > 500) return;
+        if (c.nodeType === 3) { out += c.data; continue; }
+        if (c.nodeType !== 1) continue;
+        if (c.localName === 'br') { out += ' '; continue; }
+        const st = getComputedStyle(c);
+        if (st.display === 'none') continue;
+        const m = mark(st);
+        const add = m === outer || m === base ? '' : m;
+        const open = out.length;
+        walkRich(c, m);
+        if (!add || !/\S/.test(out.slice(open))) { if (!INLINE.has(st.display)) out += ' '; continue; }
+        const inner = out.slice(open);
+        const lead = /^\s*/.exec(inner)[0], trail = /\s*$/.exec(inner)[0];
+        out = out.slice(0, open) + lead + add + inner.trim() + add.split('').reverse().join('') + trail;
+        if (!INLINE.has(st.display)) out += ' ';
+      }
+    };
+    walkRich(el, base);
+    return squash(out);
+  }
+  // Issue 26 item 4: a nameless control's colour (a palette cell, a disk, a filled square)
+  // as a colour word; white and transparent say nothing
+  const COLOURS = [['black', [0, 0, 0]], ['gray', [128, 128, 128]], ['silver', [192, 192, 192]], ['red', [220, 30, 30]],
+    ['orange', [255, 140, 0]], ['yellow', [240, 220, 30]], ['green', [30, 160, 50]], ['lime', [120, 230, 60]], ['cyan', [30, 200, 220]],
+    ['blue', [30, 60, 220]], ['navy', [10, 20, 110]], ['purple', [130, 40, 170]], ['pink', [240, 120, 180]], ['brown', [130, 70, 20]]];
+  function fillOf(el) {
+    const c = parseColor(getComputedStyle(el).backgroundColor);
+    if (!c || c[3] < 0.5 || (c[0] > 235 && c[1] > 235 && c[2] > 235)) return '';
+    let best = '', d = Infinity;
+    for (const [name, [r, g2, b]] of COLOURS) {
+      const e = (c[0] - r) ** 2 + (c[1] - g2) ** 2 + (c[2] - b) ** 2;
+      if (e < d) { d = e; best = name; }
+    }
+    return best;
+  }
+  // Issue 26 item 2: a select's options in the text (a listbox's first 10, a drop-down's
+  // first 6) with their count, so option names need no screenshot
+  function selectOptions(el, role) {
+    const opts = Array.from(el.options || []).filter((o) => !o.hidden);
+    if (!opts.length) return '';
+    const n = role === 'listbox' ? 10 : 6;
+    const names = opts.slice(0, n).map((o) => clip(squash(o.label || o.text), 30)).join(' | ');
+    return opts.length > n ? `${names} | …(${opts.length} in all)` : names;
   }
   // A role-less slider handle's value: the widget's own (jQuery UI keeps it on the track's
   // instance), else its position as a percentage; the value text beside it is matched later.
@@ -377,6 +441,11 @@
     for (const w of classStates(el)) if (!s.includes(w)) s.push(w);
     if (role === 'link' && !s.includes('current') && pagerCurrent(el)) s.push('current');
     if (el === active) s.push('focused');
+    // Issue 26 item 4: a resizable element the person (or a script) resized says its size
+    if ((el.style && (el.style.width || el.style.height) && getComputedStyle(el).resize !== 'none') || el.classList.contains('ui-resizable')) {
+      const r = el.getBoundingClientRect();
+      s.push(`size ${Math.round(r.width)}x${Math.round(r.height)}`);
+    }
     return s;
   }
 
@@ -567,7 +636,7 @@
     if (lm && !(lm.startsWith('article') && /(^|> )main\b/.test(ctx.landmark))) { flush(); set('landmark', ctx.landmark ? ctx.landmark + ' > ' + lm : lm); }
     if (tag === 'iframe' || tag === 'frame') return frameNode(el, rect, c);
     const cell = !collectors.length && gridCell(el, tag, role, c, set);
-    const grid = !collectors.length && gridOf(el, tag, role, display);
+    const grid = !collectors.length && gridOf(el, tag, role, display, st.flexWrap);
     if (grid) { set('gridInfo', grid); set('grid', grid.id); set('row', null); set('col', null); set('rowState', null); }
     const isBlock = !INLINE.has(display);
     if (cell) flush();
@@ -596,9 +665,17 @@
     return out;
   };
   const rank = (lv, v) => { let i = 0; while (i + 1 < lv.length && lv[i + 1] - 2 <= v) i++; return i + 1; };
-  function gridOf(el, tag, role, display) {
+  function sameKids(el) {
+    const k = el.firstElementChild;
+    if (!k) return false;
+    for (const c of el.children) if (c.localName !== k.localName || c.className !== k.className) return false;
+    return true;
+  }
+  function gridOf(el, tag, role, display, flexWrap) {
     if (tag === 'table' || role === 'grid' || role === 'table' || role === 'treegrid') return { id: 'G' + (++gridSeq), kind: 'table', rows: 0 };
-    if ((display !== 'grid' && display !== 'inline-grid') || el.children.length < 4 || el.children.length > 400) return null;
+    // a wrapping flex box of like children (a board of check boxes) lays out rows as a grid does
+    const flexGrid = (display === 'flex' || display === 'inline-flex') && flexWrap !== 'nowrap' && sameKids(el);
+    if ((display !== 'grid' && display !== 'inline-grid' && !flexGrid) || el.children.length < 4 || el.children.length > 400) return null;
     const boxes = new Map();
     for (const k of el.children) {
       if (k.getElementsByTagName('*').length > 20 || k.textContent.length > 200) return null;
@@ -713,8 +790,47 @@
     return text;
   }
 
+  // Issue 26 item 1: a clickable container (listener, pointer cursor, a `button` role on a
+  // div) holding long or structured content is a region: its ref is named by its own label
+  // (aria-labelledby, aria-label, title, else its first short text) and its content is
+  // walked as lines of their own, so a success message inside it is never cut from a name.
+  function isRegion(el, tag, role, isHeading, control) {
+    if (isHeading || control || NATIVE.has(tag) || !(role === '' || role === 'button' || role === 'generic')) return false;
+    const t = squash(el.textContent || '');
+    if (t.length > 100) return true;
+    if (t.length <= 40) return false;
+    let blocks = 0;
+    for (const d of el.querySelectorAll('h1,h2,h3,h4,h5,h6,p,li,div,section')) {
+      if (/\S/.test(d.textContent) && !d.querySelector('p,div,li,section') && ++blocks >= 3) return true;
+    }
+    return false;
+  }
+  function regionElement(el, tag, role, rect, ctx) {
+    const visible = !ctx.visHidden && rect.width >= 1 && rect.height >= 1 && !offDocument(rect);
+    const idx = nodes.length;
+    const node = { id: -1, role: role || 'button', name: '', value: null, states: [],
+      bbox: [rect.left, rect.top, rect.width, rect.height], inView: seen(rect, ctx.view), interactive: true, level: 0,
+      landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag, grid: ctx.grid, row: ctx.row, col: ctx.col };
+    nodes.push(node);
+    walkChildren(el, ctx);
+    flush();
+    if (!visible) { nodes.splice(idx, 1); return; }
+    let name = nameOf(el, tag, 'region', '');
+    if (!name) {
+      const first = nodes.slice(idx + 1).find((n) => (n.role === 'text' || n.role === 'heading') && n.name);
+      if (first && first.name.length <= 60) name = first.name;
+    }
+    node.name = cut(node, name, 100);
+    if (node.role === 'generic') node.role = navigates(el) ? 'link' : 'button';
+    node.states = statesOf(el, tag, node.role);
+    node.states.push('region');
+    node.id = els.length;
+    els.push(el);
+  }
+
   function element(el, tag, role, level, isHeading, rect, ctx, control) {
     flush();
+    if (isRegion(el, tag, role, isHeading, control)) return regionElement(el, tag, role, rect, ctx);
     const visible = !ctx.visHidden && rect.width >= 1 && rect.height >= 1 && !offDocument(rect) &&
       !(ctx.clip && emptyBox(intersect(ctx.clip, [rect.left, rect.top, rect.right, rect.bottom])));
     const collector = { text: '' };
@@ -742,7 +858,7 @@
     const text = iconsOnly ? '' : content;
     let name = control ? text || nameOf(control, control.localName, role, '') : nameOf(el, tag, node.role, text);
     if (!name && iconsOnly) name = content.replace(/\[icon: ([^\]]+)\]/g, '$1');
-    if (!control && !isHeading && text) name = visibleFirst(el, name, text, node);
+    if (!control && !isHeading && text && !FIELDS.has(node.role)) name = visibleFirst(el, name, text, node);
     // a name that says the same thing twice (a logo's alt text and its caption): once
     const twice = /^(.{2,80}?) \1$/.exec(name);
     if (twice) name = twice[1];
@@ -764,12 +880,17 @@
       if (nested || !(listened || iconControl(el, tag, rect)) || rect.width > 600 || rect.width * rect.height > 60000) { nodes.splice(idx, 1); return; }
       // an SVG shape without a name is named by its form (polygon, circle), not "icon"
       const form = el instanceof SVGElement && el.localName !== 'svg' && el.localName !== 'g' ? el.localName : 'icon';
-      node.name = ctx.col !== null && ctx.col !== undefined ? '' : hintOf(el) || form;
+      node.name = ctx.col !== null && ctx.col !== undefined ? '' : hintOf(el) || (form === 'icon' ? '' : form);
     }
+    // nameless and not a grid cell: an icon the model should look at, with its position
+    const iconOnly = !node.name && (ctx.col === null || ctx.col === undefined) && !FIELDS.has(node.role);
     if (node.role === 'generic') node.role = navigates(el) ? 'link' : 'button';
+    if (target.localName === 'select') node.options = selectOptions(target, node.role);
     const v = valueOf(target, target.localName, node.role);
     node.value = v === null || v === undefined ? null : clip(String(v), 80);
     node.states = statesOf(target, target.localName, node.role);
+    if (iconOnly && (node.value === null || node.value === '')) node.states.push('icon');
+    if (!node.name) { const f = fillOf(el); if (f) node.states.push('fill ' + f); }
     // a disclosure named only by its direction glyph: the expanded/collapsed state says it
     if (DECOR.test(node.name) && (node.states.includes('expanded') || node.states.includes('collapsed'))) node.name = '';
     node.id = els.length;
@@ -822,6 +943,19 @@
     }
     for (let i = nodes.length - 1; i >= 0; i--) if (nodes[i].used) nodes.splice(i, 1);
   }
+  // Issue 26 item 2: a control named by a glyph ("-", "+", "×") is tied to the short texts on
+  // its row (a quantity and its label), not only by line order: `beside "Adults 2"`
+  function glyphNeighbours() {
+    const GLYPH = /^[^\p{L}\p{N}]{1,2}$/u;
+    const texts = nodes.filter((n) => n.role === 'text' && n.name.length <= 30 && (n.col === null || n.col === undefined));
+    for (const n of nodes) {
+      if (!n.interactive || n.id < 0 || !GLYPH.test(n.name) || (n.col !== null && n.col !== undefined)) continue;
+      const [x, y, w, h] = n.bbox, cy = y + h / 2;
+      const row = texts.filter((t) => Math.abs(t.bbox[1] + t.bbox[3] / 2 - cy) <= Math.max(h, t.bbox[3]) / 2 &&
+        t.bbox[0] + t.bbox[2] > x - 300 && t.bbox[0] < x + w + 300);
+      if (row.length && row.length <= 3) n.beside = clip(row.sort((a, b) => a.bbox[0] - b.bbox[0]).map((t) => t.name).join(' '), 60);
+    }
+  }
   // a slider handle sits somewhere on its track: labels and value text are found from the track
   function trackBox(n, el) {
     if (n.role !== 'slider' || !el.classList.contains('ui-slider-handle') || !el.parentElement) return n.bbox;
@@ -871,7 +1005,7 @@
     const WIDGET = new Set(['tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem', 'radio', 'checkbox', 'switch']);
     for (let i = nodes.length - 2; i >= 0; i--) {
       const a = nodes[i], b = nodes[i + 1], c = nodes[i + 2];
-      if (!a.interactive || !b.interactive || a.id < 0 || b.id < 0 || (a.name && a.name !== b.name)) continue;
+      if (!a.interactive || !b.interactive || a.id < 0 || b.id < 0 || (a.name && a.name !== b.name) || a.states.includes('region')) continue;
       const outer = els[a.id];
       if (outer === els[b.id] || !outer.contains(els[b.id])) continue;
       // a nameless outer control merges only when all its text is the inner control's
@@ -935,6 +1069,7 @@
   flush();
   layoutLabels();
   sliderValues();
+  glyphNeighbours();
   pagerText();
   mergeRepeats();
   const covers = new Set();
@@ -946,6 +1081,14 @@
     const said = clip(coverName(cover), 40);  // named once: the later lines covered by it say `covered`
     if (!covers.has(said)) { covers.add(said); n.cover = said; }
   }
+  // Issue 26 item 4: the page's selected text (a drag-select), outside private regions
+  function selectedText() {
+    const sel = window.getSelection && window.getSelection();
+    if (!sel || sel.isCollapsed || !sel.rangeCount) return '';
+    const a = sel.anchorNode && (sel.anchorNode.nodeType === 1 ? sel.anchorNode : sel.anchorNode.parentElement);
+    if (a && isPrivate(a)) return '';
+    return clip(squash(sel.toString()), 200);
+  }
   g.snap = { version: args.version, els };
   g.cands = cands;
   // A JSON string: Playwright's structured serializer is ~10x slower on big results.
@@ -954,5 +1097,6 @@
     viewport: { width: vw, height: vh, scrollX: sx, scrollY: sy, docWidth: docW, docHeight: docH },
     stats: { visited, dropped, ms: performance.now() - t0 },
     modal: window === window.top ? detectModal() : null,
+    selection: window === window.top ? selectedText() : '',
   });
 }

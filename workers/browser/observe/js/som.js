@@ -105,13 +105,17 @@
     // the tag goes above the box, else to its left, else below, else inside its corner:
     // the first of these that is on screen and free, else the first on screen
     const tagW = 6 * String(m.label).length + 5;
+    // issue 26 item 6: a tag never sits inside a small control (it would hide it); the
+    // right side is tried too, and the inside corner is left for large boxes only
+    const small = w < 40 || h < 24;
     const spots = [
       [[x - 2, y - 15, tagW, 13], 'left:-2px;top:-15px;'],
       [[x - tagW, y - 2, tagW, 13], `left:-${tagW + 2}px;top:-2px;`],
+      [[x + w + 2, y - 2, tagW, 13], 'left:calc(100% + 2px);top:-2px;'],
       [[x - 2, y + h, tagW, 13], 'left:-2px;top:100%;'],
-      [[x, y, tagW, 13], 'left:-2px;top:0;'],
     ];
-    const spot = spots.find(([r]) => inView(r) && free(r, i)) || spots.find(([r]) => inView(r)) || spots[3];
+    if (!small) spots.push([[x, y, tagW, 13], 'left:-2px;top:0;']);
+    const spot = spots.find(([r]) => inView(r) && free(r, i)) || spots.find(([r]) => inView(r)) || spots[spots.length - 1];
     placed.push(spot[0]);
     tag.style.cssText = 'position:absolute;font:bold 11px/13px monospace;padding:0 2px;' +
       `color:#fff;background:${color};white-space:nowrap;` + spot[1];
