@@ -113,7 +113,7 @@ async def test_research_types_into_search_fields_only() -> None:
     llm = FakeLLM(
         [
             reply(("type", {"ref": "1:2", "text": "great product!"})),
-            reply(("type", {"ref": "2:1", "text": "lamp"})),
+            reply(("type", {"ref": "1:1", "text": "lamp"})),  # same page version: nothing changed
             reply(("done", {"answer": "searched", "success": True})),
         ],
         BRAIN_SIDE,

@@ -91,7 +91,7 @@ async def test_the_loop_grows_the_offer_through_more_tools_and_unoffered_calls()
         [
             reply(("more_tools", {})),
             reply(("more_tools", {"enable": ["tabs"]})),
-            reply(("hover", {"ref": "3:1"})),  # not offered, but the task may use it
+            reply(("hover", {"ref": "1:1"})),  # not offered, but the task may use it
             reply(("done", {"answer": "ok", "success": True})),
         ],
         BRAIN_SIDE,

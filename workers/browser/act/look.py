@@ -16,7 +16,6 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PIL import Image
 
 from workers.agent import textcut
 from workers.agent.errors import ConfigurationError, LLMError
@@ -110,7 +109,10 @@ IMAGE_QUESTION = (
 
 
 def _jpeg(data: bytes, max_side: int) -> bytes:
-    """Any image file as a JPEG no larger than max_side (the vision model's input)."""
+    """Any image file as a JPEG no larger than max_side (the vision model's input). PIL loads
+    here, on first use: not on every process start."""
+    from PIL import Image
+
     with Image.open(io.BytesIO(data)) as img:
         rgb = img.convert("RGB")
         rgb.thumbnail((max_side, max_side))
