@@ -16,7 +16,6 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-
 from workers.agent import textcut
 from workers.agent.errors import ConfigurationError, LLMError
 from workers.agent.protocols import LLM, ToolResult
