@@ -57,7 +57,7 @@ from workers.agent.protocols import (
     RouteStore,
     ToolResult,
 )
-from workers.agent.refresh import refreshed
+from workers.agent.refresh import carry_refs, look_again
 from workers.agent.replay import Replayer, ReplayReport, tell_ledger
 from workers.agent.replay_vouch import ReplayVouch
 from workers.agent.roles.worker import Worker, WorkerTurn
@@ -248,10 +248,13 @@ class AgentLoop:
                 return Ending.finished(verdict.final_answer, verdict.success)
         turn = await self._think(step, state)  # line 15
         if turn.calls and self._observed is not None:  # issue 26 item 7: stale under a slow call
-            now = await refreshed(self.browser, self.task.observation_mode, self._observed)
-            if now is not None:
-                state = await self._seen(step, now)
+            seen = self._observed
+            look = await look_again(self.browser, self.task.observation_mode, seen)
+            if look.changed is not None:
+                state = await self._seen(step, look.changed)
                 turn = await self._think(step, state)
+            elif look.now.version != seen.version:  # same text, new snapshot: keep the choice
+                turn = replace(turn, calls=carry_refs(turn.calls, seen.version, look.now.version))
         if not turn.calls:
             return await self._no_tool_call(step, state, turn)
         self._nudged_last = False

@@ -271,3 +271,22 @@ async def test_an_unchanged_page_is_not_refreshed() -> None:
     browser, llm, sink = FakeBrowser(PAGES), FakeLLM([done("42")]), RecordingSink()
     await run_agent(task(), browser, llm, sink)
     assert len(llm.prompts) == 1 and len(sink.of_type("observation")) == 1
+
+
+async def test_a_new_snapshot_of_the_same_text_keeps_the_models_choice() -> None:
+    """A change the text does not show (a timer) moved the snapshot version while the model
+    thought: its click is carried over to the new version and runs, with no second call."""
+    browser, sink = FakeBrowser(PAGES), RecordingSink()
+
+    def choice(messages):
+        browser.hidden_changes += 1
+        return reply(
+            ("click", {"ref": "1:2"}), ("bulk", {"actions": [{"tool": "click", "ref": "1:2"}]})
+        )
+
+    llm = FakeLLM([choice, done("ok")])
+    await run_agent(task(), browser, llm, sink)
+    assert [(a.name, a.args.get("ref")) for a in browser.actions][:1] == [("click", "2:2")]
+    second = "\n".join(str(m.get("content")) for m in llm.prompts[1])
+    assert "stale_ref" not in second and "[view refreshed]" not in second
+    assert len(llm.prompts) == 2  # the choice, then done: no re-decision

@@ -27,7 +27,8 @@ class FakeBrowser:
         self.screenshots = 0
         self.goto_error: Exception | None = None
         self.fail: dict[str, ToolResult] = {}  # action name -> forced result
-        self._last: tuple[tuple[str, int, str], int] | None = None  # state, version observed
+        self.hidden_changes = 0  # DOM changes the text does not show (timers): a new version
+        self._last: tuple[tuple[str, int, str, int], int] | None = None  # state, version observed
 
     @property
     def url(self) -> str:
@@ -45,7 +46,7 @@ class FakeBrowser:
         # change-gated as the real PageSession: nothing happened since the last observation
         # (no action, no navigation) keeps its version and refs
         acted = sum(1 for a in self.actions if a.name not in _READS)
-        state = (self.current, acted, self.text_extra)
+        state = (self.current, acted, self.text_extra, self.hidden_changes)
         if self._last is None or self._last[0] != state:
             self.version += 1
         self._last = (state, self.version)
