@@ -268,6 +268,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sites/explore/{exploration_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running exploration at once
+         * @description Cancel a queued or running exploration at once: a queued one never runs, a running
+         *     one stops at its worker's next heartbeat and writes no WebsiteMem. A finished one is
+         *     returned unchanged. Needs `tasks:write`.
+         */
+        post: operations["cancelExploration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sites/{domain}": {
         parameters: {
             query?: never;
@@ -1277,7 +1299,7 @@ export interface components {
             result?: components["schemas"]["WebsiteMem"] | null;
             /** Started At */
             started_at?: string | null;
-            /** @description queued, running, succeeded or failed */
+            /** @description queued, running, succeeded, failed or cancelled */
             status: components["schemas"]["TaskStatus"];
             /** Url */
             url: string;
@@ -3256,6 +3278,83 @@ export interface operations {
         };
     };
     getExploration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task id */
+                exploration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExplorationOut"];
+                };
+            };
+            /** @description missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the API key lacks the scope this route needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description rate limit or concurrent-task cap reached (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description the database or the queue is unreachable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    cancelExploration: {
         parameters: {
             query?: never;
             header?: never;

@@ -42,7 +42,7 @@ class Side:
         return box[0]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
 async def side(request: pytest.FixtureRequest) -> AsyncIterator[Side]:
     if request.param == "memory":
         bus = MemoryEventBus()

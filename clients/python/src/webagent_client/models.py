@@ -1311,7 +1311,7 @@ class ExplorationOut(BaseModel):
     started_at: Annotated[AwareDatetime | None, Field(title="Started At")] = None
     status: TaskStatus
     """
-    queued, running, succeeded or failed
+    queued, running, succeeded, failed or cancelled
     """
     url: Annotated[str, Field(title="Url")]
     version: Annotated[int | None, Field(title="Version")] = None
