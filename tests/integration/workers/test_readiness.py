@@ -82,9 +82,10 @@ async def test_readyz_names_the_llm_setting_to_fix(migrated_pg_url: str, redis_u
 
 
 def test_registration_without_a_live_key_is_not_counted(redis_url: str) -> None:
-    """A SIGKILLed worker stays in rq's registry; its own key expiring marks it gone."""
+    """A SIGKILLed worker stays in rq's registry; its own key expiring marks it gone. (A queue
+    of its own: a worker another test killed may still be in the real queue's registry.)"""
     connection = redis.Redis.from_url(redis_url)
-    queue = Queue(QUEUE_NAME, connection=connection)
+    queue = Queue(f"{QUEUE_NAME}-{uuid.uuid4().hex[:8]}", connection=connection)
     alive = Worker([queue], connection=connection, name="readiness-alive")
     killed = Worker([queue], connection=connection, name="readiness-killed")
     try:
