@@ -215,7 +215,7 @@ EXTRA_HIDDEN = [
 
 EXTRA_CONTROLS = {
     "SVG-LABEL-42": "bar",  # an SVG shape with a listener, named by the text drawn on it
-    "reply-icon": "reply",  # nameless icon span with a listener: named by its class, "icon" dropped
+    "reply": "reply",  # nameless icon span with a listener: named by its icon class reply-icon
     "Alpha item": "alpha",  # items of a list whose one listener delegates (no jQuery)
     "Gamma item": "gamma",
     "Cell two": "cell-two",  # jQuery(document).on('click', '.cell', ...) targets
@@ -223,7 +223,8 @@ EXTRA_CONTROLS = {
     # handlers delegated to document (no trace on the element):
     "More topics": "more",  # an <a> without href
     "User icon": "user",  # an href-less <a> showing only an <svg>, named by its aria-label
-    "ad-choices": "adchoices",  # nameless pointer-cursor icon box: named by its class
+    # (a nameless pointer-cursor box of class "ad-choices" is `icon at (x,y)` since issue 26
+    # item 3: class names are never names, except icon classes)
     "SVG link text": "svglink",  # an <a href> inside <svg>
 }
 

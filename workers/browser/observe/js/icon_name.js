@@ -10,5 +10,9 @@
     const m = PREFIX.exec(c);
     if (m && !NOT_NAMES.test(m[1]) && /^[a-z][a-z0-9-]*$/i.test(m[1]) && m[1].length <= 40) return m[1];
   }
+  for (const c of cls.trim().split(/\s+/)) {  // the suffix form: reply-icon -> "reply"
+    const m = /^([a-z][a-z0-9]*)[-_]icon$/i.exec(c);
+    if (m && !NOT_NAMES.test(m[1]) && m[1].length <= 40) return m[1];
+  }
   return '';
 }
