@@ -174,7 +174,8 @@ def email_inbox(task: str, page: str) -> Reply:
     if m["icon"]:
         ref = _row_icon(page, m["name"], m["icon"])
         return tool_reply(("click", {"ref": ref})) if ref else give_up("email not listed")
-    send = find(page, ("button",), "send-reply" if m["reply"] is not None else "send-forward")
+    verb = "reply" if m["reply"] is not None else "forward"  # named from the id send-<verb>
+    send = find(page, ("button",), f"send-{verb}") or find(page, ("button",), f"send {verb}")
     if send is not None:
         boxes = [el.ref for el in nodes(page) if el.role == "textbox"]
         box = boxes[-1] if m["reply"] is not None else find(page, ("textbox",), "to")

@@ -10,6 +10,11 @@
     const m = PREFIX.exec(c);
     if (m && !NOT_NAMES.test(m[1]) && /^[a-z][a-z0-9-]*$/i.test(m[1]) && m[1].length <= 40) return m[1];
   }
+  // a bare class that is a known icon word (MiniWoB's `<span class="trash">`, a `star`)
+  const WORDS = /^(?:trash|delete|star|reply|retweet|share|like|dislike|heart|more|edit|close|search|menu|settings|print|download|upload|plus|minus|add|remove|bookmark|flag|archive|forward|send|refresh|home|user|info|help|copy|paste|save|undo|redo|bold|italic|underline|link|play|pause|stop|next|prev|previous|back|expand|collapse|check|filter|sort|calendar|mail|email|phone|lock|unlock|pin|tag|cart|bell|camera|comment|chat|upvote|downvote|mute|block|report|favorite|favourite)$/;
+  for (const c of cls.trim().split(/\s+/)) {
+    if (WORDS.test(c)) return c;
+  }
   for (const c of cls.trim().split(/\s+/)) {  // the suffix form: reply-icon -> "reply"
     const m = /^([a-z][a-z0-9]*)[-_]icon$/i.exec(c);
     if (m && !NOT_NAMES.test(m[1]) && m[1].length <= 40) return m[1];
