@@ -91,7 +91,7 @@ def _build_dispatcher(settings: Settings, stack: AsyncExitStack) -> Dispatcher:
             "embedded mode (no WEBAGENT_REDIS_URL) needs an injected dispatcher: start the "
             "service with `webagent serve`, or pass create_app(dispatcher=InProcessDispatcher(...))"
         )
-    dispatcher = RqDispatcher(settings.redis_url)
+    dispatcher = RqDispatcher(settings.redis_url, queue_name=settings.queue_name)
     stack.callback(dispatcher.close)
     return dispatcher
 

@@ -9,6 +9,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.contracts import QUEUE_NAME
+
 Role = Literal["orchestrator", "planner", "worker", "vision", "vision_fallback", "summarizer"]
 
 
@@ -31,6 +33,9 @@ class Settings(BaseSettings):
     # storage and queue: unset means embedded (SQLite file + in-process dispatcher + memory bus)
     database_url: str = ""
     redis_url: str = ""
+    # the rq queue API processes enqueue on and workers take from: deployments sharing one
+    # Redis keep apart by naming their own
+    queue_name: str = Field(default=QUEUE_NAME, min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
     data_dir: str = ".webagent"
 
     # HTTP API

@@ -6,6 +6,7 @@ worker process died (kill -9) is reaped to failed/worker_lost. Real Chromium, no
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -65,8 +66,11 @@ def deployment(
     upgrade(postgres_url)
     data_dir = tmp_path_factory.mktemp("explore-production")
     quick_reaper = {"heartbeat_timeout_s": 4.0, "reaper_interval_s": 1.0}
+    # its own queue: the package's production worker on the same Redis database takes jobs
+    # of the shared queue, and it ran the exploration this module kills the worker of
+    own_queue = {"queue_name": f"explore-{uuid.uuid4().hex[:8]}"}
     with production(
-        chromium_path, e2e_llm, data_dir, postgres_url, redis_url, **quick_reaper
+        chromium_path, e2e_llm, data_dir, postgres_url, redis_url, **quick_reaper, **own_queue
     ) as running:
         yield running
 

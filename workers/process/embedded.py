@@ -24,7 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app import llm_probe
 from app.api.health import rq_workers_check
-from app.contracts import EXPLORE_JOB_FUNC, JOB_FUNC, QUEUE_NAME, ErrorCode, TaskStatus
+from app.contracts import EXPLORE_JOB_FUNC, JOB_FUNC, ErrorCode, TaskStatus
 from app.db import SiteExploration, Task
 from app.dispatch import InProcessDispatcher
 from app.events import EventBus, MemoryEventBus
@@ -197,7 +197,7 @@ def production_lifespan(settings: Settings) -> LifespanExtra:
     async def extra(app: FastAPI) -> AsyncIterator[None]:
         connection = redis.Redis.from_url(settings.redis_url)
         app.state.readiness_checks["browser"] = rq_workers_check(
-            Queue(QUEUE_NAME, connection=connection)
+            Queue(settings.queue_name, connection=connection)
         )
         llm_probe.install(app, settings)  # readiness "llm", and a start-up log line
         try:

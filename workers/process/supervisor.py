@@ -31,7 +31,7 @@ from rq.job import Job
 from rq.registry import StartedJobRegistry
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.contracts import QUEUE_NAME, ErrorCode
+from app.contracts import ErrorCode
 from app.db import create_engine, session_factory
 from app.events import RedisEventBus
 from app.logging_config import configure as configure_logging
@@ -56,7 +56,7 @@ WORKER_TTL_S = 40  # a child that lived this long resets its crash backoff
 
 
 def worker_process_main(index: int, settings: Settings, worker_id: str | None = None) -> None:
-    """One worker process: metrics endpoint, warm runtime, rq work loop on QUEUE_NAME."""
+    """One worker process: metrics endpoint, warm runtime, rq work loop on the configured queue."""
     configure_logging(settings)  # JSON lines with task id and step (app/logging_config.py)
     start_http_server(settings.worker_metrics_port + index, addr=settings.host)
     rt = _warm_runtime(settings, worker_id or make_worker_id(f"w{index}"))
@@ -86,7 +86,7 @@ def _work(rt: WorkerRuntime, settings: Settings) -> None:
     runtime.install(rt)
     connection = redis.Redis.from_url(settings.redis_url)
     try:
-        queue = Queue(QUEUE_NAME, connection=connection)
+        queue = Queue(settings.queue_name, connection=connection)
         worker = RenewingWorker(
             [queue], connection=connection, name=rt.worker_id, worker_ttl=WORKER_TTL_S
         )
@@ -386,7 +386,7 @@ class Supervisor:
         would keep them there until their timeout, as if still running (job id = task id)."""
         connection = redis.Redis.from_url(self.settings.redis_url)
         try:
-            registry = StartedJobRegistry(QUEUE_NAME, connection=connection)
+            registry = StartedJobRegistry(self.settings.queue_name, connection=connection)
             for job in Job.fetch_many(task_ids, connection=connection):
                 if job is not None:
                     registry.remove_executions(job)
