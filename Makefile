@@ -54,7 +54,7 @@ lint: setup
 TEST_PROCS ?= 3
 
 test: setup lint
-	$(BIN)/python -m pytest -q -ra -n $(TEST_PROCS) --dist loadgroup
+	$(BIN)/python -m pytest -q -ra -n $(TEST_PROCS) --dist loadgroup --durations=25
 
 chaos: setup
 	$(BIN)/python -m pytest -q -ra -m chaos
