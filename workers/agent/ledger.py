@@ -43,6 +43,7 @@ FACT_CATEGORIES: tuple[str, ...] = get_args(FactCategory)
 DEAD_END_CAUSES: tuple[str, ...] = get_args(DeadEndCause)
 CHECKLIST_STATUSES: tuple[str, ...] = get_args(ChecklistStatus)
 RECENT_STEPS = 3  # |recent| (seed 000 §5.2)
+ROUTE_REPLAYED = "route_replayed"  # the checkpoint kind of a replayed route (replay.py)
 CHECKLIST_MIN, CHECKLIST_MAX = 2, 6  # seed 004 §3.2
 CHECKLIST_ITEM_WORDS = 10
 

@@ -25,6 +25,7 @@ from typing import Any
 from workers.agent import textcut
 from workers.agent.blocks import fenced
 from workers.agent.ledger import (
+    ROUTE_REPLAYED,
     ChecklistItem,
     Checkpoint,
     DeadEnd,
@@ -60,6 +61,7 @@ class WorkerView:
     site: str = ""  # brief learnings of earlier runs on this page's domain (page-derived)
     replayed: int = 0  # the step whose calls and results follow verbatim (0: none)
     plan_step: int = 0  # the step the Planner set the subgoal at (0: before any step)
+    route: str = ""  # every replayed call of a proven route with its values (the checkpoint)
 
 
 @dataclass(frozen=True)
@@ -106,23 +108,34 @@ def worker_view(
     Dead ends: this run's on this page, earlier runs' only where they apply to this page
     (`Ledger.relevant_dead_ends`); plus a brief of what earlier runs learned about the site.
     `replayed`: the step whose tool calls and results the prompt replays after the Ledger
-    (its line keeps the notes and URL, not a second copy of the calls)."""
+    (its line keeps the notes and URL, not a second copy of the calls). After a replayed
+    route the route's checkpoint line lists every replayed call with its values (filters
+    set early included), so the replayed steps before the last are not listed again."""
     first_recent = min((s.step for s in ledger.recent), default=None)
     earlier = tuple(s for s in window if first_recent is None or s.step < first_recent)
+    route = _route_checkpoint(ledger)
+    listed = route.step if route is not None else 0  # replayed steps the route line lists
     return WorkerView(
         goal=ledger.goal,
         subgoal=ledger.subgoal,
         url=url,
-        recent=tuple(ledger.recent),
+        recent=tuple(s for s in ledger.recent if s.step >= listed),
         facts=tuple(ledger.facts_by_recency(WORKER_FACTS)),
         dead_ends=tuple(ledger.relevant_dead_ends(url, page_text)),
         summary=ledger.summary,
-        earlier=earlier,
+        earlier=tuple(s for s in earlier if s.step >= listed),
         checklist=tuple(ledger.checklist),
         site=_site(ledger, domain_of(url), brief=True),
         replayed=replayed,
         plan_step=ledger.plan_step,
+        route=route.description if route is not None else "",
     )
+
+
+def _route_checkpoint(ledger: Ledger) -> Checkpoint | None:
+    """The replay's checkpoint: one line with every replayed call and its values (the same
+    line the Planner's checkpoints show, replay.py `replayed_actions`)."""
+    return next((c for c in reversed(ledger.checkpoints) if c.kind == ROUTE_REPLAYED), None)
 
 
 def planner_view(ledger: Ledger, url: str = "", page_text: str = "") -> PlannerView:
@@ -207,7 +220,7 @@ def _fenced_section(title: str, lines: Iterable[str]) -> list[str]:
 
 def render_checkpoint(checkpoint: Checkpoint) -> str:
     c = checkpoint
-    limit = ROUTE_CHECKPOINT_CHARS if c.kind == "route_replayed" else NOTE_CHARS
+    limit = ROUTE_CHECKPOINT_CHARS if c.kind == ROUTE_REPLAYED else NOTE_CHARS
     return f"step {c.step} {c.kind}: {_clip(c.description, limit)} @ {c.url}"
 
 
@@ -256,6 +269,7 @@ def render_worker(view: WorkerView, include_goal: bool = True) -> str:
         (render_dead_end(d, with_url=False) for d in view.dead_ends),
     )
     lines += _fenced_section("learned on this site by earlier runs", view.site.splitlines())
+    lines += _field("proven route", _clip(view.route, ROUTE_CHECKPOINT_CHARS))
     lines += _field("earlier steps (summary)", view.summary)
     lines += _section("recent steps", render_steps((*view.earlier, *view.recent), view.replayed))
     return "\n".join(lines)
