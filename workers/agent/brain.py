@@ -4,9 +4,9 @@
 - when the Planner runs (Algorithm 1 line 10: every N steps, N = PLANNER_EVERY_N_STEPS,
   default 4, counted from the Planner's last call, so an early call after
   `failures_before_review` failed steps in a row or on a completion claim is not followed
-  by a periodic one on the next step; optionally at start) and seed 001 App. A.4's verification pass, on every success claim
-  (issue 22), bounded: after `max_rejections` rejected claims the run ends failed with the
-  Planner's reason;
+  by a periodic one on the next step; optionally at start) and seed 001 App. A.4's
+  verification pass, on every success claim (issue 22), bounded: after `max_rejections`
+  rejected claims the run ends failed with the Planner's reason;
 - the seed 004 §3.2 checklist from the start: the Worker's first turn writes its 2-6 items
   (issue 22 measured this against a Planner call at start: docs/benchmarks.md), and the
   Planner's first call writes it when the Worker did not;

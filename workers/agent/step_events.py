@@ -37,7 +37,7 @@ def action_event(
     `cause` is the raw failure (e.g. Chromium's net:: code) kept for operators; `tried` and
     `tier` the click's transport attempts, which the model is shown only after a fallback."""
     extra = {"replayed": True} if replayed else {}
-    event = {
+    event: dict[str, Any] = {
         "step": step,
         "action": action.name,
         "args": dict(redacted_args(action)),
