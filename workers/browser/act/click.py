@@ -28,13 +28,8 @@ from workers.browser.act import humanize, snapper
 from workers.browser.act.actions import failure
 from workers.browser.act.click_memory import ClickMemory, InMemoryClickMemory, domain_of, tier_order
 from workers.browser.act.repeats import DeadClickGuard, StallMonitor
-from workers.browser.act.verify import (
-    Outcome,
-    ghost,
-    missed,
-    pointer,
-    report,
-)
+from workers.browser.act.verdicts import ghost, missed, report
+from workers.browser.act.verify import Outcome, pointer
 from workers.browser.observe.vision import Rect
 from workers.browser.runtime.scripts import js
 

@@ -1,0 +1,76 @@
+"""Tool results built from an effect check's Outcome (verify.py): `report` for an action that
+changed something, `ghost` for one that did not (seed 002 ghost click, seed 000 Alg. 5
+click_silent), `missed` for a press released on something else (issue 27 item 3)."""
+
+from __future__ import annotations
+
+from workers.agent.protocols import ToolResult
+from workers.agent.toolerrors import ToolError
+from workers.browser.act.verify import Outcome
+
+
+def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
+    """The ghost click of seed 002 (click_silent of seed 000 Alg. 5) with concrete next moves."""
+    alternatives: list[str] = []
+    if out is not None and out.children:
+        parts = ", ".join(repr(c) for c in out.children)
+        alternatives.append(f"it contains separately clickable parts ({parts}): click one of those")
+    alternatives += [
+        "the element may be disabled, decorative or only a label: observe again and pick the"
+        " real control",
+        "press_key Enter (or Space) if the element has focus",
+    ]
+    ambient = f" ({out.ambient} changes by page timers ignored)" if out and out.ambient else ""
+    tiers = f"; tried {', '.join(tried)}" if tried else ""
+    if out is not None and out.handled > 0:  # issue 27 item 2: answered, not dead
+        return ToolResult(
+            success=False,
+            error=ToolError.no_change,
+            reason=f"{what}: the page's handlers ran ({out.handled}) but the page looks the same"
+            f" (no navigation, DOM, focus, value, scroll or dialog change){ambient}{tiers}.",
+            alternatives=(
+                "if it checks an answer or input, change that first, then try again",
+                "observe the page: the response may be elsewhere or come later",
+            ),
+            tried=tuple(tried),
+        )
+    return ToolResult(
+        success=False,
+        error=ToolError.no_effect,
+        reason=f"{what} had no visible effect: no navigation, DOM change, focus, value, scroll"
+        f" or dialog change, and no page handler ran{ambient}{tiers}.",
+        alternatives=tuple(alternatives),
+        tried=tuple(tried),
+    )
+
+
+def missed(what: str, out: Outcome, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
+    """Issue 27 item 3: the press was released on something else (the target moved or went
+    away under the pointer: a hover-revealed menu that closed, a list that re-sorted)."""
+    return ToolResult(
+        success=False,
+        error=ToolError.no_effect,
+        reason=f"{what}: the target did not get the click; it landed on {out.missed_on}"
+        " (the target moved, closed or was covered as the pointer reached it).",
+        alternatives=(
+            "for an item in a menu opened by hovering, hover its parent item again, then click"
+            " the item (or focus the parent and use the arrow keys and Enter)",
+            "observe again and click the element now at that place only if it is the one meant",
+        ),
+        tried=tuple(tried),
+    )
+
+
+def report(what: str, out: Outcome, url: str) -> ToolResult:
+    """A successful action: what it changed, where the page is now."""
+    evidence = out.evidence()
+    reason = f"{what} done" + (f" ({evidence})" if evidence else "")
+    if out.url_changed:
+        reason += f"; now at {url}"
+    if out.popup:
+        reason += " (it opened a new tab; you are now in that tab)"
+    if out.downloads:
+        reason += "; it started a download (see read_download)"
+    if out.dialogs:
+        reason += f"; the page showed a dialog: {'; '.join(out.dialogs)}"
+    return ToolResult(success=True, reason=reason, page_changed=out.url_changed or out.popup)
