@@ -104,3 +104,11 @@ async def test_the_loop_grows_the_offer_through_more_tools_and_unoffered_calls()
     assert third == [*second, "tabs"]  # joined at the end, from the step after the call
     assert fourth == [*third, "hover"]
     assert [a.name for a in browser.actions] == ["hover"]  # more_tools never reaches the page
+
+
+def test_a_task_that_selects_words_gets_select_text_and_a_dropdown_task_does_not() -> None:
+    """Relay after fidelity wave 3, finding 10: "select the words" took a pixel drag."""
+    words = ToolOffer(instruction="Select the words quick brown fox in the sentence.")
+    assert "select_text" in names(words.tools(""))
+    option = ToolOffer(instruction="Select Blue in the colour list and submit.")
+    assert "select_text" not in names(option.tools(""))

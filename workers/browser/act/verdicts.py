@@ -4,6 +4,8 @@ click_silent), `missed` for a press released on something else (issue 27 item 3)
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.browser.act.verify import Outcome
@@ -74,3 +76,26 @@ def report(what: str, out: Outcome, url: str) -> ToolResult:
     if out.dialogs:
         reason += f"; the page showed a dialog: {'; '.join(out.dialogs)}"
     return ToolResult(success=True, reason=reason, page_changed=out.url_changed or out.popup)
+
+
+LISTENS_DOUBLE = "listens_dblclick"  # data key: the handler names the exact double click
+
+
+def listens_double(result: ToolResult) -> ToolResult:
+    """A click that only changed the element's focus or state, on an element that listens for
+    double click (issue 26 relay finding 6: a calendar slot opened its editor on the second
+    click, while the first was reported done)."""
+    return replace(
+        result,
+        reason=f"{result.reason}; nothing appeared (only focus or classes changed), and it"
+        " listens for a double click: if what you expected did not open, click it again with"
+        " count=2",
+        data={**result.data, LISTENS_DOUBLE: True},
+    )
+
+
+def offer_double(result: ToolResult, again: str) -> ToolResult:
+    """The click handlers' account of `listens_double`: the exact call that double-clicks."""
+    if not result.data.get(LISTENS_DOUBLE):
+        return result
+    return replace(result, alternatives=(again, *result.alternatives))

@@ -86,10 +86,23 @@ class Outcome:
     missed_on: str = ""  # the release/click landed on this, not on the target (27 item 3)
     selected: bool = False  # text got selected (a drag that ended over text)
     controls: tuple[str, bool, bool] | None = None  # what it controls: kind, shown before/after
+    dblclick: bool = False  # only the target's attributes changed, and it listens for dblclick
 
     @property
     def mutations(self) -> int:
         return self.causal + self.late
+
+    @property
+    def wants_double(self) -> bool:
+        """Only focus or attributes changed (nothing added or re-worded), and the element (or
+        an ancestor) listens for a double click: its real action may need two clicks (issue
+        26 relay finding 6)."""
+        opened = self.controls is not None and self.controls[2]
+        return self.dblclick and not (
+            self.url_changed or self.dialogs or self.popup or self.requests or self.downloads
+            or self.modal or self.value_changed or self.detached or self.hidden or opened
+            or self.field is not None or self.scrolled
+        )  # fmt: skip
 
     @property
     def toggled(self) -> bool:
@@ -200,6 +213,7 @@ def outcome(
         missed_on=str(summary.get("missedOn") or "") if summary.get("missed") else "",
         selected=bool(summary.get("selected")),
         controls=_controls(summary.get("controls")),
+        dblclick=bool(summary.get("dblclick")),
         **seen,
     )
 
