@@ -19,7 +19,7 @@ from workers.adapters.secrets import SecretRefused
 from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
-from workers.browser.act import actions, field_values, snapper, spin, verdicts, verify
+from workers.browser.act import actions, field_values, snapper, spin, verdicts
 from workers.browser.act.click import MODIFIER_BITS, Target
 from workers.browser.observe.vision import Rect
 from workers.browser.runtime.scripts import js
@@ -272,7 +272,7 @@ async def press(s: InputContext, args: a.PressKeyArgs) -> ToolResult:
             for _ in range(args.repeat):
                 await kb.press(args.key)
 
-    before = await verify.focused(s.page)
+    before = await verdicts.focused(s.page)
     what = f"{args.action} {args.key}" + (f" x{args.repeat}" if args.repeat > 1 else "")
     # a key press is judged like a click (issue 26 item 8): no change anywhere, page pixels
     # included (a canvas game), is no success; holding a modifier down or up is not judged
@@ -283,7 +283,7 @@ async def press(s: InputContext, args: a.PressKeyArgs) -> ToolResult:
             success=True,
             reason=f"{what} done (the page's key handlers ran; nothing visible changed)",
         )
-    change = verify.focus_change(before, await verify.focused(s.page))
+    change = verdicts.focus_change(before, await verdicts.focused(s.page))
     if change and result.success:  # a slider's value, a checkbox, a caret's text
         result = actions.note(result, change)
     if s.held_keys:

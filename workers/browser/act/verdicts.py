@@ -1,14 +1,22 @@
 """Tool results built from an effect check's Outcome (verify.py): `report` for an action that
 changed something, `ghost` for one that did not (seed 002 ghost click, seed 000 Alg. 5
-click_silent), `missed` for a press released on something else (issue 27 item 3)."""
+click_silent), `missed` for a press released on something else (issue 27 item 3),
+`listens_double` for a click that may have needed two (relay finding 6), and `focus_change`,
+what a key press did to the focused element (issue 26 item 8)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
+from playwright.async_api import Error, Page
+
+from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.browser.act.verify import Outcome
+from workers.browser.runtime.scripts import js
 
 
 def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
@@ -99,3 +107,44 @@ def offer_double(result: ToolResult, again: str) -> ToolResult:
     if not result.data.get(LISTENS_DOUBLE):
         return result
     return replace(result, alternatives=(again, *result.alternatives))
+
+
+async def focused(page: Page) -> dict[str, Any] | None:
+    """The focused element's state (js/verify_focus.js), None when nothing is focused."""
+    try:
+        state = await page.main_frame.evaluate(js("verify_focus.js"))
+    except Error:
+        return None
+    return dict(state) if state else None
+
+
+_FOCUS_FIELDS = (
+    ("value", "value"),
+    ("valuenow", "value"),
+    ("valuetext", "value text"),
+    ("checked", "checked"),
+    ("expanded", "expanded"),
+    ("selected", "selected"),
+    ("text", "text"),
+)
+
+
+def focus_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> str:
+    """What a key press did to the focused element: `the focused slider "Volume": value
+    '-97' -> '-99'`, focus moving to another element, or a handle that moved; '' if nothing."""
+    if after is None:
+        return "focus left the element" if before is not None else ""
+    name = f' "{after["name"]}"' if after.get("name") else ""
+    if before is None or (before["what"], before.get("name")) != (after["what"], after.get("name")):
+        return f"focus is now on a {after['what']}{name}"
+    changes: list[str] = []
+    for key, label in _FOCUS_FIELDS:
+        old, new = before.get(key), after.get(key)
+        if old != new and label not in {c.split(" ", 1)[0] for c in changes}:
+            changes.append(
+                f"{label} {textcut.cut(str(old), 30)!r} -> {textcut.cut(str(new), 30)!r}"
+            )
+    if not changes and (before["x"], before["y"]) != (after["x"], after["y"]):
+        dx, dy = after["x"] - before["x"], after["y"] - before["y"]
+        changes.append(f"moved by ({dx:+d}, {dy:+d}) px")
+    return f"the focused {after['what']}{name}: {', '.join(changes)}" if changes else ""
