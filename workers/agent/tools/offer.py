@@ -55,6 +55,10 @@ TASK_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\bprint\b|\bpdf\b", ("export_pdf",)),
         (r"\b(new|another|other|second|each) (browser )?(tab|window)s?\b|pop-?up", ("tabs",)),
         (r"\bdrag|\bdrop\b|slider|resize|highlight", ("drag",)),
+        (
+            r"\b(select|highlight|mark)\b[^.\n]{0,40}\b(words?|text|phrase|sentence|letters)\b",
+            ("select_text",),
+        ),
         (r"\bhover", ("hover",)),
         (r"\b(mouse|pointer|cursor|game|throw|aim|steer)\b", ("pointer",)),
         (r"screenshot", ("screenshot",)),
