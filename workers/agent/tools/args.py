@@ -269,8 +269,8 @@ def _points(value: Any) -> Any:
     if isinstance(value, dict) or (
         isinstance(value, list | tuple)
         and len(value) == 2
-        and not isinstance(value[0], list | dict)
-    ):
+        and not any(isinstance(v, list | tuple | dict) for v in value)
+    ):  # a bare point has two scalars; a path has pairs (lists or tuples) of any length
         value = [value]
     if not isinstance(value, list | tuple):
         return value

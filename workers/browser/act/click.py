@@ -186,9 +186,12 @@ async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
     cdp = await hand.cdp(page)
     if hand.policy.humanize.enabled:  # the cursor path starts where the pointer really is
         hand.cursor = await pointer(page) or hand.cursor
-    press = await hand.approach(cdp, centre, rect, t.modifier_bits)
 
     async def act() -> None:
+        # the approach is part of the action, watched by the armed probe: what the pointer's
+        # arrival causes (a submenu opened on mouseenter) is the click's effect too (relay
+        # 2026-11-27 finding 1: such a click was reported as no effect, a dead end)
+        press = await hand.approach(cdp, centre, rect, t.modifier_bits)
         await hand.press(cdp, press, t.button, t.count, t.hold_ms, t.modifier_bits)
 
     return act

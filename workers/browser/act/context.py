@@ -124,6 +124,7 @@ class ReadContext(Acting, SnapshotView, Protocol):
     console_errors: Any  # a bounded deque of strings
     artifacts: Artifacts
     profile: SessionProfile
+    look_llm: LLM | None  # `look` is offered only with it (screenshot's result names it then)
 
     @property
     def max_tokens(self) -> int:

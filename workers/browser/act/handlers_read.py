@@ -17,6 +17,7 @@ from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions
 from workers.browser.act.chunks import chunk
+from workers.browser.act.look import SCREENSHOT_LOOK
 from workers.browser.runtime.regions import blackout
 from workers.browser.runtime.scripts import evaluate_settled, js
 
@@ -180,9 +181,11 @@ async def screenshot(s: ReadContext, args: r.ScreenshotArgs) -> ToolResult:
         await el.screenshot(path=str(path), timeout=actions.ACTION_TIMEOUT_MS)
     else:
         await s.page.screenshot(path=str(path), full_page=args.full_page)
+    # name `look` only when the model has it (issue 26 item 12): without vision it is not on offer
+    ask = SCREENSHOT_LOOK if s.look_llm is not None else "; no vision model reads it here"
     return ToolResult(
         success=True,
-        reason=f"saved {path.name} (the image is kept for the task; ask `look` to describe it)",
+        reason=f"saved {path.name} (the image is kept for the task{ask})",
         data={"name": path.name},
     )
 

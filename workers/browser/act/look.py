@@ -25,6 +25,9 @@ from workers.browser.observe import som
 from workers.browser.observe.summaries import prompt
 from workers.browser.runtime.regions import blackout
 
+# what a saved screenshot's result adds when the `look` tool is on (issue 26 item 12: only then)
+SCREENSHOT_LOOK = "; ask `look` to describe it"
+
 if TYPE_CHECKING:
     from workers.browser.act.context import LookContext
 
