@@ -45,6 +45,7 @@ class ToolError(StrEnum):
     timeout = "timeout"
     condition_not_met = "condition_not_met"  # wait_for: the page is fine, the text did not show
     text_not_found = "text_not_found"
+    no_selector_match = "no_selector_match"  # dom_search: no element matches a CSS selector
     no_vision_index = "no_vision_index"
     out_of_bounds = "out_of_bounds"
     download_not_found = "download_not_found"
@@ -128,6 +129,8 @@ HINTS: dict[ToolError, str] = {
     " it may show it in other words, or it needs an action of yours first.",
     ToolError.text_not_found: "That text is not on the page. Read the page or search for a"
     " shorter or different wording.",
+    ToolError.no_selector_match: "No element on the page matches that CSS selector. Try a"
+    " broader selector (a tag, or [role=...]), or search by the visible text instead.",
     ToolError.no_vision_index: "No vision box has that number. Use a [Vn] index from the latest"
     " vision observation or give x and y.",
     ToolError.out_of_bounds: "That point is outside the page. Use coordinates inside the viewport.",

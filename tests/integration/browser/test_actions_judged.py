@@ -134,3 +134,5 @@ async def test_a_selector_search_with_no_match_says_no_element_matches(
         assert not found.success, found.reason
         assert found.error == "no_selector_match", found.reason
         assert "selector" in found.reason, found.reason
+    words = await session.execute(Action("dom_search", {"query": "Return policy"}))
+    assert words.error == "text_not_found", words.reason

@@ -258,7 +258,7 @@ _SPECS: tuple[ToolSpec, ...] = (
         ToolName.dom_search,
         r.DomSearchArgs,
         "Find elements by visible text or CSS selector, with their refs when they have one.",
-        (E.text_not_found, E.not_visible),
+        (E.text_not_found, E.no_selector_match, E.not_visible),
     ),
     ToolSpec(ToolName.get_console_errors, a.NoArgs, "The page's recent console errors.", ()),
     ToolSpec(

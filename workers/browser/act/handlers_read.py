@@ -31,6 +31,8 @@ SCRIPT_RESULT_CHARS = 4000
 _SELECTORISH = re.compile(
     r"^[\w\-#.\[\]=\"':>~+*()^$|]+(\s*[,> ~+]\s*[\w\-#.\[\]=\"':>~+*()^$|]+)*$"
 )
+# ... and certainly one, not words: a list ("svg, canvas"), an id, class or attribute part
+_CLEARLY_SELECTOR = re.compile(r"(^|[\s,>~+])[#.][A-Za-z_-]|\[[\w-]+|\S\s*,\s*\S")
 
 
 async def read_text(s: ReadContext, args: r.ReadTextArgs) -> ToolResult:
@@ -83,7 +85,7 @@ def ref_for(s: ReadContext, local_id: int) -> str | None:
 async def dom_search(s: ReadContext, args: r.DomSearchArgs) -> ToolResult:
     """Visible matches with the ref of the element or its nearest ancestor/descendant that
     has one; when only hidden elements match, say so and name the control that opens them."""
-    opts = {"query": args.query, "selector": args.selector, "limit": args.limit}
+    opts: dict[str, Any] = {"query": args.query, "selector": args.selector, "limit": args.limit}
     opts["hidden"] = s.hidden_regions.selector  # private regions are never searched
     found = await s.page.main_frame.evaluate(js("dom_search.js"), opts)
     if any(not _first_ref(s, h["ids"]) for h in found["hits"]):
@@ -102,6 +104,13 @@ async def dom_search(s: ReadContext, args: r.DomSearchArgs) -> ToolResult:
     what = args.query or args.selector
     if not hits and hidden:
         return _hidden_matches(s, str(what), hidden)
+    as_selector = args.selector or (opts["selector"] and _CLEARLY_SELECTOR.search(args.query))
+    if not hits and as_selector:  # a selector (or a list of them) matched no element
+        return actions.failure(
+            E.no_selector_match,
+            f"no element on the page matches the CSS selector {what!r}, shown or hidden.",
+            "read_text the page",
+        )
     if not hits:
         return actions.failure(
             E.text_not_found,
