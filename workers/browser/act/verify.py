@@ -387,11 +387,14 @@ async def settle(
     probe.stop()
     ended = summary is not None and bool(summary.get("ended"))
     final = await _collect(probe, end=True) if summary is not None and not ended else None
+    last = final if final is not None else summary
     seen = events()
-    seen = replace(seen, navigated=seen.navigated or probe.page.url != probe.url)
-    return outcome(
-        final if final is not None else summary, seen, pixel_diff=diff, requests=probe.sent
-    )
+    moved = probe.page.url != probe.url
+    # the armed document answered, so it was not replaced: a same-document navigation to the
+    # URL it already had (Enter on a link to the current #hash) is no page change (relay
+    # 2026-11-27 finding 2); a new document (reload, another page) leaves `last` None
+    seen = replace(seen, navigated=moved if last is not None else seen.navigated or moved)
+    return outcome(last, seen, pixel_diff=diff, requests=probe.sent)
 
 
 def _early_end(probe: Probe, events: Callable[[], PageEvents]) -> bool | str:
