@@ -42,7 +42,8 @@ async def test_enter_on_a_button_with_no_handler_is_not_done_by_its_focus_ring(
 ) -> None:
     await _open(session, probe_port, "fidelity3/options.html")
     plus = await _ref_of(session, 'button "+"')
-    await session.execute(Action("focus", {"ref": plus}))
+    clicked = await session.execute(Action("click", {"ref": plus}))  # focused by the mouse
+    assert clicked.error == "no_effect", clicked.reason
     await session.observe()
     pressed = await session.execute(Action("press_key", {"key": "Enter"}))
     assert "pixels changed" not in pressed.reason, pressed.reason

@@ -172,6 +172,8 @@ async def type_into(s: InputContext, args: a.TypeArgs) -> ToolResult:
     kind = str((await actions.element_kind(el))["kind"])
     if kind == "range":
         return await spin.set_range(s, el, target.frame, args)
+    if not await _editable(el):  # a custom slider's handle, a div: did the keys do anything?
+        return await _type_elsewhere(s, el, target.frame, args)
     native = field_values.native_form(kind, args.text) if not args.secret else None
     if native is not None and args.clear:  # also its own form: keys would split it
         return await _fill_native(s, el, target.frame, args, native)
@@ -193,6 +195,28 @@ async def type_into(s: InputContext, args: a.TypeArgs) -> ToolResult:
     if back.error == E.value_mismatch and not args.secret:  # a spinner may take arrow keys
         return await spin.step_to(s, el, target.frame, args, back)
     return back
+
+
+TYPE_WAIT_S = 0.3  # a late effect of keys typed into an element that is no text field
+
+
+async def _type_elsewhere(
+    s: InputContext, el: ElementHandle, frame: Any, args: a.TypeArgs
+) -> ToolResult:
+    """Keys typed into an element that is no text field: a widget may take them (a list's
+    type-ahead, a game), judged by what changed beyond the focus; else the text went nowhere
+    (relay 2026-11-27 finding 2)."""
+    what = f"type into {args.ref}"
+
+    async def act() -> None:
+        if s.hand.policy.humanize.enabled:
+            await s.hand.type(s.page, el, args.text, clear=args.clear, submit=args.submit)
+        else:
+            await actions.type_text(s.page, el, args)
+
+    out = await s.effect(frame, el, act, TYPE_WAIT_S)
+    failed = verdicts.typed_nowhere(what, out, str(args.ref))
+    return failed or verdicts.report(what, out, s.page.url)
 
 
 SUGGEST_WAIT_MS = 1000  # a suggestion list's debounce (jQuery UI: 300 ms) plus its fetch

@@ -53,14 +53,11 @@ async def drag(s: InputContext, args: a.DragArgs) -> ToolResult:
             f"{what}: the release landed on {out.missed_on}, not on {args.to_ref}.",
             "observe again: the target may have moved; drag onto its new ref",
         )
-    if out.selected and args.ref is not None and not (out.url_changed or out.causal):
-        await s.page.evaluate(js("clear_selection.js"))
-        return actions.failure(
-            E.no_effect,
-            f"{what}: it selected text instead of moving anything (nothing took the drag).",
-            "start the drag on the element's handle or its exact ref, not on text near it",
-            "try pointer with press=true and a path of several points with a pause_ms",
-        )
+    failed = verdicts.pressed_path(what, out)  # only a selection, or nothing, is no drag
+    if failed is not None:
+        if out.selected:
+            await s.page.evaluate(js("clear_selection.js"))
+        return failed
     return verdicts.report(what, out, s.page.url)
 
 
@@ -100,6 +97,10 @@ async def pointer(s: InputContext, args: a.PointerArgs) -> ToolResult:
         + (", release" if release else "")
     )
     out = await s.effect(None, None, act, POINTER_WAIT_S, whole=True)
+    failed = verdicts.pressed_path(what, out) if args.press and release else None
+    if failed is not None and out.selected:  # judged as drag judges the same outcome
+        await s.page.evaluate(js("clear_selection.js"))
+        return failed
     if out.effect:
         return verdicts.report(what, out, s.page.url)
     if out.ambient or out.handled:  # the page took it; what it did shows over time

@@ -149,3 +149,44 @@ def focus_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | No
         dx, dy = after["x"] - before["x"], after["y"] - before["y"]
         changes.append(f"moved by ({dx:+d}, {dy:+d}) px")
     return f"the focused {after['what']}{name}: {', '.join(changes)}" if changes else ""
+
+
+def pressed_path(what: str, out: Outcome) -> ToolResult | None:
+    """A press moved along a path (drag, pointer with press): a failure when it only selected
+    text (the focus ring and the selection's own pixels are not a drop) or changed nothing;
+    None when it did something. `drag` and `pointer` share it, so one outcome gets one
+    verdict (relay 2026-11-27 finding 2: "done, text got selected" vs no_effect)."""
+    if out.selected and not (out.url_changed or out.causal or out.late or out.value_changed):
+        return ToolResult(
+            success=False,
+            error=ToolError.no_effect,
+            reason=f"{what}: it selected text instead of moving anything (nothing took the"
+            " drag).",
+            alternatives=(
+                "start the drag on the element's handle or its exact ref, not on text near it",
+                "if nothing on the page reacts to a drop, the page cannot do this: say so",
+            ),
+        )
+    if not out.effect and not out.handled:
+        return ghost(what, out)
+    return None
+
+
+def typed_nowhere(what: str, out: Outcome, element: str) -> ToolResult | None:
+    """Text typed into an element that is no text field (a custom slider's handle): unless
+    the page changed beyond the focus (a value, the DOM, a field), the text went nowhere
+    (relay 2026-11-27 finding 2: "done (focus moved)" while the slider stayed at 75%)."""
+    took = out.url_changed or out.mutations or out.value_changed or out.field is not None
+    if took or out.state_changed or out.dialogs or out.popup or out.requests or out.modal:
+        return None
+    return ToolResult(
+        success=False,
+        error=ToolError.not_editable,
+        reason=f"{what}: the text went nowhere: {element} is not a text field and nothing on"
+        " the page changed (only the focus).",
+        alternatives=(
+            "for a slider, focus it and press_key ArrowRight/ArrowLeft (or Home/End), or drag"
+            " its handle",
+            "type into an input or textbox instead",
+        ),
+    )
