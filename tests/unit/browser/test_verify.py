@@ -14,6 +14,7 @@ from workers.browser.act.click_memory import InMemoryClickMemory, tier_order
 from workers.browser.act.repeats import DeadClickGuard, StallMonitor
 from workers.browser.act.verify import (
     PageEvents,
+    focus_ring,
     merge,
     outcome,
     pixel_difference,
@@ -67,6 +68,22 @@ def test_pixel_difference_256_gray() -> None:
     assert abs(half - 0.5) < 0.02
     tiny = pixel_difference(png(255), png(255, (0, 0, 2, 2), 250))
     assert tiny < 0.01
+
+
+def test_a_focus_ring_alone_is_no_pixel_change_but_its_inside_is() -> None:
+    """Relay 2026-11-27 finding 2: a ring drawn around the focused button is no effect."""
+    clip = {"x": 0.0, "y": 0.0, "width": 200.0, "height": 100.0}
+    ring = focus_ring({"x": 60, "y": 30, "w": 80, "h": 40}, clip)
+    ringed = png(255, (57, 27, 143, 73), 0)
+    ringed_img = Image.open(io.BytesIO(ringed))
+    ringed_img.paste(255, (62, 32, 138, 68))  # a 5 px band: outline outside, border inside
+    out = io.BytesIO()
+    ringed_img.save(out, "PNG")
+    band = out.getvalue()
+    assert pixel_difference(png(255), band, peak=True) > 0.5
+    assert pixel_difference(png(255), band, peak=True, ring=ring) == 0.0
+    inside = png(255, (90, 45, 110, 55), 0)  # a focused canvas redrawn inside its box
+    assert pixel_difference(png(255), inside, peak=True, ring=ring) > 0.5
 
 
 def test_evidence_mentions_toggle() -> None:

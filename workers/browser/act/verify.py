@@ -154,11 +154,22 @@ class Outcome:
         return ", ".join(text for on, text in parts if on)
 
 
-def pixel_difference(before: bytes, after: bytes, *, peak: bool = False) -> float:
+RING_OUT_PX = 6  # a focus ring (outline, box-shadow) is drawn up to this far outside the box
+RING_IN_PX = 3  # ... and this far inside it
+
+Ring = tuple[float, float, float, float]  # outer and inner box of a focus ring, fractions
+
+
+def pixel_difference(
+    before: bytes, after: bytes, *, peak: bool = False, ring: tuple[Ring, Ring] | None = None
+) -> float:
     """Seed 002: both images as 256×256 grayscale, mean absolute difference / 255. `peak`
     (the whole viewport, where a moved slider thumb is a tiny share of the pixels): the
-    largest difference of one cell instead of the mean. numpy and PIL load here, on the
-    first comparison: not on every process start."""
+    largest difference of one cell instead of the mean. `ring` (focus_ring): the band around
+    the focused element, whose focus ring is no effect of the action (relay 2026-11-27
+    finding 2: Enter on a dead button drew only its ring), is left out; its inside still
+    counts (a focused canvas redrawn). numpy and PIL load here, on the first comparison:
+    not on every process start."""
     if before == after:
         return 0.0
     import numpy as np
@@ -166,10 +177,35 @@ def pixel_difference(before: bytes, after: bytes, *, peak: bool = False) -> floa
 
     def gray(png: bytes) -> Any:
         with Image.open(io.BytesIO(png)) as img:
-            return np.asarray(img.convert("L").resize(PIXEL_SIZE), dtype=np.float32)
+            plain = np.asarray(img.convert("L"), dtype=np.uint8).copy()
+        if ring is not None:
+            h, w = plain.shape
+            (ox0, oy0, ox1, oy1), (ix0, iy0, ix1, iy1) = (
+                (int(a * w), int(b * h), int(c * w), int(d * h)) for a, b, c, d in ring
+            )
+            inside = plain[iy0:iy1, ix0:ix1].copy()
+            plain[max(oy0, 0) : max(oy1, 0), max(ox0, 0) : max(ox1, 0)] = 0
+            plain[iy0:iy1, ix0:ix1] = inside
+        small = Image.fromarray(plain).resize(PIXEL_SIZE)
+        return np.asarray(small, dtype=np.float32)
 
     delta = np.abs(gray(before) - gray(after))
     return float((delta.max() if peak else delta.mean()) / 255.0)
+
+
+def focus_ring(box: Mapping[str, Any] | None, clip: FloatRect) -> tuple[Ring, Ring] | None:
+    """The focus ring's band around `box` (viewport x, y, w, h) as fractions of `clip`."""
+    if not box or clip["width"] <= 0 or clip["height"] <= 0:
+        return None
+    x, y = float(box["x"]) - clip["x"], float(box["y"]) - clip["y"]
+    w, h = float(box["w"]), float(box["h"])
+    cw, ch = clip["width"], clip["height"]
+
+    def frac(x0: float, y0: float, x1: float, y1: float) -> Ring:
+        return (x0 / cw, y0 / ch, x1 / cw, y1 / ch)
+
+    o, i = RING_OUT_PX, min(RING_IN_PX, w / 2, h / 2)
+    return frac(x - o, y - o, x + w + o, y + h + o), frac(x + i, y + i, x + w - i, y + h - i)
 
 
 def outcome(
@@ -241,6 +277,7 @@ class Probe:
     requests: list[str] = field(default_factory=list)
     top: Probe | None = None  # the main frame's session when the target is in an iframe
     whole: bool = False  # clip is the viewport (pixel_difference peak)
+    ring: tuple[Ring, Ring] | None = None  # the focused element's ring, not compared
     # requests counted by the caller's own listener (a session's settle.NetworkWatch, marked
     # at arm time): no listener of our own, whose (un)subscription costs two round trips
     counted: Callable[[], int] | None = None
@@ -300,6 +337,7 @@ async def arm(
         size = page.viewport_size or {"width": 0, "height": 0}
         probe.clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"]}
         probe.whole = True
+        probe.ring = focus_ring(await _focused_box(page), probe.clip)
         probe.shot = await _shot(page, probe.clip)
     if before:
         probe.xpath = str(before.get("xpath", ""))
@@ -310,6 +348,15 @@ async def arm(
                 probe.clip = box
                 probe.shot = await _shot(page, box)
     return probe
+
+
+async def _focused_box(page: Page) -> Mapping[str, Any] | None:
+    """Where the focused element is (js/verify_focus.js), None when nothing has focus."""
+    try:
+        found: Mapping[str, Any] | None = await page.main_frame.evaluate(js("verify_focus.js"))
+    except Error:
+        return None
+    return found
 
 
 @lru_cache(maxsize=1)
@@ -379,7 +426,7 @@ async def settle(
             diff = None
             if after is not None and not (probe.whole and current.ambient):
                 # a page ticking by timers (a clock) changes its pixels by itself
-                diff = pixel_difference(probe.shot, after, peak=probe.whole)
+                diff = pixel_difference(probe.shot, after, peak=probe.whole, ring=probe.ring)
             current = replace(current, pixel_diff=diff)
         if current.effect or time.monotonic() - started >= max_wait_s:
             break

@@ -29,6 +29,6 @@
     expanded: f.getAttribute('aria-expanded'),
     selected: f.getAttribute('aria-selected'),
     text: f.isContentEditable || !f.children.length ? unicodeText.cut(squash(f.innerText), 60) : '',
-    x: Math.round(r.left), y: Math.round(r.top),
+    x: Math.round(r.left), y: Math.round(r.top), w: Math.round(r.width), h: Math.round(r.height),
   };
 }
