@@ -83,9 +83,7 @@ async def test_pointer_and_drag_judge_a_text_selection_alike(
     assert a and b
     start = [a["x"] + 30, a["y"] + a["height"] / 2]
     end = [b["x"] + 40, b["y"] + b["height"] / 2]
-    pointed = await session.execute(
-        Action("pointer", {"points": [start, end], "press": True})
-    )
+    pointed = await session.execute(Action("pointer", {"points": [start, end], "press": True}))
     await page.evaluate("getSelection().removeAllRanges()")
     await session.observe()
     dragged = await session.execute(

@@ -104,7 +104,7 @@ async def dom_search(s: ReadContext, args: r.DomSearchArgs) -> ToolResult:
     what = args.query or args.selector
     if not hits and hidden:
         return _hidden_matches(s, str(what), hidden)
-    as_selector = args.selector or (opts["selector"] and _CLEARLY_SELECTOR.search(args.query))
+    as_selector = args.selector or (opts["selector"] and _CLEARLY_SELECTOR.search(args.query or ""))
     if not hits and as_selector:  # a selector (or a list of them) matched no element
         return actions.failure(
             E.no_selector_match,

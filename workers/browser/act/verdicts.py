@@ -160,8 +160,7 @@ def pressed_path(what: str, out: Outcome) -> ToolResult | None:
         return ToolResult(
             success=False,
             error=ToolError.no_effect,
-            reason=f"{what}: it selected text instead of moving anything (nothing took the"
-            " drag).",
+            reason=f"{what}: it selected text instead of moving anything (nothing took the drag).",
             alternatives=(
                 "start the drag on the element's handle or its exact ref, not on text near it",
                 "if nothing on the page reacts to a drop, the page cannot do this: say so",

@@ -13,7 +13,8 @@ never counts (issue 7 class 2: a click on a dead target was reported done becaus
 timer mutated the DOM); a field's new value or the target hidden still counts when the
 mutations that carried it were ambient (a suggestion list rebuilt by search timers).
 DOM-silent widgets (canvas, video, embed, object) fall back to seed 002's screenshot
-difference: the widget's box, 256×256 grayscale, mean |Δ|/255 ≥ 0.01 means it changed.
+difference (pixels.py): the widget's box, 256×256 grayscale, mean |Δ|/255 ≥ 0.01 means it
+changed.
 
 Judgements over several actions (the dead-click guard, stalling) are in repeats.py; the tool
 results built from an Outcome (done, ghost, missed) are in verdicts.py.
@@ -22,7 +23,6 @@ results built from an Outcome (done, ghost, missed) are in verdicts.py.
 from __future__ import annotations
 
 import asyncio
-import io
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -32,9 +32,9 @@ from typing import Any
 from playwright.async_api import ElementHandle, Error, FloatRect, Frame, Page, Request
 
 from workers.agent import textcut
+from workers.browser.act.pixels import Ring, focus_ring, pixel_difference
 from workers.browser.runtime.scripts import js
 
-PIXEL_SIZE = (256, 256)
 PIXEL_THRESHOLD = 0.01  # seed 002 ghost-click threshold
 MIN_SETTLE_S = 0.15  # let handlers and transitions run before the first look
 POLL_S = 0.05
@@ -152,60 +152,6 @@ class Outcome:
             (self.controls is not None, self._controls_text()),
         ]
         return ", ".join(text for on, text in parts if on)
-
-
-RING_OUT_PX = 6  # a focus ring (outline, box-shadow) is drawn up to this far outside the box
-RING_IN_PX = 3  # ... and this far inside it
-
-Ring = tuple[float, float, float, float]  # outer and inner box of a focus ring, fractions
-
-
-def pixel_difference(
-    before: bytes, after: bytes, *, peak: bool = False, ring: tuple[Ring, Ring] | None = None
-) -> float:
-    """Seed 002: both images as 256×256 grayscale, mean absolute difference / 255. `peak`
-    (the whole viewport, where a moved slider thumb is a tiny share of the pixels): the
-    largest difference of one cell instead of the mean. `ring` (focus_ring): the band around
-    the focused element, whose focus ring is no effect of the action (relay 2026-11-27
-    finding 2: Enter on a dead button drew only its ring), is left out; its inside still
-    counts (a focused canvas redrawn). numpy and PIL load here, on the first comparison:
-    not on every process start."""
-    if before == after:
-        return 0.0
-    import numpy as np
-    from PIL import Image
-
-    def gray(png: bytes) -> Any:
-        with Image.open(io.BytesIO(png)) as img:
-            plain = np.asarray(img.convert("L"), dtype=np.uint8).copy()
-        if ring is not None:
-            h, w = plain.shape
-            (ox0, oy0, ox1, oy1), (ix0, iy0, ix1, iy1) = (
-                (int(a * w), int(b * h), int(c * w), int(d * h)) for a, b, c, d in ring
-            )
-            inside = plain[iy0:iy1, ix0:ix1].copy()
-            plain[max(oy0, 0) : max(oy1, 0), max(ox0, 0) : max(ox1, 0)] = 0
-            plain[iy0:iy1, ix0:ix1] = inside
-        small = Image.fromarray(plain).resize(PIXEL_SIZE)
-        return np.asarray(small, dtype=np.float32)
-
-    delta = np.abs(gray(before) - gray(after))
-    return float((delta.max() if peak else delta.mean()) / 255.0)
-
-
-def focus_ring(box: Mapping[str, Any] | None, clip: FloatRect) -> tuple[Ring, Ring] | None:
-    """The focus ring's band around `box` (viewport x, y, w, h) as fractions of `clip`."""
-    if not box or clip["width"] <= 0 or clip["height"] <= 0:
-        return None
-    x, y = float(box["x"]) - clip["x"], float(box["y"]) - clip["y"]
-    w, h = float(box["w"]), float(box["h"])
-    cw, ch = clip["width"], clip["height"]
-
-    def frac(x0: float, y0: float, x1: float, y1: float) -> Ring:
-        return (x0 / cw, y0 / ch, x1 / cw, y1 / ch)
-
-    o, i = RING_OUT_PX, min(RING_IN_PX, w / 2, h / 2)
-    return frac(x - o, y - o, x + w + o, y + h + o), frac(x + i, y + i, x + w - i, y + h - i)
 
 
 def outcome(
