@@ -82,6 +82,13 @@ def clip(s: str, n: int, mark: str = ELLIPSIS) -> str:
     return cut(s, max(0, n - len(mark))) + mark
 
 
+def as_written(s: str, n: int, mark: str = ELLIPSIS) -> str:
+    """The model's own text (its notes, a fact it recorded) as it wrote it: newlines and
+    indentation kept (a text to copy exactly must survive the Ledger), only the ends
+    trimmed, n characters at most (relay 2026-11-27 finding 7)."""
+    return clip(str(s).strip(), n, mark)
+
+
 def well_formed(s: str) -> str:
     """`s` with every lone surrogate replaced by U+FFFD (pairs split in two are joined)."""
     try:
