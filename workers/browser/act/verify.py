@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import io
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -441,8 +441,14 @@ def focus_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | No
     return f"the focused {after['what']}{name}: {', '.join(changes)}" if changes else ""
 
 
-def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
-    """The ghost click of seed 002 (click_silent of seed 000 Alg. 5) with concrete next moves."""
+def ghost(
+    what: str,
+    out: Outcome | None,
+    tried: tuple[str, ...] | list[str] = (),
+    clues: Sequence[str] = (),
+) -> ToolResult:
+    """The ghost click of seed 002 (click_silent of seed 000 Alg. 5) with concrete next moves;
+    `clues` say why nothing happened when the page shows it (js/why_inert.js, wave 5 item 7)."""
     alternatives: list[str] = []
     if out is not None and out.children:
         parts = ", ".join(repr(c) for c in out.children)
@@ -470,7 +476,8 @@ def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = (
         success=False,
         error=ToolError.no_effect,
         reason=f"{what} had no visible effect: no navigation, DOM change, focus, value, scroll"
-        f" or dialog change, and no page handler ran{ambient}{tiers}.",
+        f" or dialog change, and no page handler ran{ambient}{tiers}."
+        + (f" Why: {'; '.join(clues)}." if clues else ""),
         alternatives=tuple(alternatives),
         tried=tuple(tried),
     )
