@@ -62,15 +62,32 @@
     return out;
   },
   over(nodes) {
-    const items = nodes.filter((n) => n.list && n.item && n.name && n.name.length <= 20);
-    if (items.length < 4) return;
+    // each list item: the box of all its lines, named by its line no other item has ("9am")
+    const items = new Map(), seen = new Map();
+    for (const n of nodes) {
+      if (!n.list || !n.item) continue;
+      const k = n.list + '#' + n.item;
+      const b = n.bbox, it = items.get(k);
+      if (!it) items.set(k, { box: [b[0], b[1], b[0] + b[2], b[1] + b[3]], names: [n.name] });
+      else {
+        it.box = [Math.min(it.box[0], b[0]), Math.min(it.box[1], b[1]), Math.max(it.box[2], b[0] + b[2]), Math.max(it.box[3], b[1] + b[3])];
+        it.names.push(n.name);
+      }
+      seen.set(n.list + '\u0000' + n.name, (seen.get(n.list + '\u0000' + n.name) || 0) + 1);
+    }
+    const rows = [];
+    for (const [k, it] of items) {
+      const list = k.slice(0, k.lastIndexOf('#'));
+      const name = it.names.find((x) => x && x.length <= 20 && seen.get(list + '\u0000' + x) === 1);
+      if (name) rows.push({ name, box: it.box });
+    }
+    if (rows.length < 4) return;
     for (const n of nodes) {
       if (n.role !== 'text' || n.list || !n.span) continue;
-      const top = n.span[0] + 2, bottom = n.span[1] - 2;
+      const top = n.span[0], bottom = n.span[1];
       // a row counts when the block covers a third of it (or 8 px): borders do not
-      const covers = (t) => Math.min(bottom, t.bbox[1] + t.bbox[3]) - Math.max(top, t.bbox[1]) >= Math.min(8, t.bbox[3] / 3);
-      const rows = items.filter((t) => covers(t) && t.bbox[0] < n.bbox[0] + n.bbox[2]);
-      const names = [...new Set(rows.sort((a, b) => a.bbox[1] - b.bbox[1]).map((t) => t.name))];
+      const covers = (b) => Math.min(bottom, b[3]) - Math.max(top, b[1]) >= Math.min(8, (b[3] - b[1]) / 3);
+      const names = rows.filter((r) => covers(r.box) && r.box[0] < n.bbox[0] + n.bbox[2]).sort((a, b) => a.box[1] - b.box[1]).map((r) => r.name);
       if (!names.length || names.length > 12) continue;
       n.place = names.length === 1 ? `on row ${JSON.stringify(names[0])}` : `on rows ${JSON.stringify(names[0])}-${JSON.stringify(names[names.length - 1])}`;
     }
