@@ -87,8 +87,11 @@
       const top = n.span[0], bottom = n.span[1];
       // a row counts when the block covers a third of it (or 8 px): borders do not
       const covers = (b) => Math.min(bottom, b[3]) - Math.max(top, b[1]) >= Math.min(8, (b[3] - b[1]) / 3);
-      const names = rows.filter((r) => covers(r.box) && r.box[0] < n.bbox[0] + n.bbox[2]).sort((a, b) => a.box[1] - b.box[1]).map((r) => r.name);
-      if (!names.length || names.length > 12) continue;
+      const left = n.bbox[0], right = n.bbox[0] + n.bbox[2];
+      const on = rows.filter((r) => covers(r.box) && r.box[0] < right && r.box[2] > left).sort((a, b) => a.box[1] - b.box[1]);
+      // rows of a vertical list only: items side by side (a line of axis labels) are no rows
+      if (!on.length || on.length > 12 || on.some((r, i) => i && r.box[1] < on[i - 1].box[3] - 2)) continue;
+      const names = on.map((r) => r.name);
       n.place = names.length === 1 ? `on row ${JSON.stringify(names[0])}` : `on rows ${JSON.stringify(names[0])}-${JSON.stringify(names[names.length - 1])}`;
     }
   },
