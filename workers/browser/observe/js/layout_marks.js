@@ -90,7 +90,7 @@
       const left = n.bbox[0], right = n.bbox[0] + n.bbox[2];
       const on = rows.filter((r) => covers(r.box) && r.box[0] < right && r.box[2] > left).sort((a, b) => a.box[1] - b.box[1]);
       // rows of a vertical list only: items side by side (a line of axis labels) are no rows
-      if (!on.length || on.length > 12 || on.some((r, i) => i && r.box[1] < on[i - 1].box[3] - 2)) continue;
+      if (!on.length || on.length > 12 || on.some((r, i) => i && r.box[1] < (on[i - 1].box[1] + on[i - 1].box[3]) / 2)) continue;
       const names = on.map((r) => r.name);
       n.place = names.length === 1 ? `on row ${JSON.stringify(names[0])}` : `on rows ${JSON.stringify(names[0])}-${JSON.stringify(names[names.length - 1])}`;
     }
