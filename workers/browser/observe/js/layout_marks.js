@@ -9,7 +9,8 @@
   grid(nodes) {
     const groups = new Map();
     for (const n of nodes) {
-      if (!n.interactive || n.id < 0 || (n.col !== null && n.col !== undefined)) continue;
+      // icons without a name already say where they are (`icon at (x,y)`)
+      if (!n.interactive || n.id < 0 || (n.col !== null && n.col !== undefined) || n.states.includes('icon')) continue;
       const k = n.role + '\u0000' + n.name;
       if (!groups.has(k)) groups.set(k, []);
       groups.get(k).push(n);
@@ -26,7 +27,7 @@
       if (group.length < 4) continue;
       const tol = Math.max(2, Math.min(...group.map((n) => Math.min(n.bbox[2], n.bbox[3]))) / 2);
       const ys = levels(group.map((n) => centre(n, 1)), tol), xs = levels(group.map((n) => centre(n, 0)), tol);
-      if (ys.length < 2 || xs.length < 2 || ys.length * xs.length > group.length * 2) continue;
+      if (ys.length < 2 || xs.length < 2 || ys.length * xs.length > group.length * 1.5) continue;
       const axisX = this.axis(texts, xs, 0, tol), axisY = this.axis(texts, ys, 1, tol);
       for (const n of group) {
         const r = rank(ys, centre(n, 1), tol), c = rank(xs, centre(n, 0), tol);
