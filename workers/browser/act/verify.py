@@ -510,6 +510,7 @@ def report(what: str, out: Outcome, url: str) -> ToolResult:
         reason += " (it opened a new tab; you are now in that tab)"
     if out.downloads:
         reason += "; it started a download (see read_download)"
-    if out.dialogs:
+    if out.dialogs:  # a native dialog: the model may decide the next one (handle_dialog)
         reason += f"; the page showed a dialog: {'; '.join(out.dialogs)}"
+        reason += " (decide the next one with handle_dialog)"
     return ToolResult(success=True, reason=reason, page_changed=out.url_changed or out.popup)
