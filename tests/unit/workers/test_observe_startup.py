@@ -52,21 +52,32 @@ def test_observe_imports_the_model_client_only_when_the_mode_calls_a_model(
     assert warming == "True"  # the vocabulary loads beside the browser start, not inside observe
 
 
+HEAVY = (
+    "sqlalchemy", "alembic", "redis", "rq", "fastapi", "starlette", "uvicorn",  # service
+    "openai", "httpx",  # the model client
+    "numpy", "PIL.Image",  # the pixel comparison
+    "cryptography",  # sealing secrets
+    "bpe_openai.registry",  # the tokenizer package's Python vocabularies (~1 s of CPU)
+)  # fmt: skip
+
 IMPORTS = """
 import sys
-from workers.cli.commands import observe
+from workers.cli.main import load
+load("observe")  # the command's module, as `webagent observe` imports it
+from workers.browser.observe import tokens
 from workers.browser.runtime.pool import BrowserPool
 from workers.browser.session import PageSession
-print(sorted(m for m in ("numpy", "PIL.Image", "redis") if m in sys.modules))
+tokens.warm()
+print(sorted(m for m in sys.argv[1:] if m in sys.modules))
 """
 
 
-def test_the_observe_path_does_not_import_numpy_pil_or_redis_at_start() -> None:
-    """numpy and PIL load on the first pixel comparison, the Redis client with the queue
-    depth callback: `webagent observe` on a compact page needs neither (2-3 s of imports
-    at load 25 on 2 cores)."""
+def test_the_observe_path_imports_no_service_model_or_pixel_modules() -> None:
+    """`webagent observe` on a compact page needs no database, Redis, API app, model client,
+    numpy/PIL (they load on the first pixel comparison), cryptography (on the first sealed
+    secret) or the tokenizer package's Python layer: each cost 0.1-2.5 s of imports at load."""
     out = subprocess.run(
-        [sys.executable, "-c", IMPORTS], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", IMPORTS, *HEAVY], capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
