@@ -35,7 +35,7 @@ PHASES = ("imports", "browser_start", "context", "session_open", "goto", "observ
 
 
 def run(webagent: str, page: Path) -> dict[str, float]:
-    """One fresh `webagent observe`: wall s, CPU s and the phases it reports (observe ms at least)."""
+    """One fresh `webagent observe`: wall s, CPU s and the phases it reports."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     out = subprocess.run(

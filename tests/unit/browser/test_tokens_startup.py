@@ -43,9 +43,7 @@ print(len(bpe_openai.get_encoding("o200k_base").encode_ordinary("hello world " *
 
 
 def test_warm_does_not_parse_the_python_vocabularies() -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120
-    )
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     first, second = out.stdout.splitlines()
     count, registry_loaded = first.split()
