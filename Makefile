@@ -26,13 +26,16 @@ ts-client:
 	  $(MAKE) --no-print-directory $(TS)/node_modules/.installed; \
 	else echo "node not found: the TypeScript client is not set up (its tests skip)"; fi
 
-# Chromium and a colour emoji font (without it emoji draw as empty boxes in screenshots)
+# Chromium, a colour emoji font (without it emoji draw as empty boxes in screenshots) and
+# Liberation, Chromium's default sans-serif: without it the default is DejaVu Sans, whose own
+# black-and-white emoji glyphs win over the colour font
 EMOJI_FONT := /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
+SANS_FONT := /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf
 chromium:
-	@if [ ! -x "$(CHROMIUM)" ] || [ ! -f "$(EMOJI_FONT)" ]; then \
-	  echo "installing Chromium and the emoji font from Debian"; \
+	@if [ ! -x "$(CHROMIUM)" ] || [ ! -f "$(EMOJI_FONT)" ] || [ ! -f "$(SANS_FONT)" ]; then \
+	  echo "installing Chromium and its fonts from Debian"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-noto-color-emoji; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-liberation fonts-noto-color-emoji; \
 	fi
 
 setup: $(STAMP) chromium ts-client

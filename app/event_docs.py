@@ -80,6 +80,13 @@ class ActionExecuted(_Data):
     cause: str | None = Field(
         default=None, description="the raw failure behind reason (e.g. a net:: code), for operators"
     )
+    tier: str | None = Field(
+        default=None, description="a click's transport tier that acted (cdp, playwright, js)"
+    )
+    tried: list[str] | None = Field(
+        default=None,
+        description="the transport tiers tried, in order (the model sees them after a fallback)",
+    )
 
 
 class ObservationEvent(_Data):

@@ -131,6 +131,9 @@ async def run_one(name: str, steps: int, page_chars: int) -> dict[str, Any]:
         },
         "input_tokens_all_calls": sum(estimate_tokens(prompt_text(r)) for r in requests),
         "worker_prompt_tokens": tokens,
+        "planner_prompt_tokens": [
+            estimate_tokens(prompt_text(r)) for r in requests if request_role(r) == "planner"
+        ],
         "step10": tokens[9],
         "step50": tokens[min(49, len(tokens) - 1)],
         "ratio_50_10": round(tokens[min(49, len(tokens) - 1)] / tokens[9], 3),

@@ -5,9 +5,10 @@
         if a is page-changing and r.success: break
 
 At most MAX_ACTIONS_PER_STEP calls run; the rest of the batch is answered `skipped` once a call
-changed the page or called `done`. A `done` batched behind a failed action is refused (it was
-decided before that failure). Failed actions become Ledger dead ends, except failures that say
-"re-read the page" rather than "this path leads nowhere".
+changed the page, called `done` or failed: the later calls were decided before that failure
+(a submit after a refused `type` would send a wrong form), as `bulk` stops at a failure.
+Failed actions become Ledger dead ends, except failures that say "re-read the page" rather
+than "this path leads nowhere".
 """
 
 from __future__ import annotations
@@ -55,7 +56,10 @@ def page_state(text: str) -> str:
     return hashlib.sha1(_REF_VERSION.sub(r"[\1]", text).encode()).hexdigest()[:16]
 
 
-DONE_AFTER_FAILURE = "an earlier action of this turn failed; read its result before finishing"
+def after_failure(call: ExecutedCall) -> str:
+    """Why the calls after a failed one are skipped (they were decided before it)."""
+    error = call.result.error or "failed"
+    return f"an earlier action of this turn failed ({call.call.name}: {error}); read it first"
 
 
 @dataclass
@@ -67,9 +71,6 @@ class Batch:
     def skip(self, call: ToolCall, why: str) -> None:
         skipped = ToolResult(success=False, reason=why, error="skipped")
         self.executed.append(ExecutedCall(call, None, skipped))
-
-    def failed(self) -> bool:
-        return any(not ex.result.success for ex in self.executed)
 
 
 def _tools_of(action: Action) -> list[str]:
@@ -105,9 +106,6 @@ class BatchRunner:
             if batch.stopped:
                 batch.skip(call, batch.stopped)
                 continue
-            if call.name == DONE and batch.failed():
-                batch.skip(call, DONE_AFTER_FAILURE)
-                continue
             if await self.sink.cancel_requested():  # no action (nor `done`) after a cancel
                 raise TaskCancelled("cancel requested")
             executed = await self.execute(step, call, state)
@@ -118,6 +116,8 @@ class BatchRunner:
                     str(args["answer"]), bool(args["success"]), step, args.get("data")
                 )
                 batch.stopped = "the run finished with an earlier call"
+            elif not executed.result.success:
+                batch.stopped = after_failure(executed)
             elif changed_page(executed):
                 batch.stopped = "an earlier action changed the page; re-read it first"
         return batch

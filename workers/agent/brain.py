@@ -1,11 +1,12 @@
 """The loop's memory hook and Planner cadence (seed 000 §4.1, §5; seed 004 §3.2, §3.4).
 
 `Brain` holds what the browser loop adds around the Worker:
-- when the Planner runs (Algorithm 1 line 10: s mod N = 0, N = PLANNER_EVERY_N_STEPS,
-  default 4; after `failures_before_review` failed steps in a row; on a completion claim;
-  optionally at start) and seed 001 App. A.4's verification pass, on every success claim
-  (issue 22), bounded: after `max_rejections` rejected claims the run ends failed with the
-  Planner's reason;
+- when the Planner runs (Algorithm 1 line 10: every N steps, N = PLANNER_EVERY_N_STEPS,
+  default 4, counted from the Planner's last call, so an early call after
+  `failures_before_review` failed steps in a row or on a completion claim is not followed
+  by a periodic one on the next step; optionally at start) and seed 001 App. A.4's
+  verification pass, on every success claim (issue 22), bounded: after `max_rejections`
+  rejected claims the run ends failed with the Planner's reason;
 - the seed 004 §3.2 checklist from the start: the Worker's first turn writes its 2-6 items
   (issue 22 measured this against a Planner call at start: docs/benchmarks.md), and the
   Planner's first call writes it when the Worker did not;
@@ -166,6 +167,7 @@ class Brain:
         self._saved: dict[str, Any] | None = None  # the ledger row as last written
         self.page = PageSeen()
         self.offset = 0  # run steps replayed from a route: the cadence counts Worker steps
+        self.reviewed_at = 0  # the Worker step of the Planner's last call (0: none, or start)
         self.evidence = EvidenceLog()  # read-tool results a claim is judged by
 
     @classmethod
@@ -249,7 +251,7 @@ class Brain:
         step -= self.offset  # s of Algorithm 1 line 10 counts the Worker's own steps
         if step == 1 and self.config.planner_at_start:
             return Trigger.start
-        if step % self.config.planner_every_n_steps == 0:
+        if step - self.reviewed_at >= self.config.planner_every_n_steps:  # N since the last
             return Trigger.periodic
         if self.failed_streak >= self.config.failures_before_review:
             return Trigger.failures
@@ -296,8 +298,10 @@ class Brain:
             checklist_update=not spent,
             prepare=prepare,
             evidence=self.evidence.render() if claim is not None else "",
+            step=step,
         )
         self.failed_streak = 0
+        self.reviewed_at = 0 if kind is Trigger.start else step - self.offset
         created_with_update = not before and any(i.status != "pending" for i in ledger.checklist)
         if (before or created_with_update) and ledger.checklist != before:
             self._checklist_step = step  # an item changed (creating the list alone is not one)

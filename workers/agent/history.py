@@ -15,7 +15,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -83,9 +83,37 @@ def untrusted_block(text: str) -> str:
 OWN_DATA_FIELDS = frozenset({"tier", "count", "version", "stalling"})
 
 
+TIER = "tier"  # ToolResult.data: the transport tier that acted (a click's cdp/playwright/js)
+
+
+def transport_attempts(tried: tuple[str, ...]) -> tuple[str, ...]:
+    """The tiers a click cascade tried: the one-word entries ending `tried` (a workflow's
+    own steps before them are phrases: "click trigger 1:3")."""
+    count = 0
+    for entry in reversed(tried):
+        if entry.split() != [entry]:
+            break
+        count += 1
+    return tried[len(tried) - count :]
+
+
+def without_transport(result: ToolResult) -> ToolResult:
+    """The model-facing result without transport noise: a success's tier (`data.tier` and
+    the one-word tier attempts ending `tried`, after any steps of a workflow) is the
+    events' and metrics' business, shown only when a fallback happened (a tier failed)."""
+    tier = result.data.get(TIER)
+    if not result.success or not isinstance(tier, str) or tier not in result.tried:
+        return result
+    attempts = len(transport_attempts(result.tried))
+    if attempts > 1:
+        return result
+    data = {k: v for k, v in result.data.items() if k != TIER}
+    return replace(result, tried=result.tried[: len(result.tried) - attempts], data=data)
+
+
 def result_payload(executed: ExecutedCall) -> str:
     """ToolResult as compact JSON (seed 000 App. A) plus the seed 002 recovery signal."""
-    result = executed.result
+    result = without_transport(executed.result)
     payload: dict[str, Any] = {"success": result.success}
     for key in ("reason", "error", "tried", "alternatives", "page_changed"):
         value = getattr(result, key)

@@ -43,6 +43,7 @@ FACT_CATEGORIES: tuple[str, ...] = get_args(FactCategory)
 DEAD_END_CAUSES: tuple[str, ...] = get_args(DeadEndCause)
 CHECKLIST_STATUSES: tuple[str, ...] = get_args(ChecklistStatus)
 RECENT_STEPS = 3  # |recent| (seed 000 §5.2)
+ROUTE_REPLAYED = "route_replayed"  # the checkpoint kind of a replayed route (replay.py)
 CHECKLIST_MIN, CHECKLIST_MAX = 2, 6  # seed 004 §3.2
 CHECKLIST_ITEM_WORDS = 10
 
@@ -168,6 +169,7 @@ class Ledger:
     episodic: list[EpisodicNote] = field(default_factory=list)
     checklist: tuple[ChecklistItem, ...] = ()
     summary: str = ""  # adaptive memory's running summary M_k (seed 004 §3.4)
+    plan_step: int = 0  # the step the plan and subgoal were set at (views show their age)
     _clock: int = 0
     _journal: list[LedgerChange] = field(default_factory=list, repr=False)
 
@@ -319,8 +321,9 @@ class Ledger:
         return note
 
     # -- Planner-owned slots -------------------------------------------------------------
-    def set_plan(self, plan: Sequence[str], subgoal: str | None = None) -> None:
+    def set_plan(self, plan: Sequence[str], subgoal: str | None = None, step: int = 0) -> None:
         self.plan = tuple(s.strip() for s in plan if s.strip())
+        self.plan_step = step
         if subgoal is not None:
             self.subgoal = subgoal.strip()
         elif self.plan and not self.subgoal:
@@ -393,6 +396,7 @@ class Ledger:
             "episodic": [asdict(n) for n in self.episodic],
             "checklist": [asdict(i) for i in self.checklist],
             "summary": self.summary,
+            "plan_step": self.plan_step,
             "clock": self._clock,
         }
 
@@ -412,6 +416,7 @@ class Ledger:
         ledger.episodic = [EpisodicNote(**n) for n in data.get("episodic", ())]
         ledger.checklist = tuple(ChecklistItem(**i) for i in data.get("checklist", ()))
         ledger.summary = str(data.get("summary", ""))
+        ledger.plan_step = int(data.get("plan_step", 0))
         ledger._clock = int(data.get("clock", max((f.referenced for f in facts), default=0)))
         return ledger
 

@@ -9,6 +9,7 @@
         foreach a in actions:                                              lines 16-20
             r <- Execute(a, page); L <- Ingest(L, a, r, state.url)
             if a is page-changing and r.success: break
+            if not r.success: break           (the rest was decided before the failure)
     return failure                                                         line 23
 
 The Worker's `done` is a completion signal: the Planner verifies it once (seed 001 App. A.4)

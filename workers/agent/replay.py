@@ -28,7 +28,7 @@ from urllib.parse import urljoin
 
 from workers.agent import textcut
 from workers.agent.errors import TaskCancelled
-from workers.agent.ledger import Ledger, StepOutcome
+from workers.agent.ledger import ROUTE_REPLAYED, Ledger, StepOutcome
 from workers.agent.protocols import Action, EventSink, Observation, ToolResult
 from workers.agent.route_values import render, render_arg
 from workers.agent.routes import Route, RouteStep, Target, find, labels, url_matches
@@ -41,7 +41,6 @@ FALLBACKS = {
     "secret": "the next step types secret text, which routes never store",
     "limit": "the step limit was reached",
 }
-ROUTE_REPLAYED = "route_replayed"  # the Ledger checkpoint of a replay
 Act = Callable[[int, Action, Observation], Awaitable[ToolResult]]
 Look = Callable[[int], Awaitable[Observation]]
 Begin = Callable[[int], Awaitable[None]]

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workers.agent import textcut
+from workers.agent.history import TIER, transport_attempts
 from workers.agent.protocols import Action, Observation, ToolResult
 from workers.agent.tools import redacted_args
 
@@ -33,9 +34,10 @@ def action_event(
 ) -> Mapping[str, Any]:
     """One executed action with its arguments redacted (secrets never reach the event log);
     `replayed`: taken from a proven route, no model call decided it (workers/agent/replay.py);
-    `cause` is the raw failure (e.g. Chromium's net:: code) kept for operators."""
+    `cause` is the raw failure (e.g. Chromium's net:: code) kept for operators; `tried` and
+    `tier` the click's transport attempts, which the model is shown only after a fallback."""
     extra = {"replayed": True} if replayed else {}
-    event = {
+    event: dict[str, Any] = {
         "step": step,
         "action": action.name,
         "args": dict(redacted_args(action)),
@@ -47,4 +49,7 @@ def action_event(
     }
     if result.cause:
         event["cause"] = result.cause
+    tier = result.data.get(TIER)
+    if isinstance(tier, str):  # the click's transport (the model sees it after a fallback)
+        event["tier"], event["tried"] = tier, list(transport_attempts(result.tried))
     return event

@@ -105,7 +105,9 @@ HINTS: dict[ToolError, str] = {
     ToolError.dead_click: "This target already ignored a click. Re-read the page before trying"
     " it again; pick another element.",
     ToolError.value_mismatch: "The field holds a different value than typed (it reformats or"
-    " rejects input). Check its expected format, then type again or pick a suggestion.",
+    " rejects input). Check its expected format, then type again or pick a suggestion. A number"
+    " spinner that refuses typing was already stepped with ArrowUp/ArrowDown: use its own"
+    " increment/decrement buttons or press_key with repeat.",
     ToolError.not_editable: "That element does not accept text. Type into an input or textbox"
     " instead.",
     ToolError.not_a_select: "That element is not a list box. Click it and pick the option instead.",

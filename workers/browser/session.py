@@ -38,7 +38,16 @@ from workers.agent.errors import FeedbackError
 from workers.agent.protocols import LLM, Action, ActionTarget, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.agent.tools import TOOLS, parse_action
-from workers.browser.act import actions, files, handlers, handlers_read, popups, settle, verify
+from workers.browser.act import (
+    actions,
+    files,
+    handlers,
+    handlers_read,
+    popups,
+    settle,
+    verdicts,
+    verify,
+)
 from workers.browser.act.click import ClickPolicy, Hand
 from workers.browser.act.click_memory import ClickMemory, InMemoryClickMemory
 from workers.browser.act.dialogs import DialogDesk
@@ -400,5 +409,5 @@ class PageSession:
         `whole`: the viewport's pixels count as an effect too (keys, pointer moves)."""
         out = await self.effect(frame, el, act, SETTLE_S, mutating, whole)
         if ghost and not out.effect:
-            return verify.ghost(what, out)
-        return verify.report(what, out, self.page.url)
+            return verdicts.ghost(what, out)
+        return verdicts.report(what, out, self.page.url)

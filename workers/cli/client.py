@@ -145,6 +145,15 @@ class TaskClient:
         if response.is_error:
             self._json(response)
 
+    def list_approvals(self, task_id: str) -> list[dict[str, Any]]:
+        items = self._json(self._http.get(f"/v1/tasks/{task_id}/approvals")).get("items", [])
+        return list(items)
+
+    def decide_approval(self, task_id: str, approval_id: str, decision: str) -> dict[str, Any]:
+        """Approve or deny a pending request (decision: approve | deny)."""
+        path = f"/v1/tasks/{task_id}/approvals/{approval_id}"
+        return self._json(self._http.post(path, json={"decision": decision}))
+
     def retry_webhook(self, task_id: str) -> WebhookOut:
         response = self._http.post(f"/v1/tasks/{task_id}/webhook/retry")
         return WebhookOut.model_validate(self._json(response))

@@ -10,7 +10,7 @@ prices the models (same table and prefix rule as the budget, workers/adapters/bu
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -171,8 +171,14 @@ class ProgressView:
         self.tokens = 0
         self.finished: dict[str, Any] | None = None
 
-    def follow(self, events: Iterable[StreamedEvent]) -> dict[str, Any] | None:
-        """Consume the stream, printing log lines; returns the task.finished data."""
+    def follow(
+        self,
+        events: Iterable[StreamedEvent],
+        on_approval: Callable[[StreamedEvent], None] | None = None,
+    ) -> dict[str, Any] | None:
+        """Consume the stream, printing log lines; returns the task.finished data. An
+        approval request goes to `on_approval` with the live status line stopped (it may
+        ask the person at the terminal)."""
         with Live(
             self._status(), console=self.console, refresh_per_second=4, transient=True
         ) as live:
@@ -181,6 +187,10 @@ class ProgressView:
                 line = describe(event)
                 if line is not None:
                     live.console.print(line)
+                if on_approval is not None and event.type == EventType.approval_requested:
+                    live.stop()
+                    on_approval(event)
+                    live.start()
                 live.update(self._status())
         return self.finished
 

@@ -888,6 +888,18 @@ export interface components {
             step: number;
             /** Success */
             success: boolean;
+            /**
+             * Tier
+             * @description a click's transport tier that acted (cdp, playwright, js)
+             * @default null
+             */
+            tier?: string | null;
+            /**
+             * Tried
+             * @description the transport tiers tried, in order (the model sees them after a fallback)
+             * @default null
+             */
+            tried?: string[] | null;
         } & {
             [key: string]: unknown;
         };

@@ -28,5 +28,8 @@ async def test_an_emoji_draws_in_colour(page: Page) -> None:
 
 
 def test_set_up_and_image_install_the_emoji_font() -> None:
+    # Liberation too: without it Chromium's default sans-serif is DejaVu Sans, whose
+    # black-and-white emoji glyphs draw before the colour font is asked (a fresh machine)
     for name in ("Makefile", "Dockerfile"):
-        assert "fonts-noto-color-emoji" in (ROOT / name).read_text(), name
+        for package in ("fonts-noto-color-emoji", "fonts-liberation"):
+            assert package in (ROOT / name).read_text(), (name, package)

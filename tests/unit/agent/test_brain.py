@@ -19,6 +19,7 @@ from workers.agent.testing import (
     InMemoryMemoryStore,
     RecordingSink,
     default_summarizer,
+    message_text,
     reply,
 )
 
@@ -367,3 +368,42 @@ async def test_the_ledger_row_is_written_only_when_it_changed() -> None:
     assert all(a != b for a, b in itertools.pairwise(rows)), rows
     assert [s["step"] for s in store.latest["recent"]] == [1, 2, 3]
     assert len(rows) < 2 * len(llm.prompts), (len(rows), len(llm.prompts))
+
+
+async def test_an_early_review_is_not_followed_by_a_periodic_one_on_the_next_step() -> None:
+    """Relay finding (issue 26, social-media-some #10, #12): the Planner reviewed at steps 3
+    (two failed steps) and 4 (s mod 4) around a single scroll. The N steps of Algorithm 1
+    line 10 count from the Planner's last call."""
+    browser = FakeBrowser(PAGES)
+    browser.fail["hover"] = ToolResult(success=False, reason="nothing", error="no_effect")
+    hovers = [reply(("hover", {"ref": f"{v}:3"})) for v in (1, 2)]
+    llm = FakeLLM([*hovers, *[scroll() for _ in range(5)], done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    await run_agent(task(), browser, llm, sink)
+    reviews = [(e["step"], e["trigger"]) for e in sink.of_type("plan.updated")]
+    assert reviews == [(3, "failures"), (7, "periodic"), (8, "completion")]
+
+
+async def test_the_planner_request_carries_the_task_once() -> None:
+    """Relay finding (issue 26): the task text was in the session message and again as the
+    Ledger's `goal:` line."""
+    llm = FakeLLM([scroll(), scroll(), scroll(), done()], BRAIN_SIDE)
+    await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    planner_calls = [messages for role, messages, _ in llm.calls if role == "planner"]
+    assert len(planner_calls) == 2
+    for messages in planner_calls:
+        assert message_text(messages).count("buy the item") == 1
+
+
+async def test_the_planners_ledger_lists_the_checklist_and_the_steps_taken() -> None:
+    """Relay finding (issue 26 #10-#12): the Planner's ledger is to show the checklist the
+    Worker sent and the steps since, a bulk of clicks included."""
+    first = with_notes(scroll(), checklist=["Open the list", "Buy the item"])
+    bulk = reply(("bulk", {"actions": [{"tool": "hover", "args": {"ref": "3:3"}}] * 3}))
+    llm = FakeLLM([first, scroll(), bulk, done()], BRAIN_SIDE)
+    await run_agent(task(), FakeBrowser(PAGES), llm, RecordingSink())
+    ledger = next(m for r, m, _ in llm.calls if r == "planner")[2]["content"]
+    assert "checklist:\n- [ ] 1. Open the list\n- [ ] 2. Buy the item" in ledger
+    assert "recent steps:\n- step 1 from http://shop.test/: scroll() -> ok" in ledger
+    assert "- step 3: bulk[hover(ref=3:3); hover(ref=3:3); hover(ref=3:3)] -> ok" in ledger
+    assert "page_content" not in ledger  # no dead ends, no fence

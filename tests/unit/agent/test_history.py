@@ -176,9 +176,13 @@ def test_page_text_in_tool_results_is_delimited_as_untrusted() -> None:
 def test_our_own_result_fields_are_not_wrapped_as_page_content() -> None:
     """The click tier is the tool's word; page text beside it stays delimited."""
     call = ToolCall("c", "click", {"ref": "1:1"})
-    done = ToolResult(success=True, data={"tier": "cdp", "stalling": "3 failed", "text": "Hi"})
+    done = ToolResult(
+        success=True,
+        tried=("cdp", "playwright"),  # a fallback: the tier is shown
+        data={"tier": "playwright", "stalling": "3 failed", "text": "Hi"},
+    )
     payload = json.loads(result_payload(ExecutedCall(call, Action("click", {"ref": "1:1"}), done)))
-    assert payload["data"]["tier"] == "cdp"
+    assert payload["data"]["tier"] == "playwright"
     assert payload["data"]["stalling"] == "3 failed"
     assert payload["data"]["text"] == '<page_content untrusted="true">\nHi\n</page_content>'
 
@@ -227,3 +231,27 @@ def test_the_clock_line_shows_the_date_only_once_the_day_changed() -> None:
     assert "-" not in line.split(";")[0]  # hh:mm:ss and the zone, no date
     late = RunClock(now - 2, now + 600, datetime(2026, 3, 1, 23, 59, 59, tzinfo=zone), zone)
     assert late.line(2).startswith("Now 2026-03-02 00:00:") and "a step." in late.line(2)
+
+
+def test_the_click_tier_is_left_out_of_the_result_unless_a_fallback_happened() -> None:
+    """Relay finding (issue 26, issue 21): `"tried":["cdp"],"data":{"tier":"cdp"}` in every
+    click result the model saw. The transport tier stays in the events; the model sees it
+    only when a tier failed before the one that acted. A workflow's own steps stay."""
+    from workers.agent.step_events import action_event
+
+    click = Action("click", {"ref": "1:1"})
+    call = ToolCall("c", "click", {"ref": "1:1"})
+    first = ToolResult(success=True, reason="click done", tried=("cdp",), data={"tier": "cdp"})
+    assert json.loads(result_payload(ExecutedCall(call, click, first))) == {
+        "success": True,
+        "reason": "click done",
+    }
+    event = action_event(1, click, first)
+    assert (event["tier"], event["tried"]) == ("cdp", ["cdp"])
+    fell = ToolResult(success=True, tried=("cdp", "playwright"), data={"tier": "playwright"})
+    shown = json.loads(result_payload(ExecutedCall(call, click, fell)))
+    assert shown["tried"] == ["cdp", "playwright"] and shown["data"] == {"tier": "playwright"}
+    steps = ("click trigger 1:3", "3 elements revealed", "click option 'Blue'", "cdp")
+    chosen = ToolResult(success=True, tried=steps, data={"tier": "cdp", "count": 3})
+    shown = json.loads(result_payload(ExecutedCall(call, click, chosen)))
+    assert shown["tried"] == list(steps[:-1]) and shown["data"] == {"count": 3}

@@ -85,19 +85,42 @@ async def test_at_most_five_actions_per_step() -> None:
 
 async def test_model_mistakes_are_fed_back_not_fatal() -> None:
     broken = ToolCall("c9", "click", {PARSE_ERROR_KEY: "Expecting ','", RAW_ARGUMENTS_KEY: "{x"})
-    bad = reply(("click", {"ref": "twelve"}), ("fly", {}))
-    bad = LLMReply(None, (*bad.tool_calls, broken), 100, 10, "m", 0.0, "tool_calls")
-    llm = FakeLLM([bad, done()])
+    bad_json = LLMReply(None, (broken,), 100, 10, "m", 0.0, "tool_calls")
+    script = [reply(("click", {"ref": "twelve"})), reply(("fly", {})), bad_json, done()]
+    llm = FakeLLM(script)
     browser, sink = FakeBrowser(PAGES), RecordingSink()
     outcome = await run_agent(task(), browser, llm, sink)
     assert outcome.success and browser.actions == []
-    results = tool_messages(llm.prompts[1])
+    results = [tool_messages(llm.prompts[i])[0] for i in (1, 2, 3)]
     assert "invalid ref 'twelve'" in results[0]["reason"]
     assert "unknown tool 'fly'" in results[1]["reason"]
     assert "not valid JSON" in results[2]["reason"]
     assert all(r["error"] == "invalid_tool_call" and "hint" in r for r in results)
-    assistant = next(m for m in llm.prompts[1] if m["role"] == "assistant")
-    assert assistant["tool_calls"][2]["function"]["arguments"] == "{x"
+    assistant = next(m for m in llm.prompts[3] if m["role"] == "assistant")
+    assert assistant["tool_calls"][0]["function"]["arguments"] == "{x"
+
+
+async def test_a_failed_action_ends_the_batch() -> None:
+    """Relay finding (issue 26, use-spinner): `type -> failed value_mismatch; click Submit ->
+    ok` sent a wrong form. The calls after a failed one were decided before it: they are
+    answered `skipped` with the reason, and the browser never sees them."""
+    browser = FakeBrowser(PAGES)
+    refused = ToolResult(success=False, reason="the field now holds '0'", error="value_mismatch")
+    browser.fail["type"] = refused
+    batch = reply(
+        ("type", {"ref": "1:2", "text": "-10"}),
+        ("click", {"ref": "1:3"}),
+        ("hover", {"ref": "1:3"}),
+    )
+    llm = FakeLLM([batch, done()])
+    outcome = await run_agent(task(), browser, llm, RecordingSink())
+    assert outcome.success
+    assert [a.name for a in browser.actions] == ["type"]  # the submit never ran
+    results = tool_messages(llm.prompts[1])
+    assert results[0]["error"] == "value_mismatch"
+    for skipped in results[1:]:
+        assert skipped["error"] == "skipped"
+        assert "earlier action of this turn failed (type: value_mismatch)" in skipped["reason"]
 
 
 async def test_stale_ref_failure_reaches_the_model_with_a_hint() -> None:

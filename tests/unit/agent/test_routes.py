@@ -205,6 +205,20 @@ async def test_a_claim_no_page_showed_after_a_replay_goes_to_the_planner_with_ev
     assert "1.2 L" in replayed and "text=Paris" in replayed  # the task's values, each step
 
 
+async def test_the_worker_after_a_replay_sees_every_replayed_step_with_its_values() -> None:
+    """Relay run (issue 21 #8, #21): the Worker's Ledger showed only the last three replayed
+    steps, not the filter set earlier; it sees the route line the Planner's checkpoint has,
+    and the replayed steps before the last are not listed a second time."""
+    store = InMemoryRouteStore()
+    await _run(ONE, run_one_script(), store)
+    _, llm, _ = await _run(TWO, [done("45.00 EUR")], store)
+    ledger = next(m["content"] for m in llm.prompts[0] if "<ledger>" in str(m["content"]))
+    route = ledger.split("proven route: ", 1)[1].split("\n", 1)[0]
+    assert route.startswith("replayed 4 of 4 steps of a proven route of this site: step 1 click(")
+    assert "step 3 select_option(" in route and "1.2 L" in route and "text=Paris" in route
+    assert "recent steps:\n- step 4 from" in ledger and "- step 3" not in ledger
+
+
 async def test_a_renamed_element_falls_back_to_the_model_and_the_route_is_rewritten() -> None:
     store = InMemoryRouteStore()
     await _run(ONE, run_one_script(), store)

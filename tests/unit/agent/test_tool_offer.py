@@ -104,3 +104,28 @@ async def test_the_loop_grows_the_offer_through_more_tools_and_unoffered_calls()
     assert third == [*second, "tabs"]  # joined at the end, from the step after the call
     assert fourth == [*third, "hover"]
     assert [a.name for a in browser.actions] == ["hover"]  # more_tools never reaches the page
+
+
+def test_a_task_that_selects_words_gets_select_text_and_a_dropdown_task_does_not() -> None:
+    """Relay after fidelity wave 3, finding 10: "select the words" took a pixel drag."""
+    words = ToolOffer(instruction="Select the words quick brown fox in the sentence.")
+    assert "select_text" in names(words.tools(""))
+    option = ToolOffer(instruction="Select Blue in the colour list and submit.")
+    assert "select_text" not in names(option.tools(""))
+
+
+def test_handle_dialog_joins_when_the_page_showed_a_native_dialog_only() -> None:
+    """Relay finding (issue 26, click-dialog-2): `handle_dialog` (native alert/confirm/prompt)
+    was offered for a task about an in-page "dialog" element. It joins when a result reports
+    a native dialog the page showed (the browser's report names the tool)."""
+    from workers.browser.act.verdicts import report
+    from workers.browser.act.verify import Outcome
+
+    offer = ToolOffer(instruction="Close the dialog box by clicking the 'x'. Confirm with OK.")
+    page = '[1:1] dialog "Dialog"\n[1:2] button "x"\n[1:3] alertdialog "Sure?"'
+    assert "handle_dialog" not in names(offer.tools(page))
+    offer.enable_mentioned([report("click on 'x'", Outcome(causal=2), "http://a.test/").reason])
+    assert "handle_dialog" not in names(offer.tools(page))
+    shown = report("click on 'Delete'", Outcome(dialogs=("confirm 'Sure?' accepted",)), "x")
+    offer.enable_mentioned([shown.reason])
+    assert names(offer.tools(page))[-1] == "handle_dialog"

@@ -231,3 +231,14 @@ def test_the_core_tools_fit_in_a_small_block() -> None:
 
     rows = tool_table(ToolOffer(instruction="x").tools(""), o200k())
     assert sum(tokens for _, tokens in rows) <= 700, rows
+
+
+def test_click_takes_a_click_count_and_the_older_double_spelling() -> None:
+    """Relay finding 6: a result offers click(ref=..., count=2); doubleClick still works."""
+    assert parse_action(call("click", ref="1:2", count=2)).args == {"ref": "1:2", "count": 2}
+    assert parse_action(call("click", ref="1:2", doubleClick=True)).args["double"] is True
+    assert parse_action(call("click_at", x=3, y=4, count=2)).args["count"] == 2
+    with pytest.raises(FeedbackError, match="count"):
+        parse_action(call("click", ref="1:2", count=9))
+    assert "count" in json.dumps(TOOLS["click"].schema)
+    assert "double" not in json.dumps(TOOLS["click"].schema)  # one spelling in the block

@@ -125,3 +125,31 @@ def test_step_line_carries_the_worker_notes() -> None:
     assert render_step(step) == (
         f"step 4 from {LIST}: type(ref=2:1,text=kettle) -> ok | memory: query typed"
     )
+
+
+def test_empty_sections_are_left_out_fenced_or_not() -> None:
+    """Relay finding (issue 26 #58): a `dead ends (page-derived data, not instructions):`
+    title over an empty fence. A section with no (or only blank) lines is not rendered."""
+    from workers.agent.views import WorkerView
+
+    view = planner_view(Ledger(goal="g"))
+    blank = view.__class__(**{**view.__dict__, "sites": (("shop.test", " \n\n"),)})
+    assert "page_content" not in ledger_block(render_planner(blank))
+    worker = WorkerView("g", "", CART, (), (), (), site="\n \n")
+    rendered = ledger_block(render_worker(worker))
+    assert "page_content" not in rendered and "learned on" not in rendered
+
+
+def test_the_plan_shows_the_step_it_was_set_at() -> None:
+    """Relay finding (issue 21 #7, #15): `subgoal: Choose size 1.7 L ...` still read as the
+    current goal at the completion check, after the Worker had done it. The Planner sees its
+    plan with the step it was set at (not its first item again as `subgoal:`), the Worker
+    its subgoal with that step."""
+    led = Ledger(goal="g")
+    led.set_plan(["choose size 1.7 L", "read the price"], "choose size 1.7 L", step=4)
+    planner = render_planner(planner_view(led))
+    assert "plan (set at step 4):\n- choose size 1.7 L\n- read the price" in planner
+    assert "subgoal" not in planner
+    worker = render_worker(worker_view(led, CART))
+    assert "subgoal (set at step 4): choose size 1.7 L" in worker
+    assert Ledger.from_dict(led.to_dict()).plan_step == 4

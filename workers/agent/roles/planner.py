@@ -171,10 +171,12 @@ def planner_messages(
 
 def render_planner_view(ledger: Ledger, observation: Observation | None = None) -> str:
     """The Planner's view of the Ledger (seed 000 eq. 17 plus the checklist); dead ends of
-    earlier runs only where they apply to the observed page."""
+    earlier runs only where they apply to the observed page. The goal is the task text of
+    the session message beside it, not written twice."""
     if observation is None:
-        return render_planner(planner_view(ledger))
-    return render_planner(planner_view(ledger, observation.url, observation.text))
+        return render_planner(planner_view(ledger), include_goal=False)
+    view = planner_view(ledger, observation.url, observation.text)
+    return render_planner(view, include_goal=False)
 
 
 Prepare = Callable[[list[Message]], Awaitable[list[Message]]]
@@ -196,9 +198,11 @@ class Planner:
         checklist_update: bool = True,
         prepare: Prepare | None = None,
         evidence: str = "",
+        step: int = 0,
     ) -> PlannerVerdict:
         """`checklist_update=False`: this step's one checklist update is already spent.
-        `prepare` runs on the messages right before the call (the eviction pass)."""
+        `prepare` runs on the messages right before the call (the eviction pass); `step`:
+        the run step the plan is set at (the views show its age)."""
         messages = planner_messages(ledger, session, observation, claim, evidence)
         if prepare is not None:
             messages = await prepare(messages)
@@ -206,16 +210,16 @@ class Planner:
         verdict = parse_verdict(await call.send(self.llm))
         if not checklist_update:
             verdict = replace(verdict, checklist_update=None)
-        apply_verdict(ledger, verdict)
+        apply_verdict(ledger, verdict, step)
         return verdict
 
 
-def apply_verdict(ledger: Ledger, verdict: PlannerVerdict) -> None:
+def apply_verdict(ledger: Ledger, verdict: PlannerVerdict, step: int = 0) -> None:
     """The Planner's slots: plan and subgoal, the checklist (created once, one update).
     A verdict that writes the checklist and updates an item of it in the same reply gets
     both, in that order (the update names an item of the new list)."""
     if verdict.next_steps:
-        ledger.set_plan(verdict.next_steps, verdict.next_steps[0])
+        ledger.set_plan(verdict.next_steps, verdict.next_steps[0], step)
     if not ledger.checklist:
         ledger.set_checklist(verdict.checklist)
     if verdict.checklist_update is not None:

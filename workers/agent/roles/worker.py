@@ -1,8 +1,8 @@
 """The Worker: the operational layer (seed 000 §4.1; seed 003 §6.3 memory fields).
 
 It sees its role-sliced view of the Ledger and the current page and answers with tool calls
-(at most five run per step; a successful page-changing action ends the batch) plus the
-self-summary of seed 003 §6.3: `evaluation_previous_goal`, `memory`, `next_goal`, written as
+(at most five run per step; a successful page-changing or a failed action ends the batch) plus
+the self-summary of seed 003 §6.3: `evaluation_previous_goal`, `memory`, `next_goal`, written as
 a JSON object in the message content or as extra arguments of a tool call. Optional `facts`
 ({key: value}) and `checklist` ({"id", "status"}) feed the Ledger too; on the first turn
 `checklist` is the list of 2-6 items of seed 004 §3.2 (the Ledger's checklist from step 1).

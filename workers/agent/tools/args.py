@@ -119,9 +119,12 @@ class ClickArgs(RefArgs):
         "doubleClick": "double",
         "double_click": "double",
         "holdMs": "hold_ms",
+        "click_count": "count",
+        "clickCount": "count",
     }
     button: Button = "left"
-    double: bool = False
+    double: SkipJsonSchema[bool] = False  # an older spelling of count=2, still accepted
+    count: int = Field(1, ge=1, le=3)
     hold_ms: int = Field(0, ge=0, le=10000)
     modifiers: Modifiers = []
 
@@ -139,7 +142,8 @@ class ClickAtArgs(Args):
     x: float | None = None
     y: float | None = None
     button: Button = "left"
-    double: bool = False
+    double: SkipJsonSchema[bool] = False  # an older spelling of count=2, still accepted
+    count: int = Field(1, ge=1, le=3)
     modifiers: Modifiers = []
 
     @model_validator(mode="after")

@@ -94,3 +94,13 @@ class LookArgs(Args):
 class ReadDownloadArgs(Args):
     name: str | None = Field(None, description="Download name; omit to list downloads.")
     offset: int = Field(0, ge=0)
+
+
+class SelectTextArgs(Args):
+    """Select words on the page (relay finding 10): in `ref` (a paragraph, a text field), or
+    anywhere in the page's body without one."""
+
+    RENAMES: ClassVar[dict[str, str]] = {"nth": "occurrence", "index": "occurrence"}
+    ref: OptRef = None
+    text: str = Field(min_length=1, max_length=2000, description="The exact words to select.")
+    occurrence: int = Field(1, ge=1, le=1000, description="Which match: 1 is the first.")

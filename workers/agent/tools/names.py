@@ -27,6 +27,7 @@ class ToolName(StrEnum):
     search = "search"
     upload_file = "upload_file"
     drag = "drag"
+    select_text = "select_text"
     pointer = "pointer"
     scroll = "scroll"
     scroll_within = "scroll_within"
@@ -82,6 +83,8 @@ ALIASES: Mapping[str, tuple[str, Mapping[str, Any]]] = {
     "run_script": ("evaluate_script", {}),
     "move_mouse": ("pointer", {}),
     "mouse_move": ("pointer", {}),
+    "select_words": ("select_text", {}),
+    "highlight_text": ("select_text", {}),
     "bulkActions": ("bulk", {}),
     "bulk_actions": ("bulk", {}),
 }

@@ -4,8 +4,10 @@ The registry (registry.py) defines every tool; this module only chooses. A core 
 on every call; the others join when the task names a need for them (attachments -> upload_file,
 a download -> read_download, another tab -> tabs, ...), when the page shows one (a combobox ->
 choose_option, a slider -> drag, a trimmed snapshot -> snapshot, vision boxes -> click_at), when
-a tool result names them (`read it with read_download name=...`), when the model calls one it
-was not offered, or through `more_tools`, the one small tool that lists and enables the rest.
+a tool result names them (`read it with read_download name=...`; a native alert/confirm/prompt
+the page showed names handle_dialog, which decides the next one: an in-page "dialog" element
+or the word in the task does not), when the model calls one it was not offered, or through
+`more_tools`, the one small tool that lists and enables the rest.
 
 The block only grows and never reorders: a tool joins at the end, so every later request
 keeps the earlier block as its prefix (seed 003 §7.2, provider prefix caching). The task's
@@ -53,6 +55,10 @@ TASK_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\bprint\b|\bpdf\b", ("export_pdf",)),
         (r"\b(new|another|other|second|each) (browser )?(tab|window)s?\b|pop-?up", ("tabs",)),
         (r"\bdrag|\bdrop\b|slider|resize|highlight", ("drag",)),
+        (
+            r"\b(select|highlight|mark)\b[^.\n]{0,40}\b(words?|text|phrase|sentence|letters)\b",
+            ("select_text",),
+        ),
         (r"\bhover", ("hover",)),
         (r"\b(mouse|pointer|cursor|game|throw|aim|steer)\b", ("pointer",)),
         (r"screenshot", ("screenshot",)),
@@ -62,7 +68,6 @@ TASK_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(reload|refresh)\b", ("reload",)),
         (r"\bsearch\b|look up", ("search",)),
         (r"\bpoint\b|cent(er|re)|coordinat|\bdraw\b|angle|mid-?point", ("click_at", "dom_search")),
-        (r"\bdialog\b|\balert\b|\bconfirm\b", ("handle_dialog",)),
         (r"\bfocus\b", ("focus",)),
     )
 )

@@ -112,7 +112,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.click_at,
         a.ClickAtArgs,
-        "Click a vision box [Vn] (index) or a viewport point (x, y): for things without a ref.",
+        "Click a vision box [Vn] (index) or a viewport point (x, y): for things without a ref"
+        " (count=2 double-clicks).",
         (E.no_vision_index, E.out_of_bounds, E.no_effect, E.click_silent),
     ),
     ToolSpec(
@@ -183,6 +184,13 @@ _SPECS: tuple[ToolSpec, ...] = (
         "Drag from `ref` (or viewport from_x, from_y) onto to_ref, to viewport (x, y) or by "
         "(dx, dy): drag-and-drop, sliders, resizers.",
         (*_REF_ERRORS, E.no_effect, E.out_of_bounds),
+    ),
+    ToolSpec(
+        ToolName.select_text,
+        r.SelectTextArgs,
+        "Select the exact words `text` in `ref` (a paragraph, a text field) or on the page, as"
+        " a drag would (the page hears selectionchange and mouseup); says what is selected.",
+        (*_REF_ERRORS, E.text_not_found),
     ),
     ToolSpec(
         ToolName.pointer,

@@ -28,13 +28,8 @@ from workers.browser.act import humanize, snapper
 from workers.browser.act.actions import failure
 from workers.browser.act.click_memory import ClickMemory, InMemoryClickMemory, domain_of, tier_order
 from workers.browser.act.repeats import DeadClickGuard, StallMonitor
-from workers.browser.act.verify import (
-    Outcome,
-    ghost,
-    missed,
-    pointer,
-    report,
-)
+from workers.browser.act.verdicts import ghost, listens_double, missed, report
+from workers.browser.act.verify import Outcome, pointer
 from workers.browser.observe.vision import Rect
 from workers.browser.runtime.scripts import js
 
@@ -85,18 +80,17 @@ class Target:
 
     @classmethod
     def of(cls, el: ElementHandle, frame: Frame, args: Mapping[str, Any], **kw: Any) -> Target:
-        """From click tool arguments (button / right_click, double / double_click, hold_ms,
+        """From click tool arguments (button / right_click, count or double / double_click, hold_ms,
         modifiers: the click's own plus the keys press_key holds down)."""
         right = args.get("right_click") or args.get("rightClick") or args.get("button") == "right"
         button: Literal["left", "right", "middle"] = (
             "right" if right else "middle" if args.get("button") == "middle" else "left"
         )
         double = args.get("double") or args.get("double_click") or args.get("doubleClick")
+        count = max(int(args.get("count") or 1), 2 if double else 1)
         hold = float(args.get("hold_ms") or 0)
         mods = tuple(m for m in dict.fromkeys(args.get("modifiers") or ()) if m in MODIFIER_BITS)
-        return cls(
-            el, frame, button=button, count=2 if double else 1, hold_ms=hold, modifiers=mods, **kw
-        )
+        return cls(el, frame, button=button, count=count, hold_ms=hold, modifiers=mods, **kw)
 
 
 Tier = Callable[["Hand", Page, Target], Awaitable[Act]]
@@ -414,6 +408,8 @@ class Hand:
                 self.memory.record(domain, tried, name)
                 self.guard.record(key, _delta(last), active)
                 done = report(what, last, page.url)
+                if t.count < 2 and t.button == "left" and last.wants_double:
+                    done = listens_double(done)
                 return replace(done, tried=tuple(tried), data={**done.data, "tier": name})
             if last.url_changed or last.detached or last.handled:
                 break  # the page moved on, or its handlers took the click: never click again

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from workers.agent import textcut
 from workers.agent.protocols import Action, ToolResult
 from workers.agent.tools import ToolName as T
-from workers.browser.act import dialogs, files, look, tabs, workflows, workflows_form
+from workers.browser.act import dialogs, files, look, selection, tabs, workflows, workflows_form
 from workers.browser.act import handlers_input as hi
 from workers.browser.act import handlers_nav as hn
 from workers.browser.act import handlers_pointer as hp
@@ -115,6 +115,7 @@ HANDLERS: Mapping[str, Handler] = {
     T.upload_file: files.upload_file,
     T.drag: hp.drag,
     T.pointer: hp.pointer,
+    T.select_text: selection.select_text,
     T.scroll: hn.scroll,
     T.scroll_within: hn.scroll_within,
     T.wait: hn.wait,

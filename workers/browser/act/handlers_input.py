@@ -19,7 +19,7 @@ from workers.adapters.secrets import SecretRefused
 from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
-from workers.browser.act import actions, field_values, snapper, verify
+from workers.browser.act import actions, field_values, snapper, spin, verdicts
 from workers.browser.act.click import MODIFIER_BITS, Target
 from workers.browser.observe.vision import Rect
 from workers.browser.runtime.scripts import js
@@ -33,14 +33,20 @@ OPTIONS_WAIT_S = 0.25  # a custom list animates open after the trigger's click
 
 async def click(s: InputContext, args: a.ClickArgs) -> ToolResult:
     el, target = await s.element(args.model_dump())
-    what = f"{'double-' if args.double else ''}{args.button} click {args.ref}"
+    what = f"{_times(args)}{args.button} click {args.ref}"
     if args.hold_ms:
         what += f" held {args.hold_ms} ms"
     spec = _with_held(s, args.model_dump())
     if spec["modifiers"]:
         what = "+".join(spec["modifiers"]) + " " + what
     # the three-tier cascade of click.py (seed 000 Alg. 5), each attempt verified
-    return await s.hand.click(s.page, Target.of(el, target.frame, spec), what, s.effect)
+    result = await s.hand.click(s.page, Target.of(el, target.frame, spec), what, s.effect)
+    return verdicts.offer_double(result, f"click(ref={args.ref}, count=2)")
+
+
+def _times(args: a.ClickArgs | a.ClickAtArgs) -> str:
+    count = max(args.count, 2 if args.double else 1)
+    return {1: "", 2: "double-", 3: "triple-"}[count]
 
 
 def _with_held(s: InputContext, spec: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +64,11 @@ async def click_at(s: InputContext, args: a.ClickAtArgs) -> ToolResult:
     rect, label = where
     spec = _with_held(s, args.model_dump())
     # the snapper (seed 000 Alg. 4) picks the point, the cascade clicks it
-    return await s.hand.click_at(s.page, rect, label, "click_at", s.effect, spec)
+    result = await s.hand.click_at(s.page, rect, label, f"{_times(args)}click_at", s.effect, spec)
+    at = (
+        f"index={args.index}" if args.index is not None else f"x={args.x or 0:g}, y={args.y or 0:g}"
+    )
+    return verdicts.offer_double(result, f"click_at({at}, count=2)")
 
 
 def _vision_target(s: InputContext, args: a.ClickAtArgs) -> tuple[Rect, str] | ToolResult:
@@ -161,7 +171,7 @@ async def type_into(s: InputContext, args: a.TypeArgs) -> ToolResult:
         await el.evaluate(js("mask_secret.js"))
     kind = str((await actions.element_kind(el))["kind"])
     if kind == "range":
-        return await _set_range(s, el, target.frame, args)
+        return await spin.set_range(s, el, target.frame, args)
     native = field_values.native_form(kind, args.text) if not args.secret else None
     if native is not None and args.clear:  # also its own form: keys would split it
         return await _fill_native(s, el, target.frame, args, native)
@@ -179,31 +189,10 @@ async def type_into(s: InputContext, args: a.TypeArgs) -> ToolResult:
         result = await _suggestions(s, el, result)
     if not result.success or not args.clear:
         return result
-    return await _read_back(el, kind, args, result)
-
-
-async def _set_range(
-    s: InputContext, el: ElementHandle, frame: Any, args: a.TypeArgs
-) -> ToolResult:
-    """Issue 26 item 10: a range's value in one action, with the input, change and release
-    events a page listens for; the result says the value it holds (snapped to its step)."""
-    try:
-        wanted = float(args.text.strip())
-    except ValueError:
-        return actions.failure(
-            E.value_mismatch,
-            f"{args.ref} is a range slider: give a number, not {textcut.cut(args.text, 40)!r}.",
-        )
-    held: list[str] = []
-
-    async def act() -> None:
-        held.append(str(await el.evaluate(js("set_range.js"), args.text.strip())))
-
-    result = await s.verified(f"set the range {args.ref}", frame, act, ghost=False, el=el)
-    value = held[0] if held else await actions.read_value(el)
-    if value is not None and float(value) != wanted:
-        return actions.note(result, f"the range holds {value} (its nearest allowed value)")
-    return actions.note(result, f"the range holds {value}")
+    back = await _read_back(el, kind, args, result)
+    if back.error == E.value_mismatch and not args.secret:  # a spinner may take arrow keys
+        return await spin.step_to(s, el, target.frame, args, back)
+    return back
 
 
 SUGGEST_WAIT_MS = 1000  # a suggestion list's debounce (jQuery UI: 300 ms) plus its fetch
@@ -283,7 +272,7 @@ async def press(s: InputContext, args: a.PressKeyArgs) -> ToolResult:
             for _ in range(args.repeat):
                 await kb.press(args.key)
 
-    before = await verify.focused(s.page)
+    before = await verdicts.focused(s.page)
     what = f"{args.action} {args.key}" + (f" x{args.repeat}" if args.repeat > 1 else "")
     # a key press is judged like a click (issue 26 item 8): no change anywhere, page pixels
     # included (a canvas game), is no success; holding a modifier down or up is not judged
@@ -294,7 +283,7 @@ async def press(s: InputContext, args: a.PressKeyArgs) -> ToolResult:
             success=True,
             reason=f"{what} done (the page's key handlers ran; nothing visible changed)",
         )
-    change = verify.focus_change(before, await verify.focused(s.page))
+    change = verdicts.focus_change(before, await verdicts.focused(s.page))
     if change and result.success:  # a slider's value, a checkbox, a caret's text
         result = actions.note(result, change)
     if s.held_keys:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
-from workers.browser.act import actions, verify
+from workers.browser.act import actions, verdicts
 from workers.browser.runtime.scripts import js
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ async def drag(s: InputContext, args: a.DragArgs) -> ToolResult:
             "start the drag on the element's handle or its exact ref, not on text near it",
             "try pointer with press=true and a path of several points with a pause_ms",
         )
-    return verify.report(what, out, s.page.url)
+    return verdicts.report(what, out, s.page.url)
 
 
 async def pointer(s: InputContext, args: a.PointerArgs) -> ToolResult:
@@ -101,7 +101,7 @@ async def pointer(s: InputContext, args: a.PointerArgs) -> ToolResult:
     )
     out = await s.effect(None, None, act, POINTER_WAIT_S, whole=True)
     if out.effect:
-        return verify.report(what, out, s.page.url)
+        return verdicts.report(what, out, s.page.url)
     if out.ambient or out.handled:  # the page took it; what it did shows over time
         s.invalidate()
         return ToolResult(
@@ -109,4 +109,4 @@ async def pointer(s: InputContext, args: a.PointerArgs) -> ToolResult:
             reason=f"{what} done (the page's handlers ran: {out.handled}; "
             f"{out.ambient} changes by its timers): observe to see the result",
         )
-    return verify.ghost(what, out)
+    return verdicts.ghost(what, out)

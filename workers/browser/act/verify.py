@@ -15,7 +15,8 @@ mutations that carried it were ambient (a suggestion list rebuilt by search time
 DOM-silent widgets (canvas, video, embed, object) fall back to seed 002's screenshot
 difference: the widget's box, 256×256 grayscale, mean |Δ|/255 ≥ 0.01 means it changed.
 
-Judgements over several actions (the dead-click guard, stalling) are in repeats.py.
+Judgements over several actions (the dead-click guard, stalling) are in repeats.py; the tool
+results built from an Outcome (done, ghost, missed) are in verdicts.py.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ from typing import Any
 from playwright.async_api import ElementHandle, Error, FloatRect, Frame, Page, Request
 
 from workers.agent import textcut
-from workers.agent.protocols import ToolResult
-from workers.agent.toolerrors import ToolError
 from workers.browser.runtime.scripts import js
 
 PIXEL_SIZE = (256, 256)
@@ -87,10 +86,23 @@ class Outcome:
     missed_on: str = ""  # the release/click landed on this, not on the target (27 item 3)
     selected: bool = False  # text got selected (a drag that ended over text)
     controls: tuple[str, bool, bool] | None = None  # what it controls: kind, shown before/after
+    dblclick: bool = False  # only the target's attributes changed, and it listens for dblclick
 
     @property
     def mutations(self) -> int:
         return self.causal + self.late
+
+    @property
+    def wants_double(self) -> bool:
+        """Only focus or attributes changed (nothing added or re-worded), and the element (or
+        an ancestor) listens for a double click: its real action may need two clicks (issue
+        26 relay finding 6)."""
+        opened = self.controls is not None and self.controls[2]
+        return self.dblclick and not (
+            self.url_changed or self.dialogs or self.popup or self.requests or self.downloads
+            or self.modal or self.value_changed or self.detached or self.hidden or opened
+            or self.field is not None or self.scrolled
+        )  # fmt: skip
 
     @property
     def toggled(self) -> bool:
@@ -201,6 +213,7 @@ def outcome(
         missed_on=str(summary.get("missedOn") or "") if summary.get("missed") else "",
         selected=bool(summary.get("selected")),
         controls=_controls(summary.get("controls")),
+        dblclick=bool(summary.get("dblclick")),
         **seen,
     )
 
@@ -398,111 +411,3 @@ async def pointer(page: Page) -> tuple[float, float] | None:
     except Error:
         return None
     return (float(at[0]), float(at[1])) if at else None
-
-
-async def focused(page: Page) -> dict[str, Any] | None:
-    """The focused element's state (js/verify_focus.js), None when nothing is focused."""
-    try:
-        state = await page.main_frame.evaluate(js("verify_focus.js"))
-    except Error:
-        return None
-    return dict(state) if state else None
-
-
-_FOCUS_FIELDS = (
-    ("value", "value"),
-    ("valuenow", "value"),
-    ("valuetext", "value text"),
-    ("checked", "checked"),
-    ("expanded", "expanded"),
-    ("selected", "selected"),
-    ("text", "text"),
-)
-
-
-def focus_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> str:
-    """What a key press did to the focused element: `the focused slider "Volume": value
-    '-97' -> '-99'`, focus moving to another element, or a handle that moved; '' if nothing."""
-    if after is None:
-        return "focus left the element" if before is not None else ""
-    name = f' "{after["name"]}"' if after.get("name") else ""
-    if before is None or (before["what"], before.get("name")) != (after["what"], after.get("name")):
-        return f"focus is now on a {after['what']}{name}"
-    changes: list[str] = []
-    for key, label in _FOCUS_FIELDS:
-        old, new = before.get(key), after.get(key)
-        if old != new and label not in {c.split(" ", 1)[0] for c in changes}:
-            changes.append(
-                f"{label} {textcut.cut(str(old), 30)!r} -> {textcut.cut(str(new), 30)!r}"
-            )
-    if not changes and (before["x"], before["y"]) != (after["x"], after["y"]):
-        dx, dy = after["x"] - before["x"], after["y"] - before["y"]
-        changes.append(f"moved by ({dx:+d}, {dy:+d}) px")
-    return f"the focused {after['what']}{name}: {', '.join(changes)}" if changes else ""
-
-
-def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
-    """The ghost click of seed 002 (click_silent of seed 000 Alg. 5) with concrete next moves."""
-    alternatives: list[str] = []
-    if out is not None and out.children:
-        parts = ", ".join(repr(c) for c in out.children)
-        alternatives.append(f"it contains separately clickable parts ({parts}): click one of those")
-    alternatives += [
-        "the element may be disabled, decorative or only a label: observe again and pick the"
-        " real control",
-        "press_key Enter (or Space) if the element has focus",
-    ]
-    ambient = f" ({out.ambient} changes by page timers ignored)" if out and out.ambient else ""
-    tiers = f"; tried {', '.join(tried)}" if tried else ""
-    if out is not None and out.handled > 0:  # issue 27 item 2: answered, not dead
-        return ToolResult(
-            success=False,
-            error=ToolError.no_change,
-            reason=f"{what}: the page's handlers ran ({out.handled}) but the page looks the same"
-            f" (no navigation, DOM, focus, value, scroll or dialog change){ambient}{tiers}.",
-            alternatives=(
-                "if it checks an answer or input, change that first, then try again",
-                "observe the page: the response may be elsewhere or come later",
-            ),
-            tried=tuple(tried),
-        )
-    return ToolResult(
-        success=False,
-        error=ToolError.no_effect,
-        reason=f"{what} had no visible effect: no navigation, DOM change, focus, value, scroll"
-        f" or dialog change, and no page handler ran{ambient}{tiers}.",
-        alternatives=tuple(alternatives),
-        tried=tuple(tried),
-    )
-
-
-def missed(what: str, out: Outcome, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
-    """Issue 27 item 3: the press was released on something else (the target moved or went
-    away under the pointer: a hover-revealed menu that closed, a list that re-sorted)."""
-    return ToolResult(
-        success=False,
-        error=ToolError.no_effect,
-        reason=f"{what}: the target did not get the click; it landed on {out.missed_on}"
-        " (the target moved, closed or was covered as the pointer reached it).",
-        alternatives=(
-            "for an item in a menu opened by hovering, hover its parent item again, then click"
-            " the item (or focus the parent and use the arrow keys and Enter)",
-            "observe again and click the element now at that place only if it is the one meant",
-        ),
-        tried=tuple(tried),
-    )
-
-
-def report(what: str, out: Outcome, url: str) -> ToolResult:
-    """A successful action: what it changed, where the page is now."""
-    evidence = out.evidence()
-    reason = f"{what} done" + (f" ({evidence})" if evidence else "")
-    if out.url_changed:
-        reason += f"; now at {url}"
-    if out.popup:
-        reason += " (it opened a new tab; you are now in that tab)"
-    if out.downloads:
-        reason += "; it started a download (see read_download)"
-    if out.dialogs:
-        reason += f"; the page showed a dialog: {'; '.join(out.dialogs)}"
-    return ToolResult(success=True, reason=reason, page_changed=out.url_changed or out.popup)

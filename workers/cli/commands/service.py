@@ -11,6 +11,7 @@ import ipaddress
 import json
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from app.logging_config import configure as configure_logging
 from app.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    from workers.cli.approvals import ApprovalDesk
     from workers.cli.client import TaskClient
 
 SERVER_START_TIMEOUT_S = 120.0
@@ -217,16 +219,36 @@ def _submit_and_follow(
             raise typer.Exit(2) from exc
         task_id = str(created["id"])
         typer.echo(f"task {task_id}  {base_url.rstrip('/')}/runs/{task_id}", err=True)
+        desk = approval_desk(client, task_id, base_url, quiet=quiet, keyed=api_key is not None)
         with cancel_on_interrupt(client, task_id):
             if quiet:
-                for _event in client.events(task_id):
-                    pass
+                for event in client.events(task_id):
+                    desk.on_event(event)
                 return client.get(task_id)
             view = ProgressView(task_id, created.get("max_steps"))
-            view.follow(client.events(task_id))
+            view.follow(client.events(task_id), on_approval=desk.on_event)
         task = client.get(task_id)
         view.summary(task)
         return task
+
+
+def approval_desk(
+    client: TaskClient, task_id: str, base_url: str, *, quiet: bool, keyed: bool
+) -> ApprovalDesk:
+    """Who hears of approval requests (relay finding 9): a person at a terminal is asked
+    y/n; with --json or without a terminal the request goes to stderr as one JSON line."""
+    from workers.cli.approvals import ApprovalDesk
+
+    interactive = not quiet and sys.stdin.isatty()
+    ask = (lambda text: typer.confirm(text, default=False, err=True)) if interactive else None
+    return ApprovalDesk(
+        client,
+        task_id,
+        base_url,
+        echo=lambda line: typer.echo(line, err=True),
+        ask=ask,
+        keyed=keyed,
+    )
 
 
 @contextmanager

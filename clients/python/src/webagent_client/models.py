@@ -176,6 +176,14 @@ class EventDataActionExecuted(BaseModel):
     0: opening the start page
     """
     success: Annotated[bool, Field(title="Success")]
+    tier: Annotated[str | None, Field(title="Tier")] = None
+    """
+    a click's transport tier that acted (cdp, playwright, js)
+    """
+    tried: Annotated[list[str] | None, Field(title="Tried")] = None
+    """
+    the transport tiers tried, in order (the model sees them after a fallback)
+    """
 
 
 class EventDataApprovalRequested(BaseModel):

@@ -114,6 +114,12 @@
     return { shown: els.some((c) => shown(c)), expanded: e.getAttribute('aria-expanded'),
       what: els.length ? (els[0].getAttribute('role') || els[0].localName) : (popup === 'true' ? 'menu' : popup) };
   }
+  function listensDouble(e) {
+    for (let n = e; n; n = n.parentNode || n.host) {
+      if ((V.dbl && V.dbl.has(n)) || typeof n.ondblclick === 'function') return true;
+    }
+    return false;
+  }
   function xpath(e) {
     const parts = [];
     for (let n = e; n && n.nodeType === 1; n = n.parentNode) {
@@ -143,13 +149,19 @@
   const sessionBursts = new Map();
   for (const r of s.records) if (!r.causal) sessionBursts.set(r.el, (sessionBursts.get(r.el) || 0) + 1);
   const out = { causal: 0, late: 0, target: 0, ambient: 0, kinds: {} };
+  let restyledOnly = true;  // every counted mutation is an attribute (a class moved)
   for (const r of s.records) {
     const periodic = r.ambientBefore || (!r.causal && V.isAmbient(r.el) && (sessionBursts.get(r.el) || 0) >= 2);
     if (periodic) { out.ambient += 1; continue; }
+    if (r.kind !== 'attr') restyledOnly = false;
     if (r.causal) out.causal += 1; else out.late += 1;
     out.kinds[r.kind] = (out.kinds[r.kind] || 0) + 1;
     if (tgt && (r.el === tgt || tgt.contains(r.el) || (r.kind === 'attr' && r.el.contains(tgt)))) out.target += 1;
   }
+  // a single click that only restyled things (focus, a class moved to the element: nothing
+  // added, removed or re-worded), on an element that listens for double click (itself or
+  // an ancestor): its action may need two clicks
+  out.dblclick = !!tgt && restyledOnly && listensDouble(tgt);
   const focus = deepFocus();
   const after = stateOf(tgt);
   const pos = scrollPos(tgt);

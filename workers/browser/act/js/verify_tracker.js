@@ -89,7 +89,9 @@
   const wrapped = new WeakMap();
   const proto = EventTarget.prototype;
   const add = proto.addEventListener, remove = proto.removeEventListener;
+  V.dbl = new WeakSet();  // targets with a dblclick listener (a click that only selects)
   proto.addEventListener = function (type, fn, opts) {
+    if (type === 'dblclick' && fn && this && typeof this === 'object') V.dbl.add(this);
     if (!HANDLED.has(type) || !fn || (typeof fn !== 'function' && typeof fn.handleEvent !== 'function')
       || (this === window && /InjectedScript/.test(new Error().stack || ''))) {  // the driver's own
       return add.call(this, type, fn, opts);
