@@ -16,7 +16,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cryptography.fernet import Fernet
 from pydantic import BaseModel, ConfigDict
 
 from app.secret_forms import SecretForms
@@ -40,6 +39,14 @@ class SecretEntry(BaseModel):
         return not self.domains or any(host == d or host.endswith("." + d) for d in self.domains)
 
 
+def _fernet() -> Any:
+    """The Fernet class, imported on first use: `webagent observe` and the browser session
+    import this module for its redaction helpers and never seal (issue 22)."""
+    from cryptography.fernet import Fernet
+
+    return Fernet
+
+
 def fernet_key(key: str | None, data_dir: str) -> bytes:
     """The configured key, else the data dir's key file (created with 0600 on first use)."""
     if key:
@@ -49,19 +56,19 @@ def fernet_key(key: str | None, data_dir: str) -> bytes:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as out:
-            out.write(Fernet.generate_key())
+            out.write(_fernet().generate_key())
     return path.read_bytes().strip()
 
 
 def seal(entries: Mapping[str, SecretEntry], key: bytes) -> str:
     plain = json.dumps({n: e.model_dump(mode="json") for n, e in entries.items()})
-    return Fernet(key).encrypt(plain.encode()).decode()
+    return _fernet()(key).encrypt(plain.encode()).decode()
 
 
 def unseal(token: str | None, key: bytes) -> dict[str, SecretEntry]:
     if not token:
         return {}
-    raw = json.loads(Fernet(key).decrypt(token.encode()))
+    raw = json.loads(_fernet()(key).decrypt(token.encode()))
     return {n: SecretEntry.model_validate(e) for n, e in raw.items()}
 
 

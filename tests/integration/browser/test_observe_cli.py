@@ -31,5 +31,8 @@ def test_observe_som_writes_an_annotated_png(
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     figures = json.loads(result.output[result.output.index("{\n") :])
     assert figures["mode"] == "som" and figures["refs"] > 0 and figures["reused"] is False
+    phases = {"imports", "browser_start", "context", "session_open", "goto", "observe", "close"}
+    assert set(figures["timings_ms"]) == phases  # the start's phases (issue 22)
+    assert figures["observe_ms"] == figures["timings_ms"]["observe"] > 0
     assert "Catalogue" in result.output
     get_settings.cache_clear()

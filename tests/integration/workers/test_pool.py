@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import psutil
 import pytest
@@ -224,3 +225,14 @@ async def test_back_to_back_acquisition_does_not_wait_for_a_delayed_spare(
         assert pool._spare is not None and not pool._spare.done()  # the next one waits
     finally:
         await pool.close()
+
+
+async def test_the_pools_driver_writes_its_compile_cache(
+    chromium_path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Node honours NODE_COMPILE_CACHE for Playwright's driver: the next start reads it."""
+    monkeypatch.delenv("NODE_COMPILE_CACHE", raising=False)
+    pool = BrowserPool(_settings(chromium_path, data_dir=str(tmp_path)))
+    await pool.start()
+    await pool.close()
+    assert any((tmp_path / "node-compile-cache").rglob("*"))

@@ -422,7 +422,16 @@ class Hand:
             return failure(refused.code, reason, *refused.alternatives, tried=tuple(tried))
         self.memory.record(domain, tried, None)
         self.guard.record(key, _delta(last) if last else 0, active)
-        return ghost(what, last, tried)
+        return ghost(what, last, tried, await _why_inert(t))
+
+
+async def _why_inert(t: Target) -> list[str]:
+    """Why a click changed nothing, as far as the page shows (js/why_inert.js, wave 5 item 7):
+    disabled, pointer-events none, covered, no click handler, a countdown or time-up text."""
+    try:
+        return [str(c) for c in await t.el.evaluate(js("why_inert.js"))]
+    except Error:  # the element went away or its frame navigated: no clue to give
+        return []
 
 
 def _delta(out: Outcome) -> int:

@@ -6,7 +6,7 @@ what a key press did to the focused element (issue 26 item 8)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -19,8 +19,14 @@ from workers.browser.act.verify import Outcome
 from workers.browser.runtime.scripts import js
 
 
-def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = ()) -> ToolResult:
-    """The ghost click of seed 002 (click_silent of seed 000 Alg. 5) with concrete next moves."""
+def ghost(
+    what: str,
+    out: Outcome | None,
+    tried: tuple[str, ...] | list[str] = (),
+    clues: Sequence[str] = (),
+) -> ToolResult:
+    """The ghost click of seed 002 (click_silent of seed 000 Alg. 5) with concrete next moves;
+    `clues` say why nothing happened when the page shows it (js/why_inert.js, wave 5 item 7)."""
     alternatives: list[str] = []
     if out is not None and out.children:
         parts = ", ".join(repr(c) for c in out.children)
@@ -48,7 +54,8 @@ def ghost(what: str, out: Outcome | None, tried: tuple[str, ...] | list[str] = (
         success=False,
         error=ToolError.no_effect,
         reason=f"{what} had no visible effect: no navigation, DOM change, focus, value, scroll"
-        f" or dialog change, and no page handler ran{ambient}{tiers}.",
+        f" or dialog change, and no page handler ran{ambient}{tiers}."
+        + (f" Why: {'; '.join(clues)}." if clues else ""),
         alternatives=tuple(alternatives),
         tried=tuple(tried),
     )

@@ -88,11 +88,13 @@ def render(nodes: Sequence[Node], version: int, viewport: Viewport, max_tokens: 
         s.mode = "full"
     whole = head + assemble(secs, capped=True)
     small = viewport.doc_height <= viewport.height * SMALL_SCREENS
+    marks = viewport_marks(nodes, viewport.height)
     if small and count_tokens(_join(whole)) <= max_tokens * SMALL_SHARE:
-        return _join(whole)  # issue 26 item 5: a small page stays whole wherever it scrolled
+        # issue 26 item 5: a small page stays whole wherever it scrolled; wave 5 item 2: the
+        # viewport's edges are marked in it as on any page
+        return _join(marked(whole, marks))
     for s in secs:
         s.mode = "full" if s.in_view else "summary"
-    marks = viewport_marks(nodes, viewport.height)
     base = marked(head + assemble(secs, capped=True), marks)
     remaining = max_tokens - count_tokens(_join(base))
     if remaining < 0 and marks is not None:  # a tight cap keeps the page, not the marks

@@ -47,14 +47,16 @@ def line(node: Node, text_cap: int | None = None) -> str:
     """One node as the model sees it."""
     if node.role == "heading":
         return "#" * max(1, min(node.level, 6)) + " " + node.name
-    if not node.interactive:
-        return shown_text(node, text_cap)
+    if not node.interactive:  # wave 5 item 2: a block laid over a list's rows names them
+        return shown_text(node, text_cap) + (f" [{node.place}]" if node.place else "")
     out = f"[{node.ref}] {node.role}"
     if node.name:  # a control name cut in the page keeps a shorter prefix beside its marker
         cut = CONTROL_CAP if node.full_len > len(node.name) else None
         out += " " + quoted(shown_text(node, cut, slack=0))
     if node.beside:  # issue 26 item 2: what a "+" or "-" belongs to
         out += f" beside {quoted(node.beside)}"
+    if node.place:  # wave 5 item 4: one of many same-named controls, by its grid position
+        out += f" at {node.place}"
     if node.aria:  # issue 12: a differing aria-label beside the visible text, not instead
         out += f" [aria-label: {quoted(node.aria)}]"
     if node.value is not None and node.value != "":

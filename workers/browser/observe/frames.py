@@ -55,7 +55,7 @@ async def _walk_frame(
 ) -> dict[str, Any] | None:
     try:
         text = await frame.evaluate(
-            js_with("snapshot.js", "icon_name.js", "blackout.js", "modal.js"),
+            js_with("snapshot.js", "icon_name.js", "blackout.js", "modal.js", "layout_marks.js"),
             {"version": version, "cutOver": compact.CUT_OVER, "hidden": list(hidden)},
         )
     except Error:

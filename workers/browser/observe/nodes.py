@@ -36,6 +36,8 @@ class Node:
     cover: str = ""  # with state covered: what covers it, short ('"Cookie banner"', 'dialog')
     options: str = ""  # a select's first options, " | "-joined, with the count when cut
     beside: str = ""  # a glyph-named control: the short texts on its row ("Adults 2")
+    place: str = ""  # wave 5: a repeated control's grid position ("row 2 col 3, x -1"), or
+    # the rows a block laid over a list sits on ('on row "9am"')
 
 
 @dataclass(frozen=True)

@@ -164,6 +164,7 @@ def _number(raw_nodes: Sequence[frames.RawNode], version: int) -> tuple[tuple[No
                 cover=str(d.get("cover") or ""),
                 options=str(d.get("options") or ""),
                 beside=str(d.get("beside") or ""),
+                place=str(d.get("place") or ""),
                 grid="/".join(map(str, (*path, d["grid"]))) if in_cell else None,
                 row=int(d["row"]) if in_cell and d.get("row") is not None else None,
                 col=int(d["col"]) if in_cell else None,

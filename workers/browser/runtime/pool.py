@@ -19,14 +19,14 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
-from playwright.async_api import Browser, Page, Playwright, async_playwright
+from playwright.async_api import Browser, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 
 from app import metrics
 from app.settings import Settings
 from app.urlpolicy import Resolver, network_policy, system_resolve
 from workers.browser.runtime.egress import Connector, open_direct
-from workers.browser.runtime.launch import launch_chromium
+from workers.browser.runtime.launch import launch_chromium, start_playwright
 from workers.browser.runtime.prepared import ContextOptions, Prepared, prepare
 from workers.browser.runtime.process_tree import browser_pid, process_alive, tree_rss_mb
 from workers.browser.runtime.request_guard import RequestGuard
@@ -86,7 +86,7 @@ class BrowserPool:
     async def start(self) -> None:
         """Start Playwright and launch the first browser (so the first task starts warm)."""
         if self._playwright is None:
-            self._playwright = await async_playwright().start()
+            self._playwright = await start_playwright(self.settings)
         async with self._cond:
             await self._relaunch()
 

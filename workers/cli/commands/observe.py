@@ -9,9 +9,11 @@ served to the page from its own directory under LOCAL_ORIGIN, never from the net
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import time
+from collections.abc import AsyncIterator, Awaitable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -77,9 +79,9 @@ async def _observe(
     # imported here: workers.cli.main must not import Playwright at start-up (import contract)
     from workers.browser.observe import tokens
     from workers.browser.runtime.pool import BrowserPool
-    from workers.browser.session import PageSession
 
-    tokens.warm_in_background()  # the o200k vocabulary loads while Chromium starts
+    tokens.warm_in_background()  # the o200k tokenizer loads while Chromium starts
+    clock = _Clock()
     llm = None
     if mode is Mode.vision:  # choosing the mode on the command line is the opt-in
         settings = settings.model_copy(update={"vision_enabled": True})
@@ -90,31 +92,81 @@ async def _observe(
 
         llm = OpenAILLM(settings)
     pool = BrowserPool(settings, spare_delay_s=3600.0)  # one page: no spare context
-    await pool.start()
+    # Playwright's driver, Chromium and the first context start while the page session's
+    # modules import (in a thread: the event loop drives the launch meanwhile)
+    starting = asyncio.create_task(clock.timed("browser_start", pool.start()))
+    await asyncio.sleep(0)  # the start's first step (spawning the driver) runs first
     try:
-        async with pool.context() as page:
+        session_module = await clock.timed("imports", asyncio.to_thread(_import_session))
+        await starting
+        async with clock.timed_context("context", pool.context()) as page:
             if local_file is not None:
                 await page.route(f"{LOCAL_ORIGIN}/**", _local_files(local_file.parent))
-            session = await PageSession.open(
-                page, settings, max_tokens=max_tokens, llm=llm, goal=goal
+            session = await clock.timed(
+                "session_open",
+                session_module.PageSession.open(
+                    page, settings, max_tokens=max_tokens, llm=llm, goal=goal
+                ),
             )
-            result = await session.goto(url)
-            if not result.success:
-                raise typer.BadParameter(result.reason)
-            started = time.perf_counter()
-            obs = await session.observe(mode.value)
-            observe_ms = (time.perf_counter() - started) * 1000
-            if shot is not None and obs.image is not None and shot.suffix.lower() != ".png":
-                shot.write_bytes(obs.image)
-            elif shot is not None:
-                await _screenshot(session, mode, shot)
-            await session.close()
+            obs = await _look(session, clock, url, mode, shot)
     finally:
-        await pool.close()
+        await _stop(starting)
+        await clock.timed("close", pool.close())
         if llm is not None:
             await llm.close()
+    return {"text": obs.text, "figures": _figures(obs, mode, clock.ms)}
+
+
+def _import_session() -> Any:
+    return importlib.import_module("workers.browser.session")
+
+
+async def _stop(starting: asyncio.Task[Any]) -> None:
+    """The browser start, finished or stopped (its failure is the caller's error already)."""
+    if not starting.done():
+        starting.cancel()
+    with contextlib.suppress(BaseException):
+        await starting
+
+
+async def _look(session: Any, clock: _Clock, url: str, mode: Mode, shot: Path | None) -> Any:
+    """Open `url`, observe it once in `mode`, write the screenshot asked for."""
+    result = await clock.timed("goto", session.goto(url))
+    if not result.success:
+        raise typer.BadParameter(result.reason)
+    obs = await clock.timed("observe", session.observe(mode.value))
+    if shot is not None and obs.image is not None and shot.suffix.lower() != ".png":
+        shot.write_bytes(obs.image)
+    elif shot is not None:
+        await _screenshot(session, mode, shot)
+    await session.close()
+    return obs
+
+
+class _Clock:
+    """Wall milliseconds of the command's phases (the --json figures' `timings_ms`)."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+
+    async def timed(self, phase: str, step: Awaitable[Any]) -> Any:
+        started = time.perf_counter()
+        try:
+            return await step
+        finally:
+            self.ms[phase] = round((time.perf_counter() - started) * 1000, 1)
+
+    @contextlib.asynccontextmanager
+    async def timed_context(self, phase: str, opening: Any) -> AsyncIterator[Any]:
+        started = time.perf_counter()
+        async with opening as value:
+            self.ms[phase] = round((time.perf_counter() - started) * 1000, 1)
+            yield value
+
+
+def _figures(obs: Any, mode: Mode, timings_ms: dict[str, float]) -> dict[str, Any]:
     stats = dict(obs.stats)
-    figures = {
+    return {
         "url": obs.url,
         "title": obs.title,
         "mode": mode.value,
@@ -129,14 +181,15 @@ async def _observe(
         "hidden_reasons": stats.get("hidden_reasons"),
         "extraction_ms": stats.get("extraction_ms"),
         "js_ms": stats.get("js_ms"),
-        "observe_ms": round(observe_ms, 1),
+        "observe_ms": timings_ms.get("observe"),
         "reused": stats.get("reused"),
         "modal": stats.get("modal"),
         "vision": stats.get("vision"),
         "som": stats.get("som"),
         "fingerprint": obs.fingerprint,
+        # imports and browser_start overlap: the imports run while Chromium starts
+        "timings_ms": dict(timings_ms),
     }
-    return {"text": obs.text, "figures": figures}
 
 
 async def _screenshot(session: Any, mode: Mode, path: Path) -> None:

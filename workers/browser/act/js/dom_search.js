@@ -68,7 +68,10 @@
         continue;
       }
       const r = n.getBoundingClientRect();
-      hits.push({ tag: n.localName, text: unicodeText.cut((n.innerText || n.value || '').trim(), 100),
+      // a check box's value attribute ('on') reads as ticked: its state instead (wave 5 item 1)
+      const box = n.localName === 'input' && (n.type === 'checkbox' || n.type === 'radio');
+      const said = box ? (n.checked ? 'checked' : 'unchecked') : n.innerText || n.value || '';
+      hits.push({ tag: n.localName, text: unicodeText.cut(said.trim(), 100),
         ids: idsOf(n), x: Math.round(r.x), y: Math.round(r.y), w: Math.round(r.width), h: Math.round(r.height) });
     }
   };

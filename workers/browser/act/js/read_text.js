@@ -35,7 +35,9 @@
       if (tag === 'br') { flush(); return; }
       if (tag === 'img') { const a = n.getAttribute('alt'); if (a) line += ` ![${a}] `; return; }
       if (tag === 'input' || tag === 'textarea' || tag === 'select') {
-        const v = tag === 'select' ? (n.selectedOptions[0] || {}).text || '' : n.value;
+        // a check box's value attribute ('on') is no state: checked/unchecked is (wave 5 item 1)
+        const box = tag === 'input' && (n.type === 'checkbox' || n.type === 'radio');
+        const v = box ? (n.checked ? 'checked' : 'unchecked') : tag === 'select' ? (n.selectedOptions[0] || {}).text || '' : n.value;
         if (n.type !== 'hidden' && n.type !== 'password') line += ` [${n.type || tag}: ${v || ''}] `;
         return;
       }

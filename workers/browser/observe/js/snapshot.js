@@ -10,7 +10,7 @@
 // private regions (`args.hidden`, selectors) are skipped and painted black (js/blackout.js).
 // `iconName` is js/icon_name.js, `blackout` js/blackout.js and `detectModal` js/modal.js,
 // passed in by frames.py; the main frame's walk also reports the open modal (seed 001 A.4).
-(args, iconName, blackout, detectModal) => {
+(args, iconName, blackout, detectModal, layoutMarks) => {
   const t0 = performance.now();
   const KEY = '__webagent';
   if (!window[KEY]) {
@@ -119,6 +119,9 @@
   function offDocument(r) {
     return r.right + sx <= 0 || r.bottom + sy <= 0 || r.left + sx >= docW || r.top + sy >= docH;
   }
+  // inside a scroll box, content scrolled out past its top/left edge is still there (wave 5
+  // item 2: a day calendar's morning hours): off only when before the box's scroll origin
+  const offDoc = (r, ctx) => (ctx.origin ? r.right <= ctx.origin[0] || r.bottom <= ctx.origin[1] : offDocument(r));
   const inView = (r) => r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
   // in the viewport and inside every scroll container's visible area (ctx.view)
   const seen = (r, view) => inView(r) && (!view || !emptyBox(intersect(view, [r.left, r.top, r.right, r.bottom])));
@@ -454,16 +457,30 @@
   const collectors = [];
   let block = null;
   let blockEl = null;  // innermost block-level element being walked: a cut text's read_text target
-  function newBlock(ctx) { return { el: blockEl, text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view, grid: ctx.grid, row: ctx.row, col: ctx.col }; }
+  let blockAbs = null;  // ... when it is absolutely positioned (laid over other content)
+  function newBlock(ctx) { return { el: blockEl, abs: blockAbs, keep: keepsSpace(blockEl), text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view, grid: ctx.grid, row: ctx.row, col: ctx.col }; }
+  // Relay 2026-11-27 finding 7: text laid out with its whitespace (<pre>, a code block,
+  // white-space pre / pre-wrap / break-spaces) keeps its newlines and indentation, which a
+  // copy task needs; each of its lines is a line of the text, trailing spaces trimmed.
+  function keepsSpace(el) {
+    return !!el && /^(pre|pre-wrap|break-spaces)$/.test(getComputedStyle(el).whiteSpace);
+  }
+  function keptLines(text) {
+    const lines = text.replace(/\r\n?/g, '\n').split('\n').map((l) => unicodeText.whole(l.replace(/\s+$/, '')));
+    while (lines.length && !lines[0]) lines.shift();
+    while (lines.length && !lines[lines.length - 1]) lines.pop();
+    return lines.join('\n');
+  }
   function flush() {
     if (!block) return;
-    const text = squash(block.text);
+    const text = block.keep ? keptLines(block.text) : squash(block.text);
     if (text) {
       const b = block.box;
       const node = { id: -1, role: 'text', name: '', value: null, states: [], bbox: [b[0], b[1], b[2] - b[0], b[3] - b[1]],
         inView: seen({ left: b[0], top: b[1], right: b[2], bottom: b[3] }, block.view), interactive: false, level: 0, landmark: block.landmark,
         heading, list: block.list, item: block.item, tag: '', grid: block.grid, row: block.row, col: block.col };
       node.name = cut(node, text, MAX_TEXT);
+      if (block.abs) { const r = block.abs.getBoundingClientRect(); node.span = [r.top, r.bottom]; }
       // text cut short (here or by compact.py's line cap) stays readable through its ref
       if (block.el && text.length > (args.cutOver || 200)) { node.id = els.length; els.push(block.el); }
       nodes.push(node);
@@ -489,7 +506,7 @@
   function textNode(t, ctx) {
     const raw = t.data;
     if (!raw || !/\S/.test(raw)) {
-      if (raw && (collectors.length || block)) addText(' ', null, ctx);
+      if (raw && (collectors.length || block)) addText(block && block.keep && !collectors.length ? raw : ' ', null, ctx);
       return;
     }
     if (ctx.visHidden) return drop('visibility', raw);
@@ -498,7 +515,7 @@
     range.selectNodeContents(t);
     const r = range.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return drop('size', raw);
-    if (offDocument(r)) return drop('offscreen', raw);
+    if (offDoc(r, ctx)) return drop('offscreen', raw);
     if (ctx.clip && emptyBox(intersect(ctx.clip, [r.left, r.top, r.right, r.bottom]))) return drop('clipped', raw);
     addText(raw, r, ctx);
   }
@@ -585,7 +602,7 @@
     }
     let c = ctx;
     const set = (k, v) => { if (c === ctx) c = Object.assign({}, ctx); c[k] = v; };
-    if (st.position === 'fixed' && (ctx.clip || ctx.view)) { set('clip', null); set('view', null); }
+    if (st.position === 'fixed' && (ctx.clip || ctx.view || ctx.origin)) { set('clip', null); set('view', null); set('origin', null); }
     const hiddenVis = st.visibility !== 'visible';
     if (hiddenVis !== ctx.visHidden) set('visHidden', hiddenVis);
     if (st.color !== ctx.colorStr) {
@@ -630,7 +647,10 @@
         set('clip', box);
       }
       if (scroller && tag !== 'body' && tag !== 'html') set('view', intersect(c.view, [rect.left, rect.top, rect.right, rect.bottom]));
+      if (scroller && !overflowClip && tag !== 'body' && tag !== 'html') set('origin', [rect.left - el.scrollLeft, rect.top - el.scrollTop]);
     }
+    // wave 5 item 3: a scroll box inside a clickable card has a ref of its own (scroll_within)
+    if (scroller && !overflowClip && !level && (ctx.inInteractive || ctx.inRegion) && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1)) scrollBox(el, tag, rect, ctx);
     const lm = landmarkOf(el, tag, role);
     // an article inside main says nothing main does not (the main content): not repeated
     if (lm && !(lm.startsWith('article') && /(^|> )main\b/.test(ctx.landmark))) { flush(); set('landmark', ctx.landmark ? ctx.landmark + ' > ' + lm : lm); }
@@ -642,8 +662,8 @@
     if (cell) flush();
     else if (display === 'table-cell') { if (!collectors.length && block && block.text.trim()) block.text += ' | '; }
     else if (isBlock) flush();
-    const outerBlockEl = blockEl;
-    if (isBlock || cell) blockEl = el;
+    const outerBlockEl = blockEl, outerAbs = blockAbs;
+    if (isBlock || cell) { blockEl = el; blockAbs = st.position === 'absolute' ? el : null; }
     if (tag === 'svg' && !level) svgNode(el, c);
     else if (tag === 'img') mediaText(el, tag, c);
     else if (tag === 'br') addText(' ', null, c);
@@ -655,6 +675,7 @@
     } else walkChildren(el, c);
     if (cell || (isBlock && display !== 'table-cell')) flush();
     blockEl = outerBlockEl;
+    blockAbs = outerAbs;
   }
 
   // Grids (class 10): tables, ARIA grids and CSS grids of small cells; their cells carry
@@ -718,12 +739,25 @@
       if (!t) { const title = el.querySelector('title'); t = title ? title.textContent : ''; }
     }
     t = squash(t);
-    if (!t) return;
+    if (!t) return tag === 'img' && !collectors.length && !el.hasAttribute('alt') ? pictureText(el, ctx) : undefined;
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2 || offDocument(r)) return;
     if (collectors.length) addText(' ' + t + ' ', r, ctx);
   }
 
+  // Wave 5 item 6: a content picture with no alt attribute ("the example on the right") is a
+  // line of its own, named by its file's words when they read as words: `[image: digit seven]`
+  function pictureText(el, ctx) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 24 || r.height < 24 || offDoc(r, ctx) || (ctx.clip && emptyBox(intersect(ctx.clip, [r.left, r.top, r.right, r.bottom])))) return;
+    let file = '';
+    try { file = decodeURIComponent(new URL(el.currentSrc || el.src, location.href).pathname.split('/').pop() || ''); } catch (e) { file = ''; }
+    const words = file.replace(/\.[a-z0-9]{2,5}$/i, '').split(/[\s_.\-+]+/).filter((w) => /^[A-Za-z]{2,20}$|^\d{1,3}$/.test(w));
+    const said = clip(words.join(' '), 40);
+    flush();
+    addText(said ? `[image: ${said}]` : '[image]', r, ctx);
+    flush();
+  }
   const svgLink = (sh) => sh.localName === 'a' && (sh.hasAttribute('href') || sh.hasAttribute('xlink:href'));
   // SVG: <text> drawn in the picture is page text; shapes with pointer listeners are controls
   // named by the text drawn over them (seed 002 interactive elements).
@@ -805,14 +839,22 @@
     }
     return false;
   }
+  function scrollBox(el, tag, rect, ctx) {
+    flush();
+    if (ctx.visHidden || rect.width < 1 || rect.height < 1 || offDoc(rect, ctx)) return;
+    nodes.push({ id: els.length, role: 'region', name: clip(squash(el.getAttribute('aria-label') || el.title || ''), 60), value: null, states: ['scrollable'],
+      bbox: [rect.left, rect.top, rect.width, rect.height], inView: seen(rect, ctx.view), interactive: true, level: 0,
+      landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag, grid: ctx.grid, row: ctx.row, col: ctx.col });
+    els.push(el);
+  }
   function regionElement(el, tag, role, rect, ctx) {
-    const visible = !ctx.visHidden && rect.width >= 1 && rect.height >= 1 && !offDocument(rect);
+    const visible = !ctx.visHidden && rect.width >= 1 && rect.height >= 1 && !offDoc(rect, ctx);
     const idx = nodes.length;
     const node = { id: -1, role: role || 'button', name: '', value: null, states: [],
       bbox: [rect.left, rect.top, rect.width, rect.height], inView: seen(rect, ctx.view), interactive: true, level: 0,
       landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag, grid: ctx.grid, row: ctx.row, col: ctx.col };
     nodes.push(node);
-    walkChildren(el, ctx);
+    walkChildren(el, Object.assign({}, ctx, { inRegion: true }));
     flush();
     if (!visible) { nodes.splice(idx, 1); return; }
     let name = nameOf(el, tag, 'region', '');
@@ -831,7 +873,7 @@
   function element(el, tag, role, level, isHeading, rect, ctx, control) {
     flush();
     if (isRegion(el, tag, role, isHeading, control)) return regionElement(el, tag, role, rect, ctx);
-    const visible = !ctx.visHidden && rect.width >= 1 && rect.height >= 1 && !offDocument(rect) &&
+    const visible = !ctx.visHidden && rect.width >= 1 && rect.height >= 1 && !offDoc(rect, ctx) &&
       !(ctx.clip && emptyBox(intersect(ctx.clip, [rect.left, rect.top, rect.right, rect.bottom])));
     const collector = { text: '' };
     collectors.push(collector);
@@ -926,18 +968,21 @@
   function layoutLabels() {
     const texts = nodes.filter((n) => n.role === 'text' && n.name.length <= 60 && /\w/.test(n.name));
     if (!texts.length) return;
+    // wave 5 item 4: a text names one field only (a "to:" label is not also the body's name)
+    const taken = new Set();
     for (const n of nodes) {
       if (!n.interactive || n.id < 0 || !FIELDS.has(n.role)) continue;
       const el = els[n.id];
       const ph = squash(el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '');
       if (n.name && n.name !== ph) continue;
       // a table cell's text labels only a field in the same row of that table
-      const near = texts.filter((t) => (t.col === null || t.col === undefined || (t.grid === n.grid && t.row === n.row)) &&
+      const near = texts.filter((t) => !taken.has(t) && (t.col === null || t.col === undefined || (t.grid === n.grid && t.row === n.row)) &&
         !(n.role === 'slider' && NUMBER.test(t.name)));
       // a field with its own placeholder takes a label from its row only, not the line above
       const t = nearestLabel(near, trackBox(n, el), n.role === 'checkbox' || n.role === 'radio' || n.role === 'switch', !!n.name);
       if (!t) continue;
       n.name = t.name.replace(/[\s:*]+$/, '');
+      taken.add(t);
       // the label's own line would repeat the name: it goes, unless it is a grid cell or longer text
       if ((t.col === null || t.col === undefined) && t.id < 0 && !t.full) t.used = true;
     }
@@ -1064,7 +1109,7 @@
   }
 
   const ctx0 = { clip: null, view: null, visHidden: false, colorStr: '', color: null, bg: [255, 255, 255, 1], transparent: false, cursor: 'auto',
-    landmark: '', list: null, item: null, inInteractive: false, nativeParent: false, gridInfo: null, grid: null, row: null, col: null, rowState: null };
+    landmark: '', list: null, item: null, inInteractive: false, nativeParent: false, gridInfo: null, grid: null, row: null, col: null, rowState: null, origin: null };
   if (document.body) walk(document.body, ctx0);
   flush();
   layoutLabels();
@@ -1072,6 +1117,9 @@
   glyphNeighbours();
   pagerText();
   mergeRepeats();
+  layoutMarks.grid(nodes);  // wave 5 items 2 and 4 (js/layout_marks.js)
+  layoutMarks.over(nodes);
+  for (const n of nodes) delete n.span;
   const covers = new Set();
   for (const n of nodes) {
     if (!n.interactive || !n.inView) continue;
