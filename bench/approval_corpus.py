@@ -41,6 +41,10 @@ def _submit(name: str, action: str = "/api/messages", text: str = "") -> ActionT
     )  # fmt: skip
 
 
+def _span(name: str, **kw: object) -> ActionTarget:
+    return ActionTarget(page_url=PAGE, tag="span", name=name, **kw)  # type: ignore[arg-type]
+
+
 def _link(name: str, href: str) -> ActionTarget:
     return ActionTarget(page_url=PAGE, role="link", tag="a", name=name, href=href)
 
@@ -73,6 +77,11 @@ HARMLESS = tuple(
         ("quiz 'Pay attention'", _button("Pay attention")),
         ("filter chip 'Remove filter'", _button("Remove filter")),
         ("colour button 'Send Green' (no form)", _button("Send Green")),
+        ("in-page span 'Share' (no form, no typed text)", _span("Share")),
+        ("in-page span 'Reply' opening a composer", _span("Reply")),
+        ("button 'Share' opening a share sheet", _button("Share")),
+        ("toggle button 'Share location' (no form)", _button("Share location")),
+        ("button 'Reply' opening a reply box", _button("Reply")),
     )
 )
 
@@ -99,6 +108,11 @@ SENSITIVE = tuple(
         ("button 'Cancel subscription'", _button("Cancel subscription")),
         ("button 'Request refund'", _button("Request refund")),
         ("button 'Buy it now'", _button("Buy it now")),
+        ("submit 'Share' posting to /api/share", _submit("Share", "/api/share")),
+        ("submit 'Reply' posting a comment form", _submit("Reply", "/comments")),
+        ("button 'Share' in a dialog with typed recipients", _button("Share", composed=True)),
+        ("button 'Reply' under a typed reply", _button("Reply", composed=True)),
+        ("span 'Share' inside a form", _span("Share", form_action="https://app.example/share")),
     )
 )
 

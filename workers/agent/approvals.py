@@ -10,7 +10,10 @@ prompt-injected model cannot talk its way past them:
   labels name an irreversible verb (delete, remove, refund, transfer, pay, purchase, buy,
   send, post, publish, password change, unsubscribe, ...); a control that submits no form
   and whose verb only names a value of the page ("Send Red", "Send to back": a colour, a
-  direction, a digit) changes the page's own state and passes (issue 26 item 13)
+  direction, a digit) changes the page's own state and passes (issue 26 item 13); a verb
+  that as often only opens something in the page ("Share", "Reply": a share sheet, a reply
+  box) needs evidence that something goes out: a form it belongs to, or typed text in its
+  form or dialog (ActionTarget.composed)
 - submitting a form whose action is on another origin than the page
 - typing into a password field (credential entry, kind "login")
 - starting a download (a link with `download`, or a link to an executable or archive)
@@ -46,6 +49,10 @@ _VERBS = (
     r"(?:change|reset|update|new) password|sign (?:the )?contract|e-?sign"
 )
 SENSITIVE_TEXT = re.compile(rf"\b(?:{_VERBS})\b", re.IGNORECASE)
+# verbs whose click usually opens an in-page sheet or box (the sending is a later control,
+# judged when it is pressed): sensitive only with form or typed-text evidence (issue 26 item
+# 13: an in-page "Share" with no form and no request was held for a person)
+OPENING_VERBS = frozenset({"share", "reply"})
 # the same verbs as URL path words: /account/delete, /api/pay, /checkout
 SENSITIVE_PATH = re.compile(
     r"(?:^|[/_.\-])(delete|remove|destroy|refund|transfer|withdraw|pay|payment|purchase|buy|"
@@ -175,13 +182,27 @@ def _submits(action: Action, target: ActionTarget) -> bool:
     return bool(target.form_action or target.form_method) and _activates(action, target)
 
 
+def _outward(target: ActionTarget) -> bool:
+    """Evidence that activating the target sends something: it submits or sits in a form,
+    or its form or dialog holds typed text."""
+    return target.submits or bool(target.form_action) or target.composed
+
+
+def _stays_in_page(word: str, target: ActionTarget) -> bool:
+    """The verb in the name changes only the page's own state: it names a value of the
+    page, or it is an opening verb with no sign of anything going out."""
+    if word in OPENING_VERBS:
+        return not _outward(target)
+    return not target.submits and only_values(target.name)
+
+
 def activation(action: Action, target: ActionTarget) -> Sensitivity | None:
     """A click or submit on an element or form that names an irreversible verb."""
     if not _activates(action, target):
         return None
     element = describe(target)
     word = _match(SENSITIVE_TEXT, target.name) if _presses(action, target) else None
-    if word is not None and (target.submits or not only_values(target.name)):
+    if word is not None and not _stays_in_page(word, target):
         return Sensitivity(
             SENSITIVE_ACTION, "keyword", f"{action.name} on {element} ({word!r})", element
         )

@@ -78,6 +78,7 @@ class BrainConfig:
     failures_before_review: int = 2  # failed steps in a row that call the Planner early
     planner_at_start: bool = False  # a Planner call before the first Worker step
     max_rejections: int = 2  # K: rejected completion claims before the run ends failed
+    lookup_page_tokens: int = 3000  # a read-only lookup's page text cap (LOOKUP_PAGE_TOKENS)
 
 
 def element_label(page_text: str, ref: str) -> str:

@@ -203,7 +203,7 @@ def step_line(record: StepRecord) -> str:
     was taken on (`from`), not where it led."""
     actions = "; ".join(call_line(ex) for ex in record.calls) or "(no tool call)"
     line = f"step {record.step} from {record.url}: {actions}"
-    note = " ".join((record.content or "").split())
+    note = (record.content or "").strip()
     if note:
         line += f" | note: {textcut.cut(note, NOTE_CHARS)}"
     return line

@@ -273,6 +273,9 @@ class ActionTarget:
     form_method: str = ""
     form_text: str = ""  # the form's label, heading and submit-button texts
     submits: bool = False  # activating this element submits its form
+    # the element sits in a form or dialog whose text fields hold typed text: something
+    # written there (recipients, a message) would go out with it
+    composed: bool = False
 
 
 @runtime_checkable

@@ -54,6 +54,7 @@ from workers.agent.testing import InMemoryMemoryStore
 SEARCH_ROLE = "worker"  # the lookup is answered by the Worker's model
 MAX_URLS = 3
 PAGE_CHARS = 12000
+PAGE_TOKENS = 3000  # per page (BrainConfig.lookup_page_tokens); 12,000 ASCII characters
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
 ANSWER_FORMAT = json_schema_format(
     "lookup_answer",
@@ -79,11 +80,27 @@ def lookup_urls(task: AgentTask) -> list[str]:
     return list(dict.fromkeys(urls))[:MAX_URLS]
 
 
+def page_block(page: FetchedPage, budget: int) -> str:
+    """A fetched page for the lookup prompt: its text capped at PAGE_CHARS characters and
+    about `budget` tokens (a fast estimate: emoji cost several tokens a character, relay
+    2026-11-27 finding 10), with our own note after the page when it was cut."""
+    text, cut = textcut.fit_tokens(textcut.cut(page.text, PAGE_CHARS), budget)
+    cut = cut or len(page.text) > PAGE_CHARS
+    note = (
+        f"\n(page text cut to about {textcut.estimate_tokens(text)} of about "
+        f"{textcut.estimate_tokens(page.text)} tokens: the rest of this page is not shown)"
+    )
+    return f"URL: {page.url}\nTitle: {page.title}\n{untrusted_block(text)}{note if cut else ''}"
+
+
 class SearchWorker:
     """HTTP fetch + one model call; nothing here can click or type."""
 
-    def __init__(self, fetcher: Fetcher, llm: LLM, sink: EventSink) -> None:
+    def __init__(
+        self, fetcher: Fetcher, llm: LLM, sink: EventSink, page_tokens: int = PAGE_TOKENS
+    ) -> None:
         self.fetcher, self.llm, self.sink = fetcher, llm, sink
+        self.page_tokens = page_tokens
 
     async def answer(self, task: AgentTask) -> SearchResult:
         pages = []
@@ -105,10 +122,7 @@ class SearchWorker:
                 pages.append(page)
         if not pages:
             return SearchResult("", False, ())
-        blocks = "\n".join(
-            f"URL: {p.url}\nTitle: {p.title}\n{untrusted_block(textcut.cut(p.text, PAGE_CHARS))}"
-            for p in pages
-        )
+        blocks = "\n".join(page_block(p, self.page_tokens) for p in pages)
         messages = [
             {"role": "system", "content": prompts.load("search_system.md").strip()},
             {
@@ -169,7 +183,8 @@ async def run_task(
             )
         await sink.emit(EventType.step_started, {"step": 1})
         searched.step = 1
-        result = await SearchWorker(fetcher, searched, sink).answer(task)
+        budget = (config or BrainConfig()).lookup_page_tokens
+        result = await SearchWorker(fetcher, searched, sink, budget).answer(task)
         found = substantive(result.answer, result.found)
         if found:  # a win is counted after the service's checks (workers/adapters/site_learning)
             return _answered(result.answer, searched, "answered by the search route")

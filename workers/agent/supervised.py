@@ -4,8 +4,10 @@ Browser the agent drives, wrapped so that
 - an action the rules of workers/agent/approvals.py call sensitive waits for a person's
   decision (ApprovalGate) before it runs: approved -> it runs; denied -> a failed
   ToolResult `approval_denied`; no answer in time -> `handoff_timeout` (a dead-end of that
-  cause once the loop ingests it). The model is told why; the same request is not asked
-  twice in one run.
+  cause once the loop ingests it). The model is told that the action waited for a person,
+  how long, and the decision (relay 2026-11-27 finding 6: an approved action read like any
+  other); a denial reads as the person's decision, not to be retried. The same request is
+  not asked twice in one run.
 - a challenge or block page (workers/agent/challenges.py) is first offered to an operator's
   ChallengeSolver, then handed to a person (kind "challenge", with the screenshot): approved
   -> the page is checked again (reloaded once if still blocked) and the run continues;
@@ -18,8 +20,9 @@ cannot skip it. A bulk call is checked step by step before any of it runs.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workers.agent import challenges
@@ -77,11 +80,15 @@ class SupervisedBrowser(BrowserProxy):
         return await self._past_challenges(await self.inner.goto(url))
 
     async def execute(self, action: Action) -> ToolResult:
+        granted: list[str] = []
         if self.supervision.sensitive_actions:
-            refusal = await self._approve(action)
+            refusal = await self._approve(action, granted)
             if refusal is not None:
                 return refusal
-        return await self._past_challenges(await self.inner.execute(action))
+        result = await self._past_challenges(await self.inner.execute(action))
+        if not granted:
+            return result
+        return replace(result, reason=f"{'; '.join(granted)}; then: {result.reason}")
 
     # -- sensitive actions ----------------------------------------------------------------
     async def _target(self, action: Action) -> ActionTarget | None:
@@ -89,8 +96,9 @@ class SupervisedBrowser(BrowserProxy):
             return None
         return await self.inner.inspect_target(action)
 
-    async def _approve(self, action: Action) -> ToolResult | None:
-        """None when the action may run; else the failed result the model gets instead."""
+    async def _approve(self, action: Action, granted: list[str]) -> ToolResult | None:
+        """None when the action may run (each approval it waited for added to `granted`);
+        else the failed result the model gets instead."""
         for step in steps_of(action):
             if step.name == "evaluate_script" and not self.supervision.scripts_allowed:
                 continue
@@ -99,10 +107,15 @@ class SupervisedBrowser(BrowserProxy):
             if found is None:
                 continue
             key = signature(step, target)
-            decision = self.refused.get(key) or await self._ask(found, target)
+            if key in self.refused:
+                return _refused(found, self.refused[key], None)
+            started = time.monotonic()
+            decision = await self._ask(found, target)
+            waited = time.monotonic() - started
             if not decision.approved:
                 self.refused[key] = decision
-                return _refused(found, decision)
+                return _refused(found, decision, waited)
+            granted.append(_approved(found, decision, waited))
         return None
 
     async def _ask(self, found: Sensitivity, target: ActionTarget | None) -> ApprovalDecision:
@@ -189,15 +202,33 @@ class SupervisedBrowser(BrowserProxy):
         )
 
 
-def _refused(found: Sensitivity, decision: ApprovalDecision) -> ToolResult:
+def _waited(found: Sensitivity, waited: float) -> str:
+    return f"waited {waited:.0f} s for a person's approval ({found.rule} rule: {found.reason})"
+
+
+def _approved(found: Sensitivity, decision: ApprovalDecision, waited: float) -> str:
+    return f"{_waited(found, waited)}; a person approved it ({decision.by or 'api'}), so it ran"
+
+
+def _refused(found: Sensitivity, decision: ApprovalDecision, waited: float | None) -> ToolResult:
+    """`waited` None: the same request was refused earlier in the run, not asked again."""
+    asked = _waited(found, waited) if waited is not None else (
+        f"not asked again: a person's approval of {found.reason} was already refused"
+        " earlier in this run"
+    )  # fmt: skip
     if decision.status == "expired":
-        error, how = ToolError.handoff_timeout, "nobody approved it in time"
+        error = ToolError.handoff_timeout
+        how = "nobody answered in time; it stays undone: do not retry it"
     else:
-        error, how = ToolError.approval_denied, f"a person denied it ({decision.by or 'api'})"
+        error = ToolError.approval_denied
+        how = (
+            f"a person denied it ({decision.by or 'api'}): that is their decision, not a page"
+            " failure; do not retry this action or another way to the same effect"
+        )
     return ToolResult(
         success=False,
         error=error,
-        reason=f"not done: {found.reason} needs a person's approval and {how}",
+        reason=f"not done: {asked}; {how}",
         tried=(found.element,),
         data={"approval_id": decision.approval_id},
     )

@@ -82,6 +82,13 @@ def clip(s: str, n: int, mark: str = ELLIPSIS) -> str:
     return cut(s, max(0, n - len(mark))) + mark
 
 
+def as_written(s: str, n: int, mark: str = ELLIPSIS) -> str:
+    """The model's own text (its notes, a fact it recorded) as it wrote it: newlines and
+    indentation kept (a text to copy exactly must survive the Ledger), only the ends
+    trimmed, n characters at most (relay 2026-11-27 finding 7)."""
+    return clip(str(s).strip(), n, mark)
+
+
 def well_formed(s: str) -> str:
     """`s` with every lone surrogate replaced by U+FFFD (pairs split in two are joined)."""
     try:
@@ -89,3 +96,31 @@ def well_formed(s: str) -> str:
     except UnicodeEncodeError:
         return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return s
+
+
+def _quarter_tokens(ch: str) -> int:
+    """A character's o200k cost in quarter tokens, roughly: ASCII 1/4, Latin, Greek and
+    Cyrillic letters 1/2, other BMP characters (CJK, symbols, joiners) 1, characters beyond
+    the BMP (emoji) 3 (a fox emoji is 3 o200k tokens; an emoji-dense page's 9,508 characters
+    are 18,930)."""
+    code = ord(ch)
+    if code < 0x80:
+        return 1
+    if code < 0x300 or 0x370 <= code < 0x530:
+        return 2
+    return 4 if code <= 0xFFFF else 12
+
+
+def estimate_tokens(s: str) -> int:
+    """A fast token estimate (no tokenizer): see _quarter_tokens."""
+    return (sum(_quarter_tokens(ch) for ch in s) + 3) // 4
+
+
+def fit_tokens(s: str, budget: int) -> tuple[str, bool]:
+    """(the head of `s` that fits in about `budget` tokens, whether anything was cut)."""
+    allowed, used = budget * 4, 0
+    for i, ch in enumerate(s):
+        used += _quarter_tokens(ch)
+        if used > allowed:
+            return cut(s, i), True
+    return s, False

@@ -193,13 +193,13 @@ def render_step(step: StepOutcome, with_url: bool = True) -> str:
         ("next", step.next_goal),
     ):
         if value:
-            line += f" | {label}: {_clip(value)}"
+            line += f" | {label}: {textcut.as_written(value, NOTE_CHARS)}"
     return line
 
 
 def render_fact(fact: Fact) -> str:
     return (
-        f"{_clip(fact.key, 60)}: {_clip(fact.value)} "
+        f"{_clip(fact.key, 60)}: {textcut.as_written(fact.value, NOTE_CHARS)} "
         f"({fact.category}, conf {fact.confidence:.2f}, step {fact.source_step})"
     )
 

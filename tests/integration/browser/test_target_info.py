@@ -122,3 +122,24 @@ async def test_supervised_session_keeps_a_denied_click_off_the_page(
     refresh = await browser.execute(Action("click", {"ref": _ref(session, "Refresh")}))
     assert refresh.success and await _clicks(session) == ["refresh"]
     assert len(gate.requests) == 1  # an ordinary click asks nobody
+
+
+async def test_an_in_page_share_passes_until_recipients_are_typed(
+    session: PageSession, probe_port: int
+) -> None:
+    """relay 2026-11-27 finding 6: an in-page "Share" was held by the keyword rule; typed
+    recipients in its dialog are the evidence that a share goes out."""
+    result = await session.goto(f"http://127.0.0.1:{probe_port}/share_dialog.html")
+    assert result.success, result.reason
+    await session.observe()
+    assert session.last is not None
+    refs = [str(n.ref) for n in session.last.nodes if n.interactive and n.name == "Share"]
+    assert len(refs) == 2, session.last.text
+    for ref in refs:
+        target = await _target(session, Action("click", {"ref": ref}))
+        assert not target.composed and sensitivity(Action("click", {"ref": ref}), target) is None
+    await session.page.fill("#to", "bob@example.com")
+    dialog = await _target(session, Action("click", {"ref": refs[1]}))
+    assert dialog.composed and dialog.tag == "button"
+    assert sensitivity(Action("click", {"ref": refs[1]}), dialog) is not None
+    assert await _clicks(session) == []

@@ -172,3 +172,16 @@ def test_page_script_needs_a_person() -> None:
     run = Action("evaluate_script", {"script": "document.querySelector('#x').click()"})
     found = sensitivity(run, None)
     assert found is not None and found.rule == "script" and "#x" in found.reason
+
+
+def test_an_opening_verb_needs_evidence_that_something_goes_out() -> None:
+    """issue 26 item 13 (relay 2026-11-27 finding 6): an in-page "Share" (no form, no typed
+    text) opens or toggles something in the page; with a form or typed recipients it sends."""
+    span = ActionTarget(page_url=PAGE, tag="span", name="Share")
+    assert sensitivity(CLICK, span) is None
+    assert sensitivity(CLICK, button("Reply")) is None
+    typed = sensitivity(CLICK, button("Share", composed=True))
+    assert typed is not None and typed.rule == "keyword"
+    in_form = button("Reply", form_action="https://shop.example/comments", form_method="post")
+    assert sensitivity(CLICK, in_form) is not None
+    assert sensitivity(CLICK, button("Send")) is not None  # a committing verb still needs a person

@@ -255,3 +255,10 @@ def test_the_click_tier_is_left_out_of_the_result_unless_a_fallback_happened() -
     chosen = ToolResult(success=True, tried=steps, data={"tier": "cdp", "count": 3})
     shown = json.loads(result_payload(ExecutedCall(call, click, chosen)))
     assert shown["tried"] == list(steps[:-1]) and shown["data"] == {"count": 3}
+
+
+def test_the_step_note_keeps_the_models_own_whitespace() -> None:
+    """relay 2026-11-27 finding 7: the model's own note is kept as written, within the cap."""
+    note = "copy exactly: def f(x):\n    return  x * 2"
+    line = step_line(StepRecord(1, "http://x/", note, ()))
+    assert line.endswith(f"| note: {note}")

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from workers.adapters.site_learning import RunLearnings
+from workers.agent import textcut
+from workers.agent.brain import BrainConfig
 from workers.agent.protocols import AgentTask, Browser, FetchedPage, LLMReply
 from workers.agent.search import lookup_urls, run_task
 from workers.agent.testing import (
@@ -130,3 +132,33 @@ async def test_no_url_means_no_search_route() -> None:
 def test_lookup_urls_take_the_start_page_and_urls_in_the_text() -> None:
     t = task("Compare https://a.test/x and https://b.test/y.", "https://a.test/x")
     assert lookup_urls(t) == ["https://a.test/x", "https://b.test/y"]
+
+
+async def test_the_lookup_prompt_caps_the_page_text_by_tokens_and_says_so() -> None:
+    """relay 2026-11-27 finding 10: a one-line lookup sent a whole emoji page (~19k tokens;
+    12,000 characters of emoji are far more than 12,000 / 4 tokens)."""
+    emoji = "Code: ROVER-42\n" + "🦊🐙🌈✨ " * 3000
+    fetcher = FakeFetcher({WIKI: FetchedPage(WIKI, 200, "Emoji", emoji)})
+    llm = FakeLLM([answer("ROVER-42")])
+    config = BrainConfig(lookup_page_tokens=1500)
+    await run_task(
+        task("What is the code on this page"), Opener(), llm, RecordingSink(),
+        fetcher=fetcher, config=config,
+    )  # fmt: skip
+    prompt = llm.prompts[0][-1]["content"]
+    assert "Code: ROVER-42" in prompt and len(prompt) < 1500 * 2
+    assert "page text cut" in prompt.split("</page_content>")[-1]
+    whole = FakeLLM([answer("Oslo")])
+    short = FakeFetcher({WIKI: FetchedPage(WIKI, 200, "Norway", NORWAY)})
+    await run_task(task("capital of Norway?"), Opener(), whole, RecordingSink(), fetcher=short)
+    assert NORWAY in whole.prompts[0][-1]["content"]
+    assert "cut" not in whole.prompts[0][-1]["content"].split("</page_content>")[-1]
+
+
+def test_the_fast_estimate_counts_emoji_as_several_tokens() -> None:
+    assert textcut.estimate_tokens("a" * 400) == 100
+    assert textcut.estimate_tokens("🦊" * 100) >= 200
+    assert textcut.estimate_tokens("日本語" * 10) == 30
+    head, cut = textcut.fit_tokens("🦊" * 1000 + "tail", 300)
+    assert cut and textcut.estimate_tokens(head) <= 300 and head.startswith("🦊")
+    assert textcut.fit_tokens("short", 300) == ("short", False)

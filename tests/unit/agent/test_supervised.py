@@ -232,3 +232,30 @@ async def test_a_script_the_task_does_not_allow_is_refused_without_asking() -> N
     allowed = SupervisedBrowser(InspectableBrowser(PAGES), gate, Supervision(scripts_allowed=True))
     await allowed.execute(Action("evaluate_script", {"script": "document.title"}))
     assert len(gate.requests) == 1
+
+
+async def test_the_model_is_told_the_action_waited_for_a_person() -> None:
+    """relay 2026-11-27 finding 6: an approved click read like any other click; each result
+    now says it waited for a person's approval and what the person decided."""
+    gate = ScriptedGate(["approved"])
+    _, browser = supervised(gate)
+    llm = FakeLLM([reply(CLICK_DELETE), done("deleted")])
+    await run_worker_only(task(), browser, llm, RecordingSink())
+    result = tool_results(llm.prompts[1])[-1]
+    assert result["success"] and "waited" in result["reason"], result
+    assert "a person approved it" in result["reason"] and "keyword rule" in result["reason"]
+    assert result["reason"].index("approved") < result["reason"].index("then:")
+
+
+async def test_a_denial_reads_as_a_decision_not_to_retry() -> None:
+    for answers, error, said in (
+        (["denied"], "approval_denied", "denied it (test): that is their decision"),
+        ([], "handoff_timeout", "nobody answered in time"),
+    ):
+        _, browser = supervised(ScriptedGate(answers))
+        llm = FakeLLM([reply(CLICK_DELETE), reply(CLICK_DELETE), done("no", False)])
+        await run_worker_only(task(), browser, llm, RecordingSink())
+        first, again = (tool_results(llm.prompts[i])[-1] for i in (1, 2))
+        assert first["error"] == error and "waited" in first["reason"], first
+        assert said in first["reason"] and "do not retry" in first["reason"]
+        assert "not asked again" in again["reason"] and "do not retry" in again["reason"]

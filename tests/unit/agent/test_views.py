@@ -8,6 +8,7 @@ from workers.agent.views import (
     WORKER_FACTS,
     orchestrator_view,
     planner_view,
+    render_fact,
     render_orchestrator,
     render_planner,
     render_step,
@@ -153,3 +154,18 @@ def test_the_plan_shows_the_step_it_was_set_at() -> None:
     worker = render_worker(worker_view(led, CART))
     assert "subgoal (set at step 4): choose size 1.7 L" in worker
     assert Ledger.from_dict(led.to_dict()).plan_step == 4
+
+
+CODE = "def f(x):\n    return  x * 2"
+
+
+def test_the_models_own_notes_and_facts_keep_their_whitespace() -> None:
+    """relay 2026-11-27 finding 7: the step line collapsed the Worker's memory of a text to
+    copy exactly to `def f(x): return x * 2`; its own words are kept as written, capped."""
+    step = StepOutcome(2, LIST, ("read_text() -> ok",), memory=f"Exact text: {CODE}.")
+    assert f"memory: Exact text: {CODE}." in render_step(step)
+    led = Ledger(goal="copy the code")
+    fact = led.record_fact("code", CODE, step=2)
+    assert render_fact(fact).startswith(f"code: {CODE} (")
+    long = StepOutcome(3, LIST, (), memory="  x\n" * 200)
+    assert len(render_step(long)) < 300 and "x\n  x" in render_step(long)

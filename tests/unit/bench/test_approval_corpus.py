@@ -22,3 +22,9 @@ def test_value_buttons_with_risky_verbs_pass() -> None:
 def test_a_form_submission_is_never_passed_as_a_value() -> None:
     posted = next(r for r in SENSITIVE if r.label.startswith("submit 'Send Red'"))
     assert flagged(posted)
+
+
+def test_in_page_share_and_reply_pass_and_posting_ones_do_not() -> None:
+    shares = [r for r in HARMLESS + SENSITIVE if "Share" in r.label or "Reply" in r.label]
+    assert len(shares) >= 8
+    assert [r.label for r in shares if flagged(r) != r.sensitive] == []

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 FIELDS = (
     "role", "tag", "name", "input_type", "href", "download",
-    "form_action", "form_method", "form_text", "submits",
+    "form_action", "form_method", "form_text", "submits", "composed",
 )  # fmt: skip
 
 

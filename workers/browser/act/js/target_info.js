@@ -43,8 +43,14 @@
     }
     formText = unicodeText.cut(clean(texts.map(clean).filter(Boolean).join(' ')), 300);
   }
+  // typed text in the same form or dialog: recipients or a message that would go out
+  const box = form || el.closest('dialog, [role=dialog], [role=alertdialog], [role=form]');
+  const typed = (f) => (f.isContentEditable ? f.textContent : f.value || '').trim() !== '';
+  const fields = 'textarea, [contenteditable=""], [contenteditable=true], input:not([type]), ' +
+    'input[type=text], input[type=email], input[type=tel], input[type=url], input[type=search]';
+  const composed = !!box && [...box.querySelectorAll(fields)].some(typed);
   return {
-    role, tag, name, input_type: type,
+    role, tag, name, input_type: type, composed,
     href: tag === 'a' && el.href ? String(el.href) : '',
     download: tag === 'a' && el.hasAttribute('download'),
     form_action: formAction, form_method: formMethod, form_text: formText, submits,

@@ -470,10 +470,22 @@
   let block = null;
   let blockEl = null;  // innermost block-level element being walked: a cut text's read_text target
   let blockAbs = null;  // ... when it is absolutely positioned (laid over other content)
-  function newBlock(ctx) { return { el: blockEl, abs: blockAbs, text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view, grid: ctx.grid, row: ctx.row, col: ctx.col }; }
+  function newBlock(ctx) { return { el: blockEl, abs: blockAbs, keep: keepsSpace(blockEl), text: '', box: null, landmark: ctx.landmark, list: ctx.list, item: ctx.item, view: ctx.view, grid: ctx.grid, row: ctx.row, col: ctx.col }; }
+  // Relay 2026-11-27 finding 7: text laid out with its whitespace (<pre>, a code block,
+  // white-space pre / pre-wrap / break-spaces) keeps its newlines and indentation, which a
+  // copy task needs; each of its lines is a line of the text, trailing spaces trimmed.
+  function keepsSpace(el) {
+    return !!el && /^(pre|pre-wrap|break-spaces)$/.test(getComputedStyle(el).whiteSpace);
+  }
+  function keptLines(text) {
+    const lines = text.replace(/\r\n?/g, '\n').split('\n').map((l) => unicodeText.whole(l.replace(/\s+$/, '')));
+    while (lines.length && !lines[0]) lines.shift();
+    while (lines.length && !lines[lines.length - 1]) lines.pop();
+    return lines.join('\n');
+  }
   function flush() {
     if (!block) return;
-    const text = squash(block.text);
+    const text = block.keep ? keptLines(block.text) : squash(block.text);
     if (text) {
       const b = block.box;
       const node = { id: -1, role: 'text', name: '', value: null, states: [], bbox: [b[0], b[1], b[2] - b[0], b[3] - b[1]],
@@ -506,7 +518,7 @@
   function textNode(t, ctx) {
     const raw = t.data;
     if (!raw || !/\S/.test(raw)) {
-      if (raw && (collectors.length || block)) addText(' ', null, ctx);
+      if (raw && (collectors.length || block)) addText(block && block.keep && !collectors.length ? raw : ' ', null, ctx);
       return;
     }
     if (ctx.visHidden) return drop('visibility', raw);
