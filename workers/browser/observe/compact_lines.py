@@ -70,10 +70,13 @@ def line(node: Node, text_cap: int | None = None) -> str:
 
 def _state(word: str, node: Node) -> str:
     """A state word; `covered` says by what when the walk found out; `icon` (a control with
-    no name, issue 26 item 3) says where its centre is, so the model knows where to look."""
+    no name, issue 26 item 3) says where its centre is, so the model knows where to look;
+    `box` (a canvas, a dot) its size and centre."""
+    x, y, w, h = node.bbox
     if word == "icon":
-        x, y, w, h = node.bbox
         return f"icon at ({round(x + w / 2)},{round(y + h / 2)})"
+    if word == "box":  # wave 5b: a canvas or a nameless dot, by its size and centre
+        return f"{round(w)}x{round(h)} at ({round(x + w / 2)},{round(y + h / 2)})"
     return f"covered by {node.cover}" if word == "covered" and node.cover else word
 
 

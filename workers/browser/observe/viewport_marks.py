@@ -28,7 +28,7 @@ def viewport_marks(nodes: Sequence[Node], height: float) -> Marks | None:
     shown = [n.index for n in nodes if n.in_viewport]
     if not shown:
         return None
-    first, last = shown[0], shown[-1]
+    first, last = _row_edges(nodes, shown[0], shown[-1])
     above = [n for n in nodes if n.index < first and not n.in_viewport]
     below = [n for n in nodes if n.index > last and not n.in_viewport]
     if len(below) <= EDGE_LINES and all(n.bbox[1] < height + EDGE_PX for n in below):
@@ -36,6 +36,30 @@ def viewport_marks(nodes: Sequence[Node], height: float) -> Marks | None:
     if len(above) <= EDGE_LINES and all(n.bbox[1] + n.bbox[3] > -EDGE_PX for n in above):
         above = []
     return first, last, _mark("above viewport", above), _mark("below viewport", below)
+
+
+def _row(n: Node) -> tuple[object, ...] | None:
+    """The list item or grid row a node belongs to (None: neither)."""
+    if n.list_id is not None and n.item is not None:
+        return ("list", n.frame, n.list_id, n.item)
+    if n.grid is not None and n.row is not None:
+        return ("grid", n.frame, n.grid, n.row)
+    return None
+
+
+def _row_edges(nodes: Sequence[Node], first: int, last: int) -> tuple[int, int]:
+    """First/last in-view index moved out to the edges of their rows: a row cut by an inner
+    scroll box's edge (a day calendar's hour with two half-hour slots) keeps its lines
+    together, so a viewport line falls between rows, never inside one (wave 5b)."""
+    by_index = {n.index: i for i, n in enumerate(nodes)}
+    i, j = by_index[first], by_index[last]
+    row = _row(nodes[i])
+    while row is not None and i > 0 and _row(nodes[i - 1]) == row:
+        i -= 1
+    row = _row(nodes[j])
+    while row is not None and j + 1 < len(nodes) and _row(nodes[j + 1]) == row:
+        j += 1
+    return nodes[i].index, nodes[j].index
 
 
 def _mark(where: str, nodes: Sequence[Node]) -> tuple[str, str]:

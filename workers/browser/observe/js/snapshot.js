@@ -21,6 +21,10 @@
   }
   const g = window[KEY];
   if (!g.checked) { g.checked = new WeakSet(); g.cands = []; }
+  if (!g.drops) g.drops = new WeakSet();
+  // wave 5b: nameless things a person would aim at get a line, capped per snapshot
+  const MAX_CANVAS = 6, MAX_DOTS = 12;
+  let canvases = 0, dots = 0;
   // private regions: never walked, never used for a name, painted black for screenshots
   const HIDDEN = args.hidden && args.hidden.length ? args.hidden : null;
   if (HIDDEN) {
@@ -253,12 +257,20 @@
       if (ti !== null && +ti >= 0 && tag !== 'body' && tag !== 'html') return 1;
     }
     if (tag === 'html' || tag === 'body') return 0;
+    if (dropZone(el) || el.getAttribute('draggable') === 'true') return 2;
     if (el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el)) return 2;
     // <a> without href (not a named anchor): a scripted control whose handler usually sits on
     // a root (React/Vue delegation), e.g. icon menu toggles, share buttons, "More" tabs
     if (tag === 'a' && !el.hasAttribute('name')) return 2;
     if (st.cursor === 'pointer' && parentCursor !== 'pointer') return 2;
     return 0;
+  }
+
+  const dropZone = (el) => g.drops.has(el) || el.hasAttribute('ondrop') || el.hasAttribute('ondragover');
+  function dragStates(el, states) {
+    if (dropZone(el)) states.push('drop target');
+    else if (el.getAttribute('draggable') === 'true') states.push('draggable');
+    return states;
   }
 
   function idText(id, root) {
@@ -622,7 +634,7 @@
     let level = interactiveLevel(el, tag, role, st, ctx.cursor);
     // a listened/pointer child of a scripted control is a control of its own (class 1); inside
     // a native control (button, link) it is part of it
-    if (level === 2 && ((ctx.inInteractive && ctx.nativeParent) || el.querySelector(STRONG))) level = 0;
+    if (level === 2 && ((ctx.inInteractive && ctx.nativeParent) || (el.querySelector(STRONG) && !dropZone(el)))) level = 0;
     if ((level === 2 || (level === 1 && ITEM_ROLE[role])) && !NATIVE.has(tag) && delegatesToItems(el, role)) level = 0;
     // attribute-only signals (tabindex/onclick) on containers of real controls: walk as content
     if (level === 1 && !NATIVE.has(tag) && !ROLES.has(role) && el.querySelector(STRONG)) level = 0;
@@ -662,9 +674,14 @@
     if (cell) flush();
     else if (display === 'table-cell') { if (!collectors.length && block && block.text.trim()) block.text += ' | '; }
     else if (isBlock) flush();
+    // wave 5b: a box of its own (block, flex item, inline-block chip) is a word of its own in
+    // a name or line built from several children: "One Two Three", never "OneTwoThree"
+    const boxed = display !== 'inline' && display !== 'contents' && !cell && display !== 'table-cell';
+    if (boxed) addText(' ', null, c);
     const outerBlockEl = blockEl, outerAbs = blockAbs;
     if (isBlock || cell) { blockEl = el; blockAbs = st.position === 'absolute' ? el : null; }
-    if (tag === 'svg' && !level) svgNode(el, c);
+    if (tag === 'canvas') canvasNode(el, c);
+    else if (tag === 'svg' && !level) svgNode(el, c);
     else if (tag === 'img') mediaText(el, tag, c);
     else if (tag === 'br') addText(' ', null, c);
     else if (level || isHeading) element(el, tag, control ? roleOf(control, control.localName) : role, level, isHeading, rect, c, control);
@@ -674,6 +691,7 @@
       collectors.pop();
     } else walkChildren(el, c);
     if (cell || (isBlock && display !== 'table-cell')) flush();
+    if (boxed) addText(' ', null, c);
     blockEl = outerBlockEl;
     blockAbs = outerAbs;
   }
@@ -847,6 +865,24 @@
       landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag, grid: ctx.grid, row: ctx.row, col: ctx.col });
     els.push(el);
   }
+  // wave 5b: a <canvas> (a drawing pad, a game) has no text or name but is a target: a line
+  // with its size and centre, `canvas 300x200 at (170,200)`
+  function canvasNode(el, ctx) {
+    if (collectors.length || ctx.visHidden || canvases >= MAX_CANVAS) return;
+    const r = el.getBoundingClientRect();
+    if (r.width < 24 || r.height < 24 || offDoc(r, ctx) || (ctx.clip && emptyBox(intersect(ctx.clip, [r.left, r.top, r.right, r.bottom])))) return;
+    canvases += 1;
+    flush();
+    nodes.push({ id: els.length, role: 'canvas', name: clip(squash(el.getAttribute('aria-label') || el.title || ''), 60), value: null, states: dragStates(el, ['box']),
+      bbox: [r.left, r.top, r.width, r.height], inView: seen(r, ctx.view), interactive: true, level: 0,
+      landmark: ctx.landmark, heading, list: ctx.list, item: ctx.item, tag: 'canvas', grid: ctx.grid, row: ctx.row, col: ctx.col });
+    els.push(el);
+  }
+  // a small nameless box showing no picture that takes clicks (a pointer cursor or a listener)
+  function dotLike(el, tag, rect) {
+    if (NATIVE.has(tag) || rect.width > 50 || rect.height > 50 || rect.width < 4 || rect.height < 4) return false;
+    return getComputedStyle(el).backgroundImage === 'none' && !el.querySelector('svg,img,canvas,video');
+  }
   function regionElement(el, tag, role, rect, ctx) {
     const visible = !ctx.visHidden && rect.width >= 1 && rect.height >= 1 && !offDoc(rect, ctx);
     const idx = nodes.length;
@@ -864,7 +900,7 @@
     }
     node.name = cut(node, name, 100);
     if (node.role === 'generic') node.role = navigates(el) ? 'link' : 'button';
-    node.states = statesOf(el, tag, node.role);
+    node.states = dragStates(el, statesOf(el, tag, node.role));
     node.states.push('region');
     node.id = els.length;
     els.push(el);
@@ -916,22 +952,28 @@
     let nested = false;
     for (let i = idx + 1; i < nodes.length && !nested; i++) nested = nodes[i].interactive;
     if (!node.name && !control && !(nested && level === 2)) node.name = iconText(el);
+    let dot = false;
     if (level === 2 && !node.name) {
       const listened = el.onclick || el.onmousedown || g.listeners.has(el) || delegated.has(el);
       // nameless wrapper of controls that got their own refs: the controls stand for it
-      if (nested || !(listened || iconControl(el, tag, rect)) || rect.width > 600 || rect.width * rect.height > 60000) { nodes.splice(idx, 1); return; }
+      // a small pointer-cursor box with no picture (a dot to click, a swatch): kept, capped
+      dot = !listened && dots < MAX_DOTS && dotLike(el, tag, rect);
+      if (!dropZone(el) && (nested || !(listened || dot || iconControl(el, tag, rect)) || rect.width > 600 || rect.width * rect.height > 60000)) { nodes.splice(idx, 1); return; }
+      if (dot) dots += 1;
       // an SVG shape without a name is named by its form (polygon, circle), not "icon"
       const form = el instanceof SVGElement && el.localName !== 'svg' && el.localName !== 'g' ? el.localName : 'icon';
       node.name = ctx.col !== null && ctx.col !== undefined ? '' : hintOf(el) || (form === 'icon' ? '' : form);
     }
     // nameless and not a grid cell: an icon the model should look at, with its position
-    const iconOnly = !node.name && (ctx.col === null || ctx.col === undefined) && !FIELDS.has(node.role);
+    const iconOnly = !node.name && !nested && (ctx.col === null || ctx.col === undefined) && !FIELDS.has(node.role);
     if (node.role === 'generic') node.role = navigates(el) ? 'link' : 'button';
     if (target.localName === 'select') node.options = selectOptions(target, node.role);
     const v = valueOf(target, target.localName, node.role);
     node.value = v === null || v === undefined ? null : clip(String(v), 80);
     node.states = statesOf(target, target.localName, node.role);
-    if (iconOnly && (node.value === null || node.value === '')) node.states.push('icon');
+    dragStates(el, node.states);
+    // nameless: `icon at (x,y)`; a drop zone or a pointer-only dot by size: `dot 14x14 at (x,y)`
+    if (iconOnly && (node.value === null || node.value === '')) node.states.push(...(dropZone(el) ? ['box'] : dot ? ['dot', 'box'] : ['icon']));
     if (!node.name) { const f = fillOf(el); if (f) node.states.push('fill ' + f); }
     // a disclosure named only by its direction glyph: the expanded/collapsed state says it
     if (DECOR.test(node.name) && (node.states.includes('expanded') || node.states.includes('collapsed'))) node.name = '';
@@ -1057,7 +1099,9 @@
       if (!a.name && squash(outer.textContent || '') !== squash(els[b.id].textContent || '')) continue;
       if (c && c.interactive && c.id >= 0 && outer.contains(els[c.id])) continue;
       if (WIDGET.has(a.role)) b.role = a.role;
-      for (const st of a.states) if (!b.states.includes(st)) b.states.push(st);
+      // the outer's nameless marks (`icon` with its position, its fill) are not the named
+      // inner control's (wave 5b: `tab "Overview" selected icon at (86,26)`)
+      for (const st of a.states) if (!b.states.includes(st) && !(b.name && (st === 'icon' || st.startsWith('fill ')))) b.states.push(st);
       nodes.splice(i, 1);
     }
   }
