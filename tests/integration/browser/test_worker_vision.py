@@ -79,7 +79,9 @@ async def test_observation_carries_som_image_whose_tags_are_the_text_refs(
 
     assert obs.image is not None and obs.image[:2] == b"\xff\xd8"
     refs = REF.findall(obs.text)
-    assert len(refs) == 4 and {v for v, _ in refs} == {str(obs.version)}
+    # the four buttons and the canvas (a ref of its own since observation wave 5b)
+    assert len(refs) == 5 and {v for v, _ in refs} == {str(obs.version)}
+    assert f"[{obs.version}:{refs[0][1]}] canvas" in obs.text
     tags = await page.evaluate("() => window.__tags")
     # tag N drawn on ref version:N (each time the image is taken: a reused state is repainted
     # for a Worker that reads images, issue 27 item 7)

@@ -141,8 +141,9 @@ async def test_vision_worker_gets_the_som_image_once_per_screen(
     assert "Red boxes with a number N" in texts(first["messages"][0])  # system prompt section
     # step 1: the observation's own Set-of-Mark JPEG, its tags being the refs of the text
     assert images(first) == [shown[0].image]
+    # the canvas (its own ref since observation wave 5b) and the four buttons
     assert shown[0].stats["som"]["refs"] == [
-        f"{shown[0].version}:{n}" for n in ("3", "4", "5", "6")
+        f"{shown[0].version}:{n}" for n in ("2", "4", "5", "6", "7")
     ]
     assert f"ref {shown[0].version}:N" in texts(first["messages"][-1])
     # step 2: `wait` forces a new snapshot version, but the screen is pixel for pixel the
