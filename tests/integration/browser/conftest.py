@@ -13,6 +13,7 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from app.settings import Settings
+from tests.integration.browser.fidelity_support import open_fidelity_page  # noqa: F401
 from workers.browser.session import PageSession
 
 PAGES = Path(__file__).parent / "pages"

@@ -5,55 +5,21 @@ one thing a capable model could not see or tell apart in the page text."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from playwright.async_api import Browser, Page
 
-from app.settings import Settings
+from tests.integration.browser.fidelity_support import Opener
+from tests.integration.browser.fidelity_support import line as _line
+from tests.integration.browser.fidelity_support import lines as _lines
+from tests.integration.browser.fidelity_support import ref as _ref
 from workers.agent.protocols import Action
-from workers.browser.session import PageSession
 
 pytestmark = [pytest.mark.browser]
 
-Opener = Callable[[str], Awaitable[tuple[PageSession, Page]]]
-
 
 @pytest.fixture
-async def open_page(
-    chromium_browser: Browser, chromium_path: str, probe_port: int
-) -> AsyncIterator[Opener]:
-    contexts = []
-
-    async def _open(name: str) -> tuple[PageSession, Page]:
-        context = await chromium_browser.new_context(viewport={"width": 1280, "height": 800})
-        contexts.append(context)
-        settings = Settings(chromium_path=chromium_path, snapshot_max_tokens=1500, humanize=False)
-        page = await context.new_page()
-        session = await PageSession.open(page, settings)
-        result = await session.goto(f"http://127.0.0.1:{probe_port}/{name}.html")
-        assert result.success, result.reason
-        return session, page
-
-    yield _open
-    for context in contexts:
-        await context.close()
-
-
-def _lines(text: str, needle: str) -> list[str]:
-    return [ln for ln in text.splitlines() if needle in ln]
-
-
-def _line(text: str, needle: str) -> str:
-    found = _lines(text, needle)
-    assert found, f"{needle!r} not in:\n{text}"
-    return found[0]
-
-
-def _ref(line: str) -> str:
-    found = re.match(r"\[(\d+:\d+)\]", line)
-    assert found, line
-    return found.group(1)
+def open_page(open_fidelity_page: Opener) -> Opener:
+    return open_fidelity_page
 
 
 async def test_check_state_reads_checked_or_unchecked_never_the_value(open_page: Opener) -> None:
