@@ -7,9 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
-
-bpe_openai = pytest.importorskip("bpe_openai")
+import bpe_openai  # a required dependency (pyproject): missing it fails, never skips
 
 TEXTS = [
     "hello world",
