@@ -87,3 +87,48 @@ def test_typescript_client_runs_a_task_and_resumes_its_events(
     assert report["missing"] == {"status": 404, "code": "not_found", "instance": instance}
     invalid = {"status": 422, "code": "validation_failed", "locs": [["body", "name"]]}
     assert report["invalid"] == invalid
+
+
+PACKED_DRIVER = """
+import { WebAgentClient } from "webagent-client";
+const [baseUrl, startUrl, instruction] = process.argv.slice(2);
+const client = new WebAgentClient(baseUrl);
+const task = await client.submitTask({ instruction, start_url: startUrl });
+const done = await client.waitTask(task.id, { timeoutMs: 60000 });
+console.log(JSON.stringify({ status: done.status, answer: done.result?.answer ?? null }));
+"""
+
+
+@pytest.fixture(scope="module")
+def packed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Issue 37 item 3: the package as `npm pack` makes it, installed from its tarball into a
+    scratch project (a user's), importable by its name."""
+    _node()
+    npm = shutil.which("npm")
+    assert npm is not None
+    source = tmp_path_factory.mktemp("ts-source")
+    for name in ("package.json", "tsconfig.json", "tsconfig.build.json"):
+        shutil.copy(CLIENT / name, source / name)
+    shutil.copytree(CLIENT / "src", source / "src")
+    (source / "node_modules").symlink_to(CLIENT / "node_modules")
+    tarballs = tmp_path_factory.mktemp("ts-tarball")
+    _run([npm, "pack", "--pack-destination", str(tarballs), str(source)])
+    (tarball,) = tarballs.glob("webagent-client-*.tgz")
+    project = tmp_path_factory.mktemp("ts-user")
+    (project / "package.json").write_text('{"name": "user", "type": "module", "private": true}')
+    flags = ["--offline", "--no-audit", "--no-fund", "--prefix", str(project)]
+    _run([npm, "install", *flags, str(tarball)])
+    (project / "run.mjs").write_text(PACKED_DRIVER)
+    return project
+
+
+@pytest.mark.browser
+@pytest.mark.services
+@pytest.mark.parametrize("service", ["embedded"], indirect=True)
+def test_the_packed_package_installs_imports_and_runs_a_task(
+    service: Service, e2e_site: TestSite, packed_project: Path
+) -> None:
+    script = packed_project / "run.mjs"
+    out = _run([_node(), str(script), service.base_url, e2e_site.url("/shop"), SHOP], timeout=180)
+    report = json.loads(out)
+    assert report == {"status": "succeeded", "answer": f"{cheapest().name} at {cheapest().price}"}
