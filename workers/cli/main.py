@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "run": ("workers.cli.commands.service", "Run one task and watch it live."),
     "migrate": ("workers.cli.commands.service", "Create or upgrade the database schema."),
-    "tasks": ("workers.cli.commands.tasks", "List, show and cancel tasks on a server."),
+    "tasks": ("workers.cli.commands.tasks", "List, show, cancel and delete tasks on a server."),
     "explore": (
         "workers.cli.commands.explore",
         "Explore a site (no model calls) and print its WebsiteMem.",

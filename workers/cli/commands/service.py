@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import httpx
 import typer
 
 from app.logging_config import configure as configure_logging
@@ -159,7 +160,11 @@ def run(
         webhook_events=webhook_event,
     )
     if server:
-        task = _submit_and_follow(server, body, api_key=api_key, quiet=as_json)
+        try:
+            task = _submit_and_follow(server, body, api_key=api_key, quiet=as_json)
+        except httpx.TransportError as exc:  # issue 37 item 5: one line, not a traceback
+            typer.echo(f"cannot reach {server}: {exc} (is the server running?)", err=True)
+            raise typer.Exit(2) from exc
     else:
         with local_server(get_settings()) as base_url:
             task = _submit_and_follow(base_url, body, api_key=None, quiet=as_json)
