@@ -48,7 +48,7 @@ TERMINAL_STATUSES = frozenset(
 
 
 class TaskProfile(StrEnum):
-    """Which tools the agent may use (enforced by workers/agent/task_profiles.py)."""
+    """Which tools the agent may use (enforced by workers/agent/people/task_profiles.py)."""
 
     # the specialised agents of seed 003 §9.3
 
@@ -169,7 +169,8 @@ class Usage(BaseModel):
 
 
 class GroundingVerdict(StrEnum):
-    """How the answer check judged a succeeded task's answer (workers/agent/answer_check.py)."""
+    """How the answer check judged a succeeded task's answer
+    (workers/agent/judge/answer_check.py)."""
 
     verified = "verified"  # every checkable claim was on a page the run saw (or derived)
     unverified = "unverified"  # some claims were seen nowhere, even after one feedback round

@@ -1,7 +1,7 @@
 """Schemas of the `data` of each SSE event type, for the OpenAPI document (not validation).
 
-Each model lists the fields its emitter writes (workers/jobs.py, workers/agent/loop.py,
-workers/agent/metered.py, workers/agent/search.py, the approvals gate); emitters may add
+Each model lists the fields its emitter writes (workers/jobs.py, workers/agent/loop/loop.py,
+workers/agent/loop/metered.py, workers/agent/loop/search.py, the approvals gate); emitters may add
 fields, so every model allows extra ones. app/openapi.py publishes them as
 `EventData_<type>` components next to `EventSchema`.
 """

@@ -17,7 +17,7 @@ naming the JSON pointer of the offending keyword:
   app/api/schemas.py).
 
 The worker does not rely on this: it validates with a registry that cannot retrieve
-anything (workers/agent/structured.py).
+anything (workers/agent/judge/structured.py).
 """
 
 from __future__ import annotations

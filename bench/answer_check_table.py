@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from workers.agent import answer_check
-from workers.agent.claims import SeenText
+from workers.agent.judge import answer_check
+from workers.agent.judge.claims import SeenText
 from workers.agent.protocols import AgentOutcome
 from workers.agent.testing import FakeLLM, reply
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workers.agent.approvals import SENSITIVE_TEXT, sensitivity
+from workers.agent.people.approvals import SENSITIVE_TEXT, sensitivity
 from workers.agent.protocols import Action, ActionTarget
 
 PAGE = "https://app.example/board"

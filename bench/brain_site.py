@@ -41,7 +41,7 @@ from app.settings import Settings  # noqa: E402
 from bench.request_tokens import count_request, o200k  # noqa: E402
 from bench.support import machine  # noqa: E402
 from tests.support.route_shop import KETTLES, ShopServer, total  # noqa: E402
-from workers.agent.loop import run_agent, run_worker_only  # noqa: E402
+from workers.agent.loop.loop import run_agent, run_worker_only  # noqa: E402
 from workers.agent.protocols import LLM, AgentTask, LLMReply, response_format_arg  # noqa: E402
 from workers.agent.testing import RecordingSink  # noqa: E402
 from workers.browser.runtime.pool import BrowserPool  # noqa: E402

@@ -41,8 +41,8 @@ from tests.support.llm_server import (
     tool_reply,
 )
 from tests.support.policies import find_ref, has_element, latest_observation
-from workers.agent.loop import run_agent, run_worker_only
-from workers.agent.naive import run_naive
+from workers.agent.loop.loop import run_agent, run_worker_only
+from workers.agent.loop.naive import run_naive
 from workers.agent.protocols import LLM, AgentOutcome, AgentTask, Browser, EventSink
 from workers.agent.testing import FakeBrowser, Page, RecordingSink
 from workers.llm.client import OpenAILLM

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.request_tokens import count_request, o200k  # noqa: E402
 from workers.adapters.fetcher import html_text  # noqa: E402
+from workers.agent.loop.search import SearchWorker  # noqa: E402
 from workers.agent.protocols import AgentTask, FetchedPage, LLMReply  # noqa: E402
-from workers.agent.search import SearchWorker  # noqa: E402
 from workers.agent.testing import FakeLLM, RecordingSink  # noqa: E402
 
 PAGE = ROOT / "tests/integration/browser/pages/judging/emoji.html"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from workers.agent.ledger import DeadEnd, Ledger
+from workers.agent.memory.ledger import DeadEnd, Ledger
 from workers.agent.protocols import Observation
 from workers.agent.roles.planner import planner_messages
 

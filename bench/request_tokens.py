@@ -123,8 +123,8 @@ def _planner_at_start() -> None:
     """The webagent runner with a Planner call before the first Worker step."""
     from functools import partial
 
-    from workers.agent.brain import BrainConfig
-    from workers.agent.loop import run_agent
+    from workers.agent.loop.brain import BrainConfig
+    from workers.agent.loop.loop import run_agent
     from workers.bench import miniwob
 
     runner = partial(run_agent, config=BrainConfig(planner_at_start=True))

@@ -19,7 +19,7 @@ from typing import Any
 from app.contracts import ErrorCode, TaskStatus
 from app.db import SiteExploration, repositories
 from app.urlpolicy import network_policy
-from workers.agent.exploration import ExploreLimits, Explorer
+from workers.agent.memory.exploration import ExploreLimits, Explorer
 from workers.browser.act.explore import HARD_STOP_SLACK_S, explore_site
 from workers.browser.runtime.pool import is_browser_fault
 from workers.process import lease, runtime

@@ -38,14 +38,14 @@ from workers.adapters.route_store import DbRouteStore
 from workers.adapters.secrets import RedactingLLM, SecretVault
 from workers.adapters.sink import DbEventSink
 from workers.adapters.site_learning import RunLearnings
-from workers.agent.brain import BrainConfig
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
-from workers.agent.metered import MeteredLLM, Prices
+from workers.agent.loop.brain import BrainConfig
+from workers.agent.loop.metered import MeteredLLM, Prices
+from workers.agent.loop.search import run_task as run_routed
+from workers.agent.people.supervised import supervise
+from workers.agent.people.takeover import Takeover, TakeoverBrowser
 from workers.agent.protocols import AgentOutcome, AgentTask, Browser
-from workers.agent.route_record import RouteRecorder
-from workers.agent.search import run_task as run_routed
-from workers.agent.supervised import supervise
-from workers.agent.takeover import Takeover, TakeoverBrowser
+from workers.agent.replay.route_record import RouteRecorder
 from workers.browser.act import click_memory
 from workers.browser.act.click_memory import domain_of
 from workers.browser.act.files import attachments_note, stage_attachments

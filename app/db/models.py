@@ -296,7 +296,7 @@ class DomainLearning(Base):
 class Guide(Base):
     """An operator's markdown guide (issue 21, seed 004 §3.1): for one site (`domain`), or
     for every site of the tenant (`domain` NULL); the Planner turns the passages relevant to
-    a task into its first directives (workers/agent/guidance.py)."""
+    a task into its first directives (workers/agent/people/guidance.py)."""
 
     __tablename__ = "guides"
     __table_args__ = (Index("ix_guides_tenant_id_domain", "tenant_id", "domain"),)
@@ -311,7 +311,7 @@ class Guide(Base):
 
 
 class Route(Base):
-    """A proven route of a site for one intent (issue 21, workers/agent/routes.py): the
+    """A proven route of a site for one intent (issue 21, workers/agent/memory/routes.py): the
     action trace of a verified run with the task's values as slots. One per (tenant, domain,
     intent); `version` counts rewrites (the site changed), `replays` whole replays."""
 

@@ -1,4 +1,4 @@
-"""Proven routes per site (issue 21; workers/agent/routes.py is what they mean).
+"""Proven routes per site (issue 21; workers/agent/memory/routes.py is what they mean).
 
 One row per (tenant, domain, intent). Domains are stored lower-cased. Functions flush but
 never commit.

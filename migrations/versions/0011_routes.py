@@ -5,7 +5,7 @@ Revision ID: 0011_routes
 Revises: 0010_memory
 Create Date: 2026-12-01 00:00:00
 
-`routes` holds one route per tenant, domain and intent (workers/agent/routes.py: the
+`routes` holds one route per tenant, domain and intent (workers/agent/memory/routes.py: the
 instruction with its value slots blanked, keyed by its sha256); `tasks.reuse_routes` (default
 true) lets a task run without replaying one. tests/integration/db/test_migrations.py compares
 head with app/db/models.py.

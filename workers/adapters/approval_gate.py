@@ -33,8 +33,8 @@ from app.settings import Settings
 from app.store import ArtifactStore
 from app.store.records import keep_artifact
 from workers.agent.errors import ConfigurationError, TaskCancelled
+from workers.agent.people.supervised import Supervision
 from workers.agent.protocols import ApprovalDecision, ApprovalRequest, ChallengeSolver, EventSink
-from workers.agent.supervised import Supervision
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from typing import Any
 from app.contracts import ErrorCode, EventType, TaskSpec
 from app.settings import Role, Settings
 from workers.agent.errors import AgentError, ConfigurationError
-from workers.agent.metered import llm_call_payload
+from workers.agent.loop.metered import llm_call_payload
 from workers.agent.protocols import LLM, EventSink, LLMReply, response_format_arg
 
 PER_TOKENS = 1_000_000

@@ -29,7 +29,7 @@ from app.db import models, repo_guides
 from app.db import repositories as repo
 from workers.adapters.outage import retry_outage
 from workers.adapters.write_behind import WriteBehind
-from workers.agent.ledger import (
+from workers.agent.memory.ledger import (
     DEAD_END_CAUSES,
     DeadEnd,
     EpisodicNote,
@@ -37,8 +37,8 @@ from workers.agent.ledger import (
     StepOutcome,
     page_of,
 )
+from workers.agent.memory.site_memory import dead_end_expiry
 from workers.agent.protocols import Guide
-from workers.agent.site_memory import dead_end_expiry
 
 DOMAIN_DEAD_ENDS = 200  # the newest dead ends of a domain a new task starts with
 

@@ -1,11 +1,11 @@
 """What a run delivers beyond its answer, wired around the agent by workers/jobs.py.
 
 - `output_schema`: the instruction gains the schema; after the run the answer is validated
-  and repaired once (workers/agent/structured.py), its JSON stored as `result.data`.
+  and repaired once (workers/agent/judge/structured.py), its JSON stored as `result.data`.
 - checkable success: the agent reports to a `Witness` sink; a run that never reached its
-  start page cannot end `succeeded` (workers/agent/grounding.py). The browser and the
+  start page cannot end `succeeded` (workers/agent/judge/grounding.py). The browser and the
   search route's fetcher are watched (`watch`, `watch_fetcher`) for the text the run saw,
-  and the answer is checked against it (workers/agent/answer_check.py).
+  and the answer is checked against it (workers/agent/judge/answer_check.py).
 - browser profiles: the saved storage state is restored into the fresh context before the
   run and captured when the browser closes; written back only after a `succeeded` run.
 - webhooks: right after the task's terminal status is stored, this worker sends its
@@ -25,11 +25,11 @@ from app import webhooks
 from app.contracts import EventType, TaskSpec, TaskStatus
 from app.logging_config import set_step
 from workers.adapters import profiles
-from workers.agent import answer_check, structured
-from workers.agent.claims import SeenText
 from workers.agent.errors import ConfigurationError
-from workers.agent.grounding import SeeingBrowser, SeeingFetcher, Witness
-from workers.agent.metered import MeteredLLM
+from workers.agent.judge import answer_check, structured
+from workers.agent.judge.claims import SeenText
+from workers.agent.judge.grounding import SeeingBrowser, SeeingFetcher, Witness
+from workers.agent.loop.metered import MeteredLLM
 from workers.agent.protocols import LLM, AgentOutcome, Browser, EventSink, Fetcher
 
 log = logging.getLogger(__name__)

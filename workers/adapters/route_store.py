@@ -1,7 +1,7 @@
 """`DbRouteStore`: the agent's RouteStore protocol over the `routes` table (issue 21).
 
-Per tenant. Routes are read once at the start of a browser run (workers/agent/loop.py) and
-written once after the service's checks (workers/agent/route_record.py, wired in
+Per tenant. Routes are read once at the start of a browser run (workers/agent/loop/loop.py) and
+written once after the service's checks (workers/agent/replay/route_record.py, wired in
 workers/jobs.py), each in its own short transaction; the task's secret values are masked in
 what is written (a route never holds `secret=true` text to begin with).
 """
@@ -15,8 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import models
 from app.db import repositories as repo
-from workers.agent.route_values import intent_key
-from workers.agent.routes import Route, RouteStep
+from workers.agent.memory.route_values import intent_key
+from workers.agent.memory.routes import Route, RouteStep
 
 
 class DbRouteStore:

@@ -38,7 +38,7 @@ from app.store.records import keep_artifact
 from workers.adapters.outage import OUTAGE_ERRORS, retry_outage
 from workers.adapters.secrets import SecretVault
 from workers.adapters.write_behind import WriteBehind
-from workers.agent.metered import Prices
+from workers.agent.loop.metered import Prices
 from workers.agent.tools import TOOLS
 
 log = logging.getLogger(__name__)

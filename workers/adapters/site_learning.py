@@ -28,22 +28,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.contracts import EventType, TaskStatus
-from workers.agent.answer_check import claims_in
-from workers.agent.brain import element_label
-from workers.agent.claims import claims_of
-from workers.agent.ledger import Fact, domain_of
-from workers.agent.protocols import (
-    Action,
-    AgentOutcome,
-    Browser,
-    EventSink,
-    MemoryStore,
-    Observation,
-    ToolResult,
-)
-from workers.agent.proxy import BrowserProxy
-from workers.agent.roles.orchestrator import BROWSER, SEARCH, Orchestrator
-from workers.agent.site_memory import (
+from workers.agent.judge.answer_check import claims_in
+from workers.agent.judge.claims import claims_of
+from workers.agent.loop.brain import element_label
+from workers.agent.memory.ledger import Fact, domain_of
+from workers.agent.memory.site_memory import (
     BOT_PROTECTED,
     CHALLENGES,
     FACTS,
@@ -56,6 +45,17 @@ from workers.agent.site_memory import (
     merge_templates,
     task_values,
 )
+from workers.agent.people.proxy import BrowserProxy
+from workers.agent.protocols import (
+    Action,
+    AgentOutcome,
+    Browser,
+    EventSink,
+    MemoryStore,
+    Observation,
+    ToolResult,
+)
+from workers.agent.roles.orchestrator import BROWSER, SEARCH, Orchestrator
 from workers.agent.toolerrors import ToolError
 
 log = logging.getLogger(__name__)

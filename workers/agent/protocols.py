@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
-from workers.agent.routes import Route
+from workers.agent.memory.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
+from workers.agent.memory.routes import Route
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ class MemoryStore(Protocol):
 
 @runtime_checkable
 class RouteStore(Protocol):
-    """Proven routes per domain (issue 21, workers/agent/routes.py), one tenant's."""
+    """Proven routes per domain (issue 21, workers/agent/memory/routes.py), one tenant's."""
 
     async def load_routes(self, domain: str) -> Sequence[Route]:
         """The domain's routes, most recently written first."""
@@ -232,10 +232,10 @@ class AgentTask:
     image_detail: str = "auto"  # OpenAI image_url detail of those images
     look_tool: bool = False  # a vision model answers the Worker's `look` (seed 003 §4.4)
     allow_scripts: bool = False  # evaluate_script is offered (the browser refuses it otherwise)
-    task_profile: str = "general"  # seed 003 §9.3 tool scope: workers/agent/task_profiles.py
+    task_profile: str = "general"  # seed 003 §9.3 tool scope: workers/agent/people/task_profiles.py
     forbid_login: bool = False  # seed 004 App. C.5: a login form ends the run
     private_regions: tuple[str, ...] = ()  # seed 003 §9.4: never the text-only search route
-    reuse_routes: bool = True  # replay a proven route of the domain (workers/agent/replay.py)
+    reuse_routes: bool = True  # replay a proven route of the domain (workers/agent/replay/)
     output_schema: Mapping[str, Any] | None = None  # types `done`'s data (tools/typed_done.py)
 
 
@@ -260,7 +260,7 @@ class AgentOutcome:
 @dataclass(frozen=True)
 class ActionTarget:
     """What an action is about to touch, read from the page before it runs: the facts the
-    sensitive-action rules decide on (workers/agent/approvals.py, seed 003 §8.4.1)."""
+    sensitive-action rules decide on (workers/agent/people/approvals.py, seed 003 §8.4.1)."""
 
     page_url: str = ""
     role: str = ""

@@ -71,7 +71,7 @@ class ToolError(StrEnum):
     guessed_url = "guessed_url"
     bot_block = "bot_block"
     http_error = "http_error"
-    # a person's decision on a sensitive action (workers/agent/supervised.py)
+    # a person's decision on a sensitive action (workers/agent/people/supervised.py)
     approval_denied = "approval_denied"
     handoff_timeout = "handoff_timeout"
     tool_not_allowed = "tool_not_allowed"

@@ -20,7 +20,7 @@ from typing import Any
 from app.contracts import ErrorCode, EventType, TaskStatus
 from app.settings import Settings
 from workers.agent.errors import ConfigurationError
-from workers.agent.metered import MeteredLLM
+from workers.agent.loop.metered import MeteredLLM
 from workers.agent.protocols import (
     LLM,
     Action,
@@ -58,15 +58,15 @@ def agent_runner(kind: str) -> AgentRunner:
     """The service's loop (`webagent`: Planner + Worker over the Ledger), the Worker alone
     with compressed history (`worker`) or the single-role baseline (`naive`)."""
     if kind == "webagent":
-        from workers.agent.loop import run_agent
+        from workers.agent.loop.loop import run_agent
 
         return run_agent
     if kind == "worker":
-        from workers.agent.loop import run_worker_only
+        from workers.agent.loop.loop import run_worker_only
 
         return run_worker_only
     if kind == "naive":
-        from workers.agent.naive import run_naive
+        from workers.agent.loop.naive import run_naive
 
         return run_naive
     raise ValueError(f"unknown agent {kind!r}; choose one of {AGENTS}")

@@ -3,7 +3,7 @@
 Two settings send images to an LLM: `llm_worker_vision` (the Worker reads the Set-of-Mark
 screenshot, seed 002) and `vision_enabled` (role "vision": [Vn] boxes and the `look` tool,
 seed 003 §4.4). The model of each such role first gets one tiny image
-(`workers.agent.vision_channel.probe`); an endpoint that rejects it, or a model that cannot
+(`workers.agent.context.vision_channel.probe`); an endpoint that rejects it, or a model that cannot
 name its colour, is a configuration error whose message says what to change.
 `llm_vision_probe=false` trusts the settings instead. A passed probe is remembered per process
 for its (base URL, model), so only the first task of a worker pays the call.
@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Literal
 
 from app.settings import Settings
+from workers.agent.context.vision_channel import probe
 from workers.agent.errors import ConfigurationError
 from workers.agent.protocols import LLM
-from workers.agent.vision_channel import probe
 
 ImageRole = Literal["worker", "vision"]
 _PASSED: set[tuple[str, str]] = set()

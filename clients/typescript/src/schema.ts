@@ -1449,7 +1449,8 @@ export interface components {
         };
         /**
          * GroundingVerdict
-         * @description How the answer check judged a succeeded task's answer (workers/agent/answer_check.py).
+         * @description How the answer check judged a succeeded task's answer
+         *     (workers/agent/judge/answer_check.py).
          * @enum {string}
          */
         GroundingVerdict: "verified" | "unverified" | "no_claims";
@@ -2217,7 +2218,7 @@ export interface components {
         };
         /**
          * TaskProfile
-         * @description Which tools the agent may use (enforced by workers/agent/task_profiles.py).
+         * @description Which tools the agent may use (enforced by workers/agent/people/task_profiles.py).
          * @enum {string}
          */
         TaskProfile: "general" | "assistant" | "research" | "data_entry";

@@ -21,7 +21,7 @@ from tests.support.policies import (
     latest_observation,
 )
 from tests.support.sites import TestSite, cheapest
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import RecordingSink
 from workers.llm.client import OpenAILLM

@@ -17,8 +17,8 @@ from tests.support.llm_server import (
     request_role,
 )
 from tests.support.policies import ScriptedPolicy, click, done, last_tool_results
-from workers.agent.loop import run_agent
-from workers.agent.naive import run_naive
+from workers.agent.loop.loop import run_agent
+from workers.agent.loop.naive import run_naive
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import FakeBrowser, RecordingSink
 from workers.llm.client import OpenAILLM

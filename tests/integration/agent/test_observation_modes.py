@@ -17,9 +17,9 @@ from tests.support.llm_server import Reply, ScriptedLLMServer, request_role, too
 from tests.support.policies import cheapest_product_policy, latest_observation
 from tests.support.sites import TestSite, cheapest
 from tests.support.summarizer import is_summarizer_request, with_summarizer
-from workers.agent.loop import run_agent
-from workers.agent.metered import MeteredLLM
-from workers.agent.naive import run_naive
+from workers.agent.loop.loop import run_agent
+from workers.agent.loop.metered import MeteredLLM
+from workers.agent.loop.naive import run_naive
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import RecordingSink
 from workers.browser.session import PageSession

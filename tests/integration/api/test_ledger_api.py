@@ -11,7 +11,7 @@ from app.main import create_app
 from tests.integration.api.conftest import RecordingDispatcher, make_settings, running
 from tests.support.task_rows import add_task
 from workers.adapters.memory_store import DbMemoryStore
-from workers.agent.ledger import Ledger, StepOutcome
+from workers.agent.memory.ledger import Ledger, StepOutcome
 
 URL = "https://shop.test/cart"
 

@@ -1,4 +1,4 @@
-"""Challenge and block pages on real Chromium reach a person (workers/agent/challenges.py):
+"""Challenge and block pages on real Chromium reach a person (workers/agent/people/challenges.py):
 an interstitial after navigate or after a click, a regional block on an error status; an
 article that only mentions "access denied" is not a block."""
 
@@ -8,8 +8,8 @@ import pytest
 from playwright.async_api import Route
 
 from workers.agent.errors import BotBlocked
+from workers.agent.people.supervised import SupervisedBrowser, Supervision
 from workers.agent.protocols import Action
-from workers.agent.supervised import SupervisedBrowser, Supervision
 from workers.agent.testing import ScriptedGate
 from workers.browser.session import PageSession
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workers.agent.eviction import cause_of
+from workers.agent.context.eviction import cause_of
 from workers.agent.protocols import Action
 from workers.browser.session import PageSession
 

@@ -11,7 +11,7 @@ from playwright.async_api import Page
 from app.contracts import ElementEffect, WebsiteMem
 from app.urlpolicy import NetworkPolicy
 from tests.support.explore_site import OFF_SITE, ExploreSite
-from workers.agent.exploration import ExploreLimits
+from workers.agent.memory.exploration import ExploreLimits
 from workers.browser.act.explore import explore_site
 
 pytestmark = pytest.mark.browser

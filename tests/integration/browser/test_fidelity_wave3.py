@@ -13,8 +13,8 @@ from app.settings import Settings
 from tests.integration.browser.fidelity_support import Opener
 from tests.integration.browser.fidelity_support import line as _line
 from tests.integration.browser.fidelity_support import ref as _ref
+from workers.agent.context.vision_channel import UNCHANGED, ChannelConfig, VisionChannel
 from workers.agent.protocols import Action
-from workers.agent.vision_channel import UNCHANGED, ChannelConfig, VisionChannel
 from workers.browser.session import PageSession
 
 pytestmark = [pytest.mark.browser]

@@ -21,7 +21,7 @@ from app.live import (
     input_command,
     takeover_command,
 )
-from workers.agent.takeover import Takeover
+from workers.agent.people.takeover import Takeover
 from workers.browser.runtime.live_room import LiveRoom
 from workers.browser.runtime.regions import HiddenRegions
 

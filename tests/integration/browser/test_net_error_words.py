@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import socket
 
+from workers.agent.loop.step_events import action_event
 from workers.agent.protocols import Action
-from workers.agent.step_events import action_event
 from workers.browser.session import PageSession
 
 

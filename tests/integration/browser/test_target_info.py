@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from workers.agent.approvals import sensitivity
+from workers.agent.people.approvals import sensitivity
+from workers.agent.people.supervised import SupervisedBrowser, Supervision
 from workers.agent.protocols import Action, ActionTarget
-from workers.agent.supervised import SupervisedBrowser, Supervision
 from workers.agent.testing import ScriptedGate
 from workers.browser.session import PageSession
 

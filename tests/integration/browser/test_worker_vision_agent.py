@@ -27,10 +27,10 @@ from tests.support.llm_server import (
     tool_reply,
 )
 from tests.support.policies import find_ref, latest_observation
-from workers.agent.loop import run_agent
+from workers.agent.context.vision_channel import UNCHANGED
+from workers.agent.loop.loop import run_agent
 from workers.agent.protocols import Action, AgentTask, Observation, ToolResult
 from workers.agent.testing import RecordingSink
-from workers.agent.vision_channel import UNCHANGED
 from workers.browser.session import PageSession
 from workers.llm.client import OpenAILLM
 

@@ -15,7 +15,7 @@ from app.contracts import DEFAULT_TENANT
 from app.db import repositories as repo
 from tests.support.task_rows import add_task
 from workers.adapters.memory_store import DbMemoryStore
-from workers.agent.ledger import Ledger, StepOutcome, step_from_dict
+from workers.agent.memory.ledger import Ledger, StepOutcome, step_from_dict
 from workers.agent.protocols import MemoryStore
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -151,7 +151,7 @@ async def test_site_dead_ends_count_repeats_and_expire_by_cause(sessions: Sessio
     transient `network` dead end stops blocking after its expiry, a `policy_block` lasts."""
     from datetime import UTC, datetime, timedelta
 
-    from workers.agent.ledger import DeadEnd
+    from workers.agent.memory.ledger import DeadEnd
 
     start = datetime(2026, 11, 1, 12, tzinfo=UTC)
     down = DeadEnd("navigate failed: 502", SHOP, "network", signature="navigate(url=/x)")

@@ -10,8 +10,8 @@ fake system messages, fence breaks, "verify" buttons, reviews, off-domain links,
 The model is ObeyingLLM (workers/agent/testing.py): it carries out any instruction it can
 find in the page text it is shown. What stops the attacks is code, configured as a service
 operator would: the task's allowed_domains (router + egress proxy of the real BrowserPool),
-its task_profile (workers/agent/task_profiles.py), approvals for sensitive actions with a
-person who denies what they did not ask for (workers/agent/supervised.py), secrets the
+its task_profile (workers/agent/people/task_profiles.py), approvals for sensitive actions with a
+person who denies what they did not ask for (workers/agent/people/supervised.py), secrets the
 model only knows as `<secret:pw>` and that may be typed on login.shop.test only, and the
 hidden-text filter of the snapshot.
 
@@ -35,9 +35,9 @@ from app.secrets import SecretEntry, secrets_note
 from app.settings import Settings
 from tests.support.recording_server import Answer, FakeNetwork, RecordingServer, plain_page
 from workers.adapters.secrets import RedactingLLM, SecretVault
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
+from workers.agent.people.supervised import SupervisedBrowser, Supervision
 from workers.agent.protocols import AgentTask
-from workers.agent.supervised import SupervisedBrowser, Supervision
 from workers.agent.testing import ObeyingLLM, RecordingSink, ScriptedGate
 from workers.browser.runtime.pool import BrowserPool
 from workers.browser.session import PageSession

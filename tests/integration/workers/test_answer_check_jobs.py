@@ -24,7 +24,7 @@ from tests.integration.workers.test_jobs import stored_events, wait_terminal, wo
 from tests.support.background import BackgroundServer
 from tests.support.llm_server import Reply, ScriptedLLMServer, prompt_text, text_reply, tool_reply
 from tests.support.policies import latest_observation
-from workers.agent.answer_check import MARK
+from workers.agent.judge.answer_check import MARK
 from workers.process.embedded import EmbeddedWorkers
 
 pytestmark = [pytest.mark.browser]

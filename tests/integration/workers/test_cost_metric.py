@@ -12,7 +12,7 @@ from app.events import MemoryEventBus
 from tests.integration.workers.conftest import new_task
 from tests.integration.workers.test_jobs import stored_events
 from workers.adapters.sink import DbEventSink
-from workers.agent.metered import Prices
+from workers.agent.loop.metered import Prices
 
 Sessions = async_sessionmaker[AsyncSession]
 

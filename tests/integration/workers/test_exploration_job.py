@@ -25,7 +25,7 @@ from tests.integration.workers.conftest import new_task
 from tests.integration.workers.test_jobs import embedded, wait_terminal
 from tests.support.explore_site import ExploreSite
 from tests.support.llm_server import Reply, ScriptedLLMServer, tool_reply
-from workers.agent.site_map import MENU_MARK
+from workers.agent.memory.site_map import MENU_MARK
 from workers.cli.main import cli
 from workers.process.embedded import EmbeddedWorkers
 

@@ -7,11 +7,11 @@ from dataclasses import replace
 
 import pytest
 
-from workers.agent import answer_check
-from workers.agent.claims import SeenText, claims_of
 from workers.agent.errors import LLMUnavailable, TaskCancelled
-from workers.agent.grounding import READING, SeeingBrowser, SeeingFetcher
-from workers.agent.loop import run_worker_only
+from workers.agent.judge import answer_check
+from workers.agent.judge.claims import SeenText, claims_of
+from workers.agent.judge.grounding import READING, SeeingBrowser, SeeingFetcher
+from workers.agent.loop.loop import run_worker_only
 from workers.agent.protocols import Action, AgentOutcome, AgentTask, FetchedPage, ToolResult
 from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, reply
 
@@ -82,7 +82,7 @@ def test_a_date_written_another_way_is_seen() -> None:
 
 
 def test_what_the_run_keeps_is_bounded(monkeypatch) -> None:
-    from workers.agent import claims
+    from workers.agent.judge import claims
 
     monkeypatch.setattr(claims, "MAX_TEXT_CHARS", 100)
     store = SeenText()

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from workers.agent import answer_check
-from workers.agent.claims import SeenText, claims_of
+from workers.agent.judge import answer_check
+from workers.agent.judge.claims import SeenText, claims_of
 from workers.agent.protocols import AgentOutcome
 from workers.agent.testing import FakeLLM, reply
 

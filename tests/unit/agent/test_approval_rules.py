@@ -1,11 +1,11 @@
-"""The sensitive-action rules (workers/agent/approvals.py, seed 003 §8.4.1/§8.4.3): what
+"""The sensitive-action rules (workers/agent/people/approvals.py, seed 003 §8.4.1/§8.4.3): what
 needs a person and, as important, what does not."""
 
 from __future__ import annotations
 
 import pytest
 
-from workers.agent.approvals import describe, sensitivity, signature, steps_of
+from workers.agent.people.approvals import describe, sensitivity, signature, steps_of
 from workers.agent.protocols import Action, ActionTarget
 
 PAGE = "https://shop.example/account"

@@ -9,8 +9,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workers.agent.brain import BrainConfig, describe_action
-from workers.agent.loop import run_agent
+from workers.agent.loop.brain import BrainConfig, describe_action
+from workers.agent.loop.loop import run_agent
 from workers.agent.protocols import Action, AgentTask, LLMReply, ToolResult
 from workers.agent.testing import (
     BRAIN_SIDE,
@@ -313,7 +313,7 @@ async def test_one_checklist_item_is_updated_per_step() -> None:
 
 
 def test_observation_message_carries_an_image_as_content_parts() -> None:
-    from workers.agent.history import observation_message
+    from workers.agent.context.history import observation_message
     from workers.agent.protocols import Observation
 
     page = Observation(HOME, "Shop", '[1:1] link "List"', 1)

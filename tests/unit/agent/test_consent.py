@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import time
 
-from workers.agent.approvals import Sensitivity, sensitivity
-from workers.agent.consent import consent
-from workers.agent.loop import run_worker_only
+from workers.agent.loop.loop import run_worker_only
+from workers.agent.people.approvals import Sensitivity, sensitivity
+from workers.agent.people.consent import consent
+from workers.agent.people.supervised import Supervision, supervise
 from workers.agent.protocols import Action, ActionTarget, AgentTask
-from workers.agent.supervised import Supervision, supervise
 from workers.agent.testing import FakeLLM, InspectableBrowser, RecordingSink, ScriptedGate, reply
 
 QUOTE, DONE = "http://parts.test/quote", "http://parts.test/sent"

@@ -6,8 +6,8 @@ import copy
 import json
 from typing import Any
 
-from workers.agent import eviction as ev
-from workers.agent.blocks import elements_block, ledger_block, state_block
+from workers.agent.context import eviction as ev
+from workers.agent.context.blocks import elements_block, ledger_block, state_block
 
 Message = dict[str, Any]
 

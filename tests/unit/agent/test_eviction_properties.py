@@ -9,10 +9,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workers.agent import eviction as ev
-from workers.agent.blocks import ELEMENTS_RE, elements_block, ledger_block, state_block, text_of
-from workers.agent.ledger import Ledger
-from workers.agent.views import planner_view, render_planner
+from workers.agent.context import eviction as ev
+from workers.agent.context.blocks import (
+    ELEMENTS_RE,
+    elements_block,
+    ledger_block,
+    state_block,
+    text_of,
+)
+from workers.agent.context.views import planner_view, render_planner
+from workers.agent.memory.ledger import Ledger
 
 Message = dict[str, Any]
 

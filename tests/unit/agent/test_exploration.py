@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from app.contracts import ElementEffect
-from workers.agent.exploration import (
+from workers.agent.memory.exploration import (
     ClickOutcome,
     Control,
     ExploreLimits,

@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import BRAIN_SIDE, FakeBrowser, FakeLLM, RecordingSink, reply
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from workers.agent.grounding import Witness
-from workers.agent.loop import run_worker_only
+from workers.agent.judge.grounding import Witness
+from workers.agent.loop.loop import run_worker_only
 from workers.agent.protocols import AgentOutcome, AgentTask, ToolResult
 from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, reply
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import time
 
-from workers.agent.guards import DomainGuard, off_allowlist
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
+from workers.agent.people.guards import DomainGuard, off_allowlist
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import BRAIN_SIDE, FakeBrowser, FakeLLM, RecordingSink, reply
 
@@ -51,7 +51,7 @@ async def test_an_action_that_lands_off_the_allowlist_is_undone_and_reported() -
 
 
 # Seed 000 §6.5 navigation guards
-from workers.agent.guards import NavigationGuard  # noqa: E402
+from workers.agent.people.guards import NavigationGuard  # noqa: E402
 
 
 def test_oauth_and_cdn_safe_list_passes_domain_pinning() -> None:

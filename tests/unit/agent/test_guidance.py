@@ -7,8 +7,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workers.agent import guidance
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
+from workers.agent.people import guidance
 from workers.agent.protocols import AgentTask, Guide, LLMReply
 from workers.agent.testing import (
     BRAIN_SIDE,

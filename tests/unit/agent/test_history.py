@@ -8,7 +8,7 @@ import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from workers.agent.history import (
+from workers.agent.context.history import (
     CompressedHistory,
     ExecutedCall,
     RunClock,
@@ -18,7 +18,7 @@ from workers.agent.history import (
     session_message,
     step_line,
 )
-from workers.agent.naive import FullHistory
+from workers.agent.loop.naive import FullHistory
 from workers.agent.protocols import Action, AgentTask, Observation, ToolCall, ToolResult
 
 TASK = AgentTask("find the cheapest product", "http://shop.test/", max_steps=10, deadline=0.0)
@@ -189,7 +189,7 @@ def test_our_own_result_fields_are_not_wrapped_as_page_content() -> None:
 
 def test_replayed_assistant_turns_never_carry_an_empty_string() -> None:
     """Null content beside tool calls; a placeholder when the model said nothing at all."""
-    from workers.agent.history import ExecutedCall, StepRecord, assistant_message
+    from workers.agent.context.history import ExecutedCall, StepRecord, assistant_message
     from workers.agent.protocols import Action, ToolCall, ToolResult
 
     silent = assistant_message(StepRecord(1, "http://x/", None, ()))
@@ -237,7 +237,7 @@ def test_the_click_tier_is_left_out_of_the_result_unless_a_fallback_happened() -
     """Relay finding (issue 26, issue 21): `"tried":["cdp"],"data":{"tier":"cdp"}` in every
     click result the model saw. The transport tier stays in the events; the model sees it
     only when a tier failed before the one that acted. A workflow's own steps stay."""
-    from workers.agent.step_events import action_event
+    from workers.agent.loop.step_events import action_event
 
     click = Action("click", {"ref": "1:1"})
     call = ToolCall("c", "click", {"ref": "1:1"})

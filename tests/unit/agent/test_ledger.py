@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from workers.agent.ledger import (
+from workers.agent.memory.ledger import (
     FALLBACK_CHECKLIST,
     DeadEnd,
     Ledger,

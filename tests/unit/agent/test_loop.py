@@ -11,8 +11,8 @@ import json
 import time
 
 from workers.agent.errors import GuardViolation, LLMUnavailable
-from workers.agent.loop import run_worker_only as run_agent
-from workers.agent.naive import run_naive
+from workers.agent.loop.loop import run_worker_only as run_agent
+from workers.agent.loop.naive import run_naive
 from workers.agent.protocols import AgentTask, LLMReply, ToolCall, ToolResult
 from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, reply
 from workers.agent.tools import PARSE_ERROR_KEY, RAW_ARGUMENTS_KEY

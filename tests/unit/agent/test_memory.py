@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from workers.agent.context.memory import SUMMARIZER, AdaptiveMemory, MemoryConfig
+from workers.agent.context.views import render_worker, worker_view
 from workers.agent.errors import LLMUnavailable
-from workers.agent.ledger import Ledger, StepOutcome
-from workers.agent.memory import SUMMARIZER, AdaptiveMemory, MemoryConfig
+from workers.agent.memory.ledger import Ledger, StepOutcome
 from workers.agent.protocols import LLMReply
 from workers.agent.testing import FakeLLM
-from workers.agent.views import render_worker, worker_view
 
 URL = "https://s.test/"
 

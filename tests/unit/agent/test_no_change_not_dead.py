@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from workers.agent.batch import BatchRunner, page_state
 from workers.agent.errors import FeedbackError
-from workers.agent.ledger import Ledger
+from workers.agent.loop.batch import BatchRunner, page_state
+from workers.agent.memory.ledger import Ledger
 from workers.agent.protocols import Action, Observation, ToolCall, ToolResult
 from workers.agent.tools import parse_action
 from workers.agent.tools.registry import MAX_BULK_ACTIONS

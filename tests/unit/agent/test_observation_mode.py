@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from workers.agent.loop import run_agent
-from workers.agent.naive import run_naive
+from workers.agent.loop.loop import run_agent
+from workers.agent.loop.naive import run_naive
 from workers.agent.protocols import AgentTask, Observation
 from workers.agent.testing import FakeBrowser, FakeLLM, Page, RecordingSink, reply
 

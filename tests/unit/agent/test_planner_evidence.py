@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
 from workers.agent.protocols import AgentTask, LLMReply, Observation, ToolResult
 from workers.agent.testing import FakeBrowser, FakeLLM, RecordingSink, default_summarizer, reply
 

@@ -4,8 +4,8 @@ ones (line, heading above, rank), moved to their new refs."""
 
 from __future__ import annotations
 
+from workers.agent.loop.refresh import retarget
 from workers.agent.protocols import Observation, ToolCall
-from workers.agent.refresh import retarget
 
 URL = "http://site.test/"
 

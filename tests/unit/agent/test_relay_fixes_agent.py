@@ -5,14 +5,14 @@ reflection prompt without the tool's reason."""
 from __future__ import annotations
 
 from app.logredact import REGISTRY
-from workers.agent.eviction import cause_of
-from workers.agent.ledger import Ledger, StepOutcome
-from workers.agent.memory import AdaptiveMemory
+from workers.agent.context.eviction import cause_of
+from workers.agent.context.memory import AdaptiveMemory
+from workers.agent.context.views import render_step, render_worker, worker_view
+from workers.agent.memory.ledger import Ledger, StepOutcome
 from workers.agent.protocols import LLMReply
 from workers.agent.roles.planner import apply_verdict, parse_verdict
 from workers.agent.testing import FakeLLM
 from workers.agent.toolerrors import ToolError
-from workers.agent.views import render_step, render_worker, worker_view
 
 
 class _Owner:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workers.agent.ledger import Ledger
+from workers.agent.memory.ledger import Ledger
 from workers.agent.protocols import LLMReply, Observation, ToolCall
 from workers.agent.roles.base import parse_json_object
 from workers.agent.roles.planner import (

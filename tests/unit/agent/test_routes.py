@@ -9,11 +9,11 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
+from workers.agent.memory.route_values import Slots, intent_of, match, render, tokens
+from workers.agent.memory.routes import find, target_of, url_matches, url_pattern
 from workers.agent.protocols import AgentOutcome, AgentTask, LLMReply
-from workers.agent.route_record import RouteRecorder
-from workers.agent.route_values import Slots, intent_of, match, render, tokens
-from workers.agent.routes import find, target_of, url_matches, url_pattern
+from workers.agent.replay.route_record import RouteRecorder
 from workers.agent.testing import (
     BRAIN_SIDE,
     FakeBrowser,

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import BRAIN_SIDE, FakeBrowser, FakeLLM, RecordingSink, reply
 

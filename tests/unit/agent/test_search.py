@@ -9,9 +9,9 @@ from contextlib import asynccontextmanager
 
 from workers.adapters.site_learning import RunLearnings
 from workers.agent import textcut
-from workers.agent.brain import BrainConfig
+from workers.agent.loop.brain import BrainConfig
+from workers.agent.loop.search import lookup_urls, run_task
 from workers.agent.protocols import AgentTask, Browser, FetchedPage, LLMReply
-from workers.agent.search import lookup_urls, run_task
 from workers.agent.testing import (
     BRAIN_SIDE,
     FakeBrowser,

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from workers.agent.blocks import ledger_block
-from workers.agent.ledger import Ledger
-from workers.agent.site_map import MENU_MARK, SiteMap, annotate_menus
-from workers.agent.site_memory import SiteMemory
-from workers.agent.views import planner_view, render_planner, render_worker, worker_view
+from workers.agent.context.blocks import ledger_block
+from workers.agent.context.views import planner_view, render_planner, render_worker, worker_view
+from workers.agent.memory.ledger import Ledger
+from workers.agent.memory.site_map import MENU_MARK, SiteMap, annotate_menus
+from workers.agent.memory.site_memory import SiteMemory
 
 SITE = "https://shop.test"
 MEM: dict[str, Any] = {

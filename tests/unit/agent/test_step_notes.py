@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import time
 
-from workers.agent.history import ExecutedCall, call_line
-from workers.agent.loop import run_agent
+from workers.agent.context.history import ExecutedCall, call_line
+from workers.agent.loop.loop import run_agent
 from workers.agent.protocols import Action, AgentTask, ToolCall, ToolResult
 from workers.agent.testing import BRAIN_SIDE, FakeBrowser, FakeLLM, RecordingSink, reply
 

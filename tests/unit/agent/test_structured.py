@@ -6,14 +6,14 @@ import json
 
 from app.output_schema import output_schema_problem as schema_problem
 from workers.agent.errors import LLMRejected
-from workers.agent.protocols import AgentOutcome, LLMReply
-from workers.agent.structured import (
+from workers.agent.judge.structured import (
     NOT_JSON,
     check,
     parse_json,
     schema_note,
     settle,
 )
+from workers.agent.protocols import AgentOutcome, LLMReply
 from workers.agent.testing import FakeLLM, message_text
 
 SCHEMA = {

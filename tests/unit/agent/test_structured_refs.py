@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from workers.agent.judge.structured import UNUSABLE, SchemaUnusable, check_value, settle
 
-from workers.agent import structured
+from workers.agent.judge import structured
 from workers.agent.protocols import AgentOutcome, LLMReply
-from workers.agent.structured import UNUSABLE, SchemaUnusable, check_value, settle
 from workers.agent.testing import FakeLLM, message_text
 
 CANARY = "FILE-CANARY-7731"

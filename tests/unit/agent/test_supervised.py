@@ -1,4 +1,4 @@
-"""SupervisedBrowser in the agent loop (workers/agent/supervised.py): sensitive actions wait
+"""SupervisedBrowser in the agent loop (workers/agent/people/supervised.py): sensitive actions wait
 for a person, denials and timeouts reach the model as failed tool results, challenge pages
 are handed off and a refused handoff fails the task with `bot_blocked`."""
 
@@ -8,8 +8,9 @@ import json
 import time
 from typing import Any
 
-from workers.agent.history import CompressedHistory
-from workers.agent.loop import AgentLoop, run_worker_only
+from workers.agent.context.history import CompressedHistory
+from workers.agent.loop.loop import AgentLoop, run_worker_only
+from workers.agent.people.supervised import SupervisedBrowser, Supervision, supervise
 from workers.agent.protocols import (
     Action,
     ActionTarget,
@@ -19,7 +20,6 @@ from workers.agent.protocols import (
     Challenge,
     ToolResult,
 )
-from workers.agent.supervised import SupervisedBrowser, Supervision, supervise
 from workers.agent.testing import (
     FakeLLM,
     InMemoryMemoryStore,

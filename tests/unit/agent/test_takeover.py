@@ -1,4 +1,4 @@
-"""A person's takeover (workers/agent/takeover.py): the agent pauses before its next
+"""A person's takeover (workers/agent/people/takeover.py): the agent pauses before its next
 observation, resumes on hand-back with a Ledger note of what the person did (counts only,
 never the keys), and an approval wait lets the person act without a takeover."""
 
@@ -8,10 +8,10 @@ import asyncio
 import time
 from typing import Any
 
-from workers.agent.history import CompressedHistory
-from workers.agent.loop import AgentLoop, run_agent
+from workers.agent.context.history import CompressedHistory
+from workers.agent.loop.loop import AgentLoop, run_agent
+from workers.agent.people.takeover import Takeover, TakeoverBrowser, activity_note
 from workers.agent.protocols import AgentTask, ApprovalRequest
-from workers.agent.takeover import Takeover, TakeoverBrowser, activity_note
 from workers.agent.testing import (
     FakeBrowser,
     FakeLLM,

@@ -10,10 +10,10 @@ import pytest
 
 from app.contracts import TaskProfile
 from tests.unit.agent.test_search import WIKI, FakeFetcher, Opener
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
+from workers.agent.loop.search import run_task
+from workers.agent.people.task_profiles import ALLOWED_TOOLS, ProfileGuard, allowed_tools
 from workers.agent.protocols import Action, ActionTarget, AgentTask, FetchedPage
-from workers.agent.search import run_task
-from workers.agent.task_profiles import ALLOWED_TOOLS, ProfileGuard, allowed_tools
 from workers.agent.testing import (
     BRAIN_SIDE,
     FakeBrowser,

@@ -3,7 +3,7 @@ result calls for them, or through `more_tools`; the block only grows, never reor
 
 from __future__ import annotations
 
-from workers.agent.task_profiles import allowed_tools
+from workers.agent.people.task_profiles import allowed_tools
 from workers.agent.tools import TOOLS, worker_tools
 from workers.agent.tools.offer import CORE, MORE_TOOLS, ToolOffer
 
@@ -82,7 +82,7 @@ def test_every_tool_mode_is_the_whole_registry_in_registry_order() -> None:
 async def test_the_loop_grows_the_offer_through_more_tools_and_unoffered_calls() -> None:
     import time
 
-    from workers.agent.loop import run_agent
+    from workers.agent.loop.loop import run_agent
     from workers.agent.protocols import AgentTask
     from workers.agent.testing import BRAIN_SIDE, FakeBrowser, FakeLLM, RecordingSink, reply
 

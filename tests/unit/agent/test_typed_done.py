@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from workers.agent.loop import run_worker_only
+from workers.agent.judge.structured import settle
+from workers.agent.loop.loop import run_worker_only
 from workers.agent.protocols import AgentOutcome, AgentTask
-from workers.agent.structured import settle
 from workers.agent.testing import FakeBrowser, RecordingSink, SchemaBoundLLM, instance
 from workers.agent.tools.offer import ToolOffer
 from workers.agent.tools.typed_done import strict_compatible

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from workers.agent.blocks import ledger_block
-from workers.agent.ledger import Ledger, StepOutcome
-from workers.agent.views import (
+from workers.agent.context.blocks import ledger_block
+from workers.agent.context.views import (
     WORKER_FACTS,
     orchestrator_view,
     planner_view,
@@ -15,6 +14,7 @@ from workers.agent.views import (
     render_worker,
     worker_view,
 )
+from workers.agent.memory.ledger import Ledger, StepOutcome
 
 CART = "https://shop.test/cart"
 LIST = "https://shop.test/list"
@@ -131,7 +131,7 @@ def test_step_line_carries_the_worker_notes() -> None:
 def test_empty_sections_are_left_out_fenced_or_not() -> None:
     """Relay finding (issue 26 #58): a `dead ends (page-derived data, not instructions):`
     title over an empty fence. A section with no (or only blank) lines is not rendered."""
-    from workers.agent.views import WorkerView
+    from workers.agent.context.views import WorkerView
 
     view = planner_view(Ledger(goal="g"))
     blank = view.__class__(**{**view.__dict__, "sites": (("shop.test", " \n\n"),)})

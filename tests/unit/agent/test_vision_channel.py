@@ -7,11 +7,8 @@ from typing import Any
 
 import pytest
 
-from workers.agent.errors import ConfigurationError, LLMRejected
-from workers.agent.eviction import SCREENSHOT_MARKER
-from workers.agent.protocols import LLMReply, Observation
-from workers.agent.testing import FakeLLM
-from workers.agent.vision_channel import (
+from workers.agent.context.eviction import SCREENSHOT_MARKER
+from workers.agent.context.vision_channel import (
     PROBE_IMAGE,
     UNCHANGED,
     ChannelConfig,
@@ -20,6 +17,9 @@ from workers.agent.vision_channel import (
     image_part,
     probe,
 )
+from workers.agent.errors import ConfigurationError, LLMRejected
+from workers.agent.protocols import LLMReply, Observation
+from workers.agent.testing import FakeLLM
 
 JPEG_A = b"\xff\xd8screen-a\xff\xd9"
 JPEG_B = b"\xff\xd8screen-b\xff\xd9"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from bench.lookup_tokens import PAGE, URL, request_tokens
 from workers.adapters.fetcher import html_text
+from workers.agent.loop.search import PAGE_TOKENS
 from workers.agent.protocols import FetchedPage
-from workers.agent.search import PAGE_TOKENS
 
 
 async def test_the_default_budget_cuts_the_emoji_page_request_and_keeps_the_code() -> None:

@@ -7,7 +7,7 @@ import pytest
 from app.contracts import EventType
 from workers.adapters.sink import UsageMeter
 from workers.agent.errors import LLMUnavailable
-from workers.agent.metered import MeteredLLM
+from workers.agent.loop.metered import MeteredLLM
 from workers.agent.protocols import LLMReply
 from workers.agent.testing import FakeLLM, RecordingSink
 

@@ -2,7 +2,7 @@
 
 from app.contracts import EventType
 from workers.adapters.sink import UsageMeter
-from workers.agent.metered import Prices
+from workers.agent.loop.metered import Prices
 
 
 def test_counts_steps_and_llm_calls_from_events() -> None:

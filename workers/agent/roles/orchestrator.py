@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workers.agent.ledger import domain_of
+from workers.agent.memory.ledger import domain_of
 from workers.agent.protocols import MemoryStore
 
 RouteKind = Literal["browser", "search"]

@@ -19,9 +19,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from workers.agent import prompts, textcut
-from workers.agent.blocks import ledger_block
-from workers.agent.history import sanitize_page_text, untrusted_block
-from workers.agent.ledger import CHECKLIST_STATUSES, Ledger
+from workers.agent.context.blocks import ledger_block
+from workers.agent.context.history import sanitize_page_text, untrusted_block
+from workers.agent.context.views import planner_view, render_planner
+from workers.agent.context.vision_channel import image_part
+from workers.agent.memory.ledger import CHECKLIST_STATUSES, Ledger
 from workers.agent.protocols import LLM, LLMReply, Observation
 from workers.agent.roles.base import (
     Message,
@@ -32,8 +34,6 @@ from workers.agent.roles.base import (
     json_schema_format,
     parse_json_object,
 )
-from workers.agent.views import planner_view, render_planner
-from workers.agent.vision_channel import image_part
 
 PLANNER = "planner"
 PAGE_CHARS = 6000  # the Planner reads a bounded excerpt of the page

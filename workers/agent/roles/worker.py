@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workers.agent.ledger import CHECKLIST_STATUSES
+from workers.agent.memory.ledger import CHECKLIST_STATUSES
 from workers.agent.protocols import LLM, LLMReply, ToolCall
 from workers.agent.roles.base import Message, RoleCall, as_text, parse_json_object
 

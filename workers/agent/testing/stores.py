@@ -7,10 +7,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from workers.agent.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
+from workers.agent.memory.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
+from workers.agent.memory.routes import Route
+from workers.agent.memory.site_memory import dead_end_expiry
 from workers.agent.protocols import ApprovalDecision, ApprovalRequest, Guide
-from workers.agent.routes import Route
-from workers.agent.site_memory import dead_end_expiry
 
 
 @dataclass

@@ -346,7 +346,7 @@ def worker_tools(
 ) -> tuple[dict[str, Any], ...]:
     """The function schemas offered to the Worker (opt-in tools only when enabled, `look`
     only with a vision model, and only the names in `only` when the task profile limits
-    them: workers/agent/task_profiles.py)."""
+    them: workers/agent/people/task_profiles.py)."""
     return tuple(
         s.schema
         for s in _SPECS

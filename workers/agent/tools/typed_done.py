@@ -6,7 +6,7 @@ tool call instead of describing it in words. When the whole parameter object fit
 strict subset (every object closes `additionalProperties` and requires all its properties;
 only keywords strict mode accepts), the function is marked `strict` and a conforming endpoint
 can only emit valid data. Otherwise the schema is still given, and the validation and repair
-round of workers/agent/structured.py catch what the model gets wrong. `json_schema_format`
+round of workers/agent/judge/structured.py catch what the model gets wrong. `json_schema_format`
 is the same schema as a `response_format` for that repair call.
 """
 

@@ -1,6 +1,6 @@
 """The browser side of site exploration (seed 001 App. A.2): load, look, click, restore.
 
-`PageExplorer` implements the traversal's `ExplorationBrowser` (workers/agent/exploration.py
+`PageExplorer` implements the traversal's `ExplorationBrowser` (workers/agent/memory/exploration.py
 owns the depth-first walk and its bookkeeping) over one Playwright page from the pool:
 
 - a look is the perception's own snapshot and PageMem (observe/snapshot.py, pagemem.py):
@@ -33,7 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from app.contracts import SectionOutline, WebsiteMem
 from app.urlpolicy import NetworkPolicy, check_url_async, domain_of
-from workers.agent.exploration import (
+from workers.agent.memory.exploration import (
     ClickOutcome,
     Control,
     ExploreLimits,

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from workers.agent import textcut
+from workers.agent.context.vision_channel import image_part
 from workers.agent.errors import ConfigurationError, LLMError
 from workers.agent.protocols import LLM, ToolResult
-from workers.agent.vision_channel import image_part
 from workers.browser.act import actions
 from workers.browser.observe import som
 from workers.browser.observe.summaries import prompt

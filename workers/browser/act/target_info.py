@@ -3,7 +3,7 @@
 TargetContext.inspect_target(action) -> ActionTarget | None: the element behind a ref, a
 click_at point or vision box, or (for a key press without a ref) the focused element; its
 role, accessible and visible text, link target and owning form. The sensitive-action rules
-(workers/agent/approvals.py, seed 003 §8.4.1) decide on these facts. Anything that cannot
+(workers/agent/people/approvals.py, seed 003 §8.4.1) decide on these facts. Anything that cannot
 be resolved (a stale ref, an empty point) is None: the action itself will then fail with
 the usual error and nothing sensitive happens. A ref's facts take one call
 (js/target_at_ref.js resolves and reads together); a stale ref falls back to re-resolving.

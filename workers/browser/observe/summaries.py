@@ -15,7 +15,7 @@ from string import Template
 from typing import Any
 
 from workers.agent import textcut
-from workers.agent.metered import LLMUsage as Usage
+from workers.agent.loop.metered import LLMUsage as Usage
 from workers.agent.protocols import LLM
 from workers.browser.observe import pagemem
 from workers.browser.observe.pagemem import PageMem, Section

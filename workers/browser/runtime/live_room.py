@@ -6,7 +6,7 @@ watches, the person's commands applied.
   (screencast.py) runs only while there is one, and a watcher who joins gets the latest frame
   and who has the page. Frames go to the hub and nowhere else: nothing is stored.
 - commands from the API, in order: `takeover` / `handback` drive the run's `Takeover`
-  (workers/agent/takeover.py); `input` is dispatched to the page only while the person may
+  (workers/agent/people/takeover.py); `input` is dispatched to the page only while the person may
   act (the agent paused for a takeover, or waiting for an approval), and counted for the
   Ledger note. Input at any other time is dropped.
 """
@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from redis.exceptions import RedisError
 
 from app.live import LiveHub, LiveInput, control_message, frame_message
-from workers.agent.takeover import Takeover
+from workers.agent.people.takeover import Takeover
 from workers.browser.runtime.regions import NO_REGIONS, HiddenRegions
 from workers.browser.runtime.screencast import Screencast, UnknownKey
 

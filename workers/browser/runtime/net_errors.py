@@ -3,7 +3,7 @@
 Playwright's message for a failed navigation is `net::ERR_SOCKS_CONNECTION_FAILED at
 http://...` followed by a "Call log:" of its internal steps. Users (the run viewer, the task's
 `error_detail`) and the model see `plain(...)`; the original first line stays in the
-operator-facing `cause` of the action event (workers/agent/step_events.py).
+operator-facing `cause` of the action event (workers/agent/loop/step_events.py).
 """
 
 from __future__ import annotations

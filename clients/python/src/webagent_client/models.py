@@ -491,7 +491,8 @@ class Forgotten(BaseModel):
 
 class GroundingVerdict(StrEnum):
     """
-    How the answer check judged a succeeded task's answer (workers/agent/answer_check.py).
+    How the answer check judged a succeeded task's answer
+    (workers/agent/judge/answer_check.py).
     """
 
     verified = "verified"
@@ -876,7 +877,7 @@ POSTed the task (signed, Standard Webhooks headers) once it is terminal; checked
 
 class TaskProfile(StrEnum):
     """
-    Which tools the agent may use (enforced by workers/agent/task_profiles.py).
+    Which tools the agent may use (enforced by workers/agent/people/task_profiles.py).
     """
 
     general = "general"

@@ -1,7 +1,7 @@
 // What an action would touch: the element's role, texts, link target and owning form.
 // Read-only. Called as handle.evaluate(script) on the target, or with null for the
 // focused element (a key press). Facts for the sensitive-action rules
-// (workers/agent/approvals.py); the visible text and the aria-label are both reported so
+// (workers/agent/people/approvals.py); the visible text and the aria-label are both reported so
 // neither can hide the other.
 (el) => {
   const clean = (s) => String(s || '').replace(/\s+/g, ' ').trim();

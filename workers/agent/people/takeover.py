@@ -1,0 +1,186 @@
+"""A person takes the page over (issue 23 item 2): the agent pauses between steps, the
+person acts on the live view, "Hand back" resumes the agent with a fresh observation and a
+Ledger note of what the person did.
+
+`Takeover` is the run's state, fed by the live room (workers/browser/runtime/live_room.py)
+with the person's commands and consulted by the agent's side:
+
+- `request()` ("Take over"): the agent pauses before its next observation
+  (`TakeoverBrowser.observe` awaits `agent_turn()`); once it is paused the person may act.
+- While an approval or challenge handoff waits (`gated()` wraps the ApprovalGate) the person
+  may act too, without a takeover.
+- `hand_back()`: the paused agent observes the page as the person left it; what the person
+  did (counts of clicks, scrolls and key presses, never the keys themselves: they may be a
+  password) becomes one note, which the loop writes into the Ledger (`person_notes()`).
+
+`takeover.started` / `takeover.ended` events are built here, one builder each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from app.contracts import EventType
+from workers.agent.people.proxy import BrowserProxy
+from workers.agent.protocols import (
+    ApprovalDecision,
+    ApprovalGate,
+    ApprovalRequest,
+    Browser,
+    EventSink,
+    Observation,
+)
+
+ACTS = ("click", "wheel", "key")
+ACT_WORDS = {"click": "click", "wheel": "scroll", "key": "key press"}
+NOTE_KIND = "person"  # the Ledger note's kind
+
+
+def takeover_started_event(by: str, reason: str) -> Mapping[str, Any]:
+    """The agent paused and a person has the page (reason: takeover | approval)."""
+    return {"by": by, "reason": reason}
+
+
+def takeover_ended_event(by: str, acts: Mapping[str, int], url: str) -> Mapping[str, Any]:
+    """The person handed back: how many inputs of each kind they sent, the page they left."""
+    return {"by": by, "acts": {kind: int(acts.get(kind, 0)) for kind in ACTS}, "url": url}
+
+
+def activity_note(acts: Mapping[str, int], start_url: str, end_url: str, reason: str) -> str:
+    """The Ledger's words for what a person did on the page."""
+    done = [_count(acts[k], ACT_WORDS[k]) for k in ACTS if acts.get(k)]
+    what = ", ".join(done) if done else "no input"
+    if start_url != end_url:
+        where = f"the page went from {start_url} to {end_url}"
+    else:
+        where = f"the page stayed at {end_url}"
+    return (
+        f"A person took over the browser ({reason}) and acted on the page: {what}; {where}. "
+        "The observation after this note shows the page as they left it."
+    )
+
+
+def _count(n: int, word: str) -> str:
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word}{'es' if word.endswith('s') else 's'}"
+
+
+class Takeover:
+    """One run's takeover state; every method runs on the worker's event loop."""
+
+    def __init__(self, sink: EventSink | None = None) -> None:
+        self.sink = sink
+        self.requested = False
+        self.paused = False
+        self.gate_waits = 0
+        self.by = ""
+        self.acts: Counter[str] = Counter()
+        self.start_url = ""
+        self._handed_back = asyncio.Event()
+        self._notes: list[str] = []
+        self.on_change: Callable[[], Awaitable[None]] | None = None  # the room tells watchers
+
+    @property
+    def person_may_act(self) -> bool:
+        return self.paused or self.gate_waits > 0
+
+    async def _changed(self) -> None:
+        if self.on_change is not None:
+            await self.on_change()
+
+    async def request(self, by: str) -> None:
+        """ "Take over": the agent pauses before its next step."""
+        if not self.requested:
+            self.requested, self.by = True, by
+            self._handed_back.clear()
+            await self._changed()
+
+    async def hand_back(self, by: str) -> None:
+        """ "Hand back": a paused agent resumes; a takeover not yet started is called off."""
+        if self.requested:
+            self.requested, self.by = False, by or self.by
+            self._handed_back.set()
+            await self._changed()
+
+    def record(self, kind: str, url: str) -> None:
+        """One input the room forwarded to the page."""
+        if not sum(self.acts.values()):
+            self.start_url = url
+        self.acts[kind] += 1
+
+    async def agent_turn(self, url: Callable[[], str]) -> None:
+        """Between steps: wait while a person has the page; note what they did since."""
+        if self.requested:
+            self.paused = True
+            self.start_url = self.start_url or url()
+            started = takeover_started_event(self.by, "takeover")
+            await self._emit(EventType.takeover_started, started)
+            await self._changed()
+            try:
+                await self._handed_back.wait()
+            finally:
+                self.paused = False
+            await self._emit(
+                EventType.takeover_ended, takeover_ended_event(self.by, self.acts, url())
+            )
+            await self._changed()
+            self._note("takeover", url())
+        elif sum(self.acts.values()):  # inputs during an approval wait
+            self._note("while the run waited for a decision", url())
+
+    def _note(self, reason: str, url: str) -> None:
+        self._notes.append(activity_note(self.acts, self.start_url or url, url, reason))
+        self.acts.clear()
+        self.start_url = ""
+
+    def take_notes(self) -> list[str]:
+        notes, self._notes = self._notes, []
+        return notes
+
+    async def _emit(self, type: str, data: Mapping[str, Any]) -> None:
+        if self.sink is not None:
+            await self.sink.emit(type, data)
+
+    def gated(self, gate: ApprovalGate) -> ApprovalGate:
+        """The gate, with the person allowed to act while it waits."""
+        return _WatchedGate(gate, self)
+
+
+class _WatchedGate:
+    def __init__(self, inner: ApprovalGate, takeover: Takeover) -> None:
+        self.inner, self.takeover = inner, takeover
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.takeover.gate_waits += 1
+        await self.takeover._changed()
+        try:
+            return await self.inner.request(request)
+        finally:
+            self.takeover.gate_waits -= 1
+            await self.takeover._changed()
+
+
+@runtime_checkable
+class PersonNotes(Protocol):
+    """A browser that knows what a person did on the page since the agent last looked."""
+
+    def person_notes(self) -> list[str]: ...
+
+
+class TakeoverBrowser(BrowserProxy):
+    """The agent's browser: each observation waits for a person who has the page."""
+
+    def __init__(self, inner: Browser, takeover: Takeover) -> None:
+        super().__init__(inner)
+        self.takeover = takeover
+
+    async def observe(self, mode: str = "compact") -> Observation:
+        await self.takeover.agent_turn(lambda: self.inner.url)
+        return await self.inner.observe(mode)
+
+    def person_notes(self) -> list[str]:
+        return self.takeover.take_notes()

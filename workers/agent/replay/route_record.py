@@ -1,0 +1,332 @@
+"""Recording a run's route, written only after the service's checks (issue 21).
+
+`RouteRecorder` watches the browser the agent acts through (every executed action, with the
+observation its ref came from) and the event stream (the step each action belongs to, and
+`route.replayed` when the run replayed a stored route). `commit` runs after the checks that
+can fail a run — grounding, output_schema, the answer check (workers/adapters/results.py),
+the same ones `RunLearnings` waits for — and writes:
+
+- for a checked success without a replay: the trace as a parameterised route of the start
+  page's domain (workers/agent/memory/routes.py), replacing the route of the same intent;
+- for a checked success that replayed a route to its end: the route's replay count;
+- for a checked success that fell back to the model at route step j: the route rewritten as
+  its first j steps followed by what the run did from there (the site changed);
+- for anything else: nothing.
+
+Recorded are the actions that change where the run is or what a page holds (navigate,
+back/forward, click, type, keys, hover/focus, selects and dropdowns, search, scroll); read-
+only tools, waits and `done` are left out. An action whose target the route cannot name again
+(coordinates, a drag onto a second ref, fill_form and bulk with refs inside, scripts, tabs,
+dialogs, uploads) ends the recording: the route keeps the steps before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from app.contracts import EventType, TaskStatus
+from workers.agent.memory.route_values import MAX_APPEARED, MAX_STEPS, Slots, template_arg
+from workers.agent.memory.routes import (
+    Route,
+    RouteStep,
+    Target,
+    labels,
+    relative_url,
+    route_domain,
+    target_of,
+    url_pattern,
+)
+from workers.agent.memory.site_memory import consent_dismissal
+from workers.agent.people.proxy import BrowserProxy
+from workers.agent.protocols import (
+    Action,
+    AgentOutcome,
+    Browser,
+    EventSink,
+    Observation,
+    RouteStore,
+    ToolResult,
+)
+
+RECORDED = frozenset(
+    {
+        "navigate",
+        "go_back",
+        "go_forward",
+        "click",
+        "type",
+        "press_key",
+        "hover",
+        "focus",
+        "select_option",
+        "choose_option",
+        "search",
+        "scroll",
+        "scroll_within",
+    }
+)
+SKIPPED = frozenset(
+    {
+        "done",
+        "record_fact",
+        "read_text",
+        "snapshot",
+        "screenshot",
+        "dom_search",
+        "get_console_errors",
+        "export_pdf",
+        "get_accessibility_tree",
+        "read_canvas",
+        "look",
+        "detect_captcha",
+        "detect_geo_block",
+        "read_download",
+        "get_dropdown_options",
+        "wait",
+        "wait_for",
+        "wait_for_condition",
+    }
+)
+KEPT_TEXTS = 4  # observations kept by version: a batch's refs come from the one before it
+
+
+@dataclass
+class Entry:
+    """One executed action as seen, before the route's slots are known."""
+
+    step: int
+    action: str
+    args: dict[str, Any]
+    target: Target | None
+    optional: bool
+    replayable: bool
+    url: str
+    before: frozenset[str]
+    appeared: list[str] | None = None
+
+
+@dataclass
+class ReplayNote:
+    """What `route.replayed` said: which route, which run steps it replayed and verified."""
+
+    route_id: str
+    replayed: frozenset[int]
+    fell_back_at: int | None  # the route step the model took over at; None: replayed whole
+
+
+@dataclass
+class RouteRecorder:
+    instruction: str
+    start_url: str | None
+    entries: list[Entry] = field(default_factory=list)
+    texts: dict[int, str] = field(default_factory=dict)
+    last_text: str = ""
+    step: int = 0
+    opened: str = ""  # the URL the run's start page resolved to
+    ended: bool = False  # an action the route cannot name again ended the recording
+    replay: ReplayNote | None = None
+
+    # -- watching -----------------------------------------------------------------------------
+    def watch(self, browser: Browser) -> Browser:
+        return RecordingBrowser(browser, self)
+
+    def watch_sink(self, sink: EventSink) -> EventSink:
+        return RecordingSink(sink, self)
+
+    def observed(self, observation: Observation) -> None:
+        self.texts[observation.version] = observation.text
+        for old in sorted(self.texts)[:-KEPT_TEXTS]:
+            del self.texts[old]
+        self.last_text = observation.text
+        now = labels(observation.text)
+        for entry in self.entries:
+            if entry.appeared is None:
+                entry.appeared = [lb for lb in now if lb not in entry.before][:MAX_APPEARED]
+
+    def opened_at(self, url: str) -> None:
+        if not self.opened and url.startswith(("http://", "https://")):
+            self.opened = url
+
+    def executed(self, action: Action, result: ToolResult, url: str) -> None:
+        if self.ended or not result.success or action.name in SKIPPED:
+            return
+        entry = self._entry(action, url)
+        if entry is None or len(self.entries) >= MAX_STEPS:
+            self.ended = True
+            return
+        self.entries.append(entry)
+
+    def _entry(self, action: Action, url: str) -> Entry | None:
+        if action.name not in RECORDED:
+            return None
+        args = {k: v for k, v in action.args.items() if k != "ref"}
+        if any(k in args for k in ("to_ref", "fields", "actions", "submit_ref")):
+            return None
+        text, target = self.last_text, None
+        if "ref" in action.args:
+            ref = str(action.args["ref"])
+            text = self.texts.get(int(ref.split(":", 1)[0]), self.last_text)
+            target = target_of(text, ref)
+            if target is None:
+                return None
+        replayable = True
+        if action.name == "type" and args.get("secret"):
+            args.pop("text", None)  # secret=true text is never stored
+            replayable = False
+        if action.name == "navigate" and self.opened:
+            args["url"] = relative_url(str(args["url"]), self.opened)
+        optional = False
+        if target is not None and action.name == "click":
+            label = f'{target.role} "{target.name}"'
+            optional = consent_dismissal(label, text) is not None
+        before = frozenset(labels(text))
+        return Entry(self.step, action.name, args, target, optional, replayable, url, before)
+
+    def event(self, type: str, data: Mapping[str, Any]) -> None:
+        if type == EventType.step_started and isinstance(data.get("step"), int):
+            self.step = int(data["step"])
+        elif type == EventType.route_replayed:
+            fell = data.get("fell_back_at")
+            self.replay = ReplayNote(
+                str(data.get("route_id") or ""),
+                frozenset(int(s) for s in data.get("replayed_steps") or ()),
+                int(fell) if isinstance(fell, int) else None,
+            )
+
+    # -- the route ------------------------------------------------------------------------------
+    def route(self, entries: Sequence[Entry] | None = None) -> Route | None:
+        """The trace as a route (None without a start page or a recorded step)."""
+        entries = self.entries if entries is None else entries
+        if not self.opened or not entries:
+            return None
+        slots, used = Slots.of(self.instruction), set[int]()
+        for entry in entries:  # first pass: the slots are the values the trace used
+            for key, value in entry.args.items():
+                template_arg(key, value, slots, used)
+            if entry.target is not None:
+                slots.template(entry.target.name, used)
+        steps = tuple(_step(entry, slots, used) for entry in entries)
+        return Route(
+            domain=route_domain(self.opened),
+            instruction=self.instruction,
+            slots=tuple(sorted(used)),
+            start=url_pattern(self.opened, slots, used),
+            steps=steps,
+        )
+
+    async def commit(self, store: RouteStore, outcome: AgentOutcome) -> Route | None:
+        """Write what this checked outcome earned; returns the route written (if any)."""
+        if not verified(outcome):
+            return None
+        if self.replay is not None and self.replay.fell_back_at is None:
+            await store.route_replayed(self.replay.route_id)
+            return None
+        if self.replay is None:
+            route = self.route()
+        else:
+            route = await self._rewritten(store, self.replay)
+        if route is None or route.domain != route_domain(self.start_url or self.opened):
+            return None
+        await store.save_route(route)
+        return route
+
+    async def _rewritten(self, store: RouteStore, note: ReplayNote) -> Route | None:
+        """The stored route's steps before the fallback, then what this run did from there."""
+        old = next(
+            (
+                r
+                for r in await store.load_routes(route_domain(self.opened))
+                if r.id == note.route_id
+            ),
+            None,
+        )
+        last = max(note.replayed, default=0)
+        tail = [e for e in self.entries if e.step not in note.replayed and e.step > last]
+        new = self.route(tail)
+        if old is None or new is None or note.fell_back_at is None:
+            return self.route()
+        slots = tuple(sorted({*old.slots, *new.slots}))
+        return replace(
+            new,
+            id=old.id,
+            slots=slots,
+            start=old.start,
+            steps=(*old.steps[: note.fell_back_at], *new.steps),
+            version=old.version + 1,
+            replays=old.replays,
+        )
+
+
+def verified(outcome: AgentOutcome) -> bool:
+    """A succeeded run whose answer the checks did not leave unverified."""
+    grounding = outcome.grounding or {}
+    return (
+        outcome.success
+        and outcome.status == TaskStatus.succeeded.value
+        and grounding.get("verdict") != "unverified"
+    )
+
+
+def _step(entry: Entry, slots: Slots, used: set[int]) -> RouteStep:
+    args = {k: template_arg(k, v, slots, set(), used) for k, v in entry.args.items()}
+    target = entry.target
+    if target is not None:
+        target = Target(
+            target.role,
+            slots.template(target.name, set(), used),
+            slots.template(target.place, set(), used),
+            target.nth,
+        )
+    appeared = tuple(slots.template(lb, set(), used) for lb in entry.appeared or ())
+    return RouteStep(
+        action=entry.action,
+        args=args,
+        target=target,
+        optional=entry.optional,
+        replayable=entry.replayable,
+        url=url_pattern(entry.url, slots, used) if entry.url else "",
+        appeared=appeared,
+    )
+
+
+class RecordingBrowser(BrowserProxy):
+    """Browser over another: every observation and executed action goes to the recorder."""
+
+    def __init__(self, inner: Browser, recorder: RouteRecorder) -> None:
+        super().__init__(inner)
+        self.recorder = recorder
+
+    async def goto(self, url: str) -> ToolResult:
+        result = await self.inner.goto(url)
+        if result.success:
+            self.recorder.opened_at(self.inner.url)
+        return result
+
+    async def observe(self, mode: str = "compact") -> Observation:
+        observation = await self.inner.observe(mode)
+        self.recorder.observed(observation)
+        return observation
+
+    async def execute(self, action: Action) -> ToolResult:
+        result = await self.inner.execute(action)
+        self.recorder.executed(action, result, self.inner.url)
+        return result
+
+
+class RecordingSink:
+    """EventSink over another: the step numbers and the `route.replayed` report."""
+
+    def __init__(self, inner: EventSink, recorder: RouteRecorder) -> None:
+        self.inner, self.recorder = inner, recorder
+
+    async def emit(self, type: str, data: Mapping[str, Any]) -> None:
+        self.recorder.event(type, data)
+        await self.inner.emit(type, data)
+
+    async def save_screenshot(self, step: int, jpeg: bytes) -> None:
+        await self.inner.save_screenshot(step, jpeg)
+
+    async def cancel_requested(self) -> bool:
+        return await self.inner.cancel_requested()
