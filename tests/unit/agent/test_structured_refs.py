@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from workers.agent.judge.structured import UNUSABLE, SchemaUnusable, check_value, settle
 
 from workers.agent.judge import structured
+from workers.agent.judge.structured import UNUSABLE, SchemaUnusable, check_value, settle
 from workers.agent.protocols import AgentOutcome, LLMReply
 from workers.agent.testing import FakeLLM, message_text
 
