@@ -206,3 +206,29 @@ async def test_a_failed_feedback_call_keeps_the_answer_unverified() -> None:
         await answer_check.settle(
             outcome("Q-9917"), seen(), FakeLLM([TaskCancelled("stop")]), "find it"
         )
+
+
+async def test_reads_inside_a_bulk_are_evidence_and_its_echoes_are_not() -> None:
+    """Issue 31 item 4: a password read by read_text inside a bulk was flagged "not found on
+    any page the run saw"; what a bulk typed stays the model's own words."""
+    browser = FakeBrowser({SHOP: []})
+    reads = "2. read_text 1:4: Your password is Kx7-Q2vL"
+    steps = "1. typed 'ZZ-9' into 1:2\n2. read 1 text"
+    browser.fail["bulk"] = ToolResult(True, "2 actions done", data={"steps": steps, "reads": reads})
+    store = SeenText()
+    await SeeingBrowser(browser, store).execute(Action("bulk", {"actions": []}))
+    assert [c.text for c in store.check(claims_of("Kx7-Q2vL ZZ-9")).unseen] == ["ZZ-9"]
+
+
+def test_the_planner_sees_the_reads_of_a_bulk_as_evidence() -> None:
+    from workers.agent.context.history import ExecutedCall
+    from workers.agent.judge.evidence import EvidenceLog
+    from workers.agent.protocols import ToolCall
+
+    data = {"steps": "1. typed 'ZZ-9'", "reads": "2. read_text 1:4: code Kx7-Q2vL"}
+    bulk = ExecutedCall(
+        ToolCall("c1", "bulk", {}), Action("bulk", {}), ToolResult(True, "2 done", data=data)
+    )
+    log = EvidenceLog()
+    log.add(3, [bulk])
+    assert "Kx7-Q2vL" in log.render() and "ZZ-9" not in log.render()

@@ -47,9 +47,14 @@ class EvidenceLog:
 
     def add(self, step: int, executed: Sequence[ExecutedCall]) -> None:
         for ex in executed:
-            if ex.action is None or ex.action.name not in READING or not ex.result.success:
+            if ex.action is None or not ex.result.success:
                 continue
-            parts = [ex.result.reason or "", *result_texts(ex.result.data)]
+            if ex.action.name == "bulk" and ex.result.data.get("reads"):  # issue 31 item 4
+                parts = [str(ex.result.data["reads"])]  # its reads, not its echoes
+            elif ex.action.name in READING:
+                parts = [ex.result.reason or "", *result_texts(ex.result.data)]
+            else:
+                continue
             text = "\n".join(p for p in parts if p.strip())
             item = Evidence(step, _call(ex), textcut.clip(text, ITEM_CHARS))
             key = (item.step, item.call, item.text)

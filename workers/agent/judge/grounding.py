@@ -127,6 +127,8 @@ class SeeingBrowser(BrowserProxy):
         result = await self.inner.execute(action)
         if action.name in READING and result.success:
             self.seen.add("\n".join([result.reason, *result_texts(result.data)]))
+        elif action.name == "bulk" and result.data.get("reads"):  # issue 31 item 4
+            self.seen.add(str(result.data["reads"]))  # its reads' results, never its echoes
         return result
 
 
