@@ -275,3 +275,20 @@ async def test_read_text_keeps_the_whitespace_of_pre_and_textarea(
     assert read.data["text"] == "  first line\n\ttabbed line\n", read.data
     page_text = (await session.execute(Action("read_text", {}))).data["text"]
     assert "def f(x):\n    return  x * 2\n" in page_text, page_text
+
+
+# -- issue 31 item 4: a bulk whose win replaced the controls ------------------------------
+
+
+async def test_a_bulk_whose_click_won_is_no_failure_when_the_rest_finds_nothing(
+    session: PageSession, page: Page, probe_port: int
+) -> None:
+    """The success screen replaced the controls, so the bulk's next click found its element
+    gone: the bulk did what it could and says so, it did not fail (and no dead end)."""
+    await _open(session, probe_port, "win.html")
+    star, moon = await _ref_of(session, 'button "Star"'), await _ref_of(session, 'button "Moon"')
+    steps = [{"tool": "click", "args": {"ref": star}}, {"tool": "click", "args": {"ref": moon}}]
+    ran = await session.execute(Action("bulk", {"actions": steps}))
+    assert ran.success and ran.page_changed, ran.reason
+    assert "stopped at step 2" in ran.reason and "2. click not done" in ran.data["steps"]
+    assert "You won" in await page.inner_text("body")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from workers.agent import textcut
 from workers.agent.protocols import Action, ToolResult
+from workers.agent.toolerrors import ToolError as E
 from workers.agent.tools import ToolName as T
 from workers.browser.act import dialogs, files, look, selection, tabs, workflows, workflows_form
 from workers.browser.act import handlers_input as hi
@@ -36,6 +37,9 @@ READS = frozenset(
      T.detect_geo_block, T.look}
 )  # fmt: skip
 BULK_LINE_CHARS = 160  # one sub-action's account
+# a sub-step's failures that only mean an earlier press of the bulk replaced its element
+GONE = frozenset({E.stale_ref, E.ref_not_found})
+PRESSES = frozenset({T.click, T.click_at, T.press_key, T.pointer, T.drag})
 BULK_READ_CHARS = 12000  # all read results of one bulk together
 
 
@@ -46,11 +50,14 @@ async def bulk(s: ToolContext, args: BulkArgs) -> ToolResult:
     lines: list[str] = []
     reads: list[str] = []
     done: list[str] = []
-    changed = False
+    changed = pressed = False  # the page changed; a press (click, key, pointer) did its work
     for i, step in enumerate(args.actions, 1):
         name = str(step["tool"])
         result = await s.execute(Action(name, step["args"]), step=False)
+        if _after_a_change(result, pressed, changed):
+            return _stopped_after_change(i, name, result, lines, reads, done)
         changed = changed or result.page_changed
+        pressed = pressed or (result.success and name in PRESSES)
         label = f"{name} {step['args'].get('ref', '')}".strip()
         lines.append(f"{i}. {textcut.cut(result.reason or label, BULK_LINE_CHARS)}")
         if name in READS and result.success:
@@ -72,6 +79,32 @@ async def bulk(s: ToolContext, args: BulkArgs) -> ToolResult:
         tried=tuple(done),
         page_changed=changed,
         data=_bulk_data(lines, reads),
+    )
+
+
+def _after_a_change(result: ToolResult, pressed: bool, changed: bool) -> bool:
+    """This step failed only because an earlier one changed the page: its element is gone
+    after a press did its work, or it did nothing on a page an earlier step navigated."""
+    if result.success:
+        return False
+    return (pressed and result.error in GONE) or (changed and result.error == E.no_effect)
+
+
+def _stopped_after_change(
+    i: int, name: str, result: ToolResult, lines: list[str], reads: list[str], done: list[str]
+) -> ToolResult:
+    """Issue 31 item 4: an earlier press did its work (a success screen replaced the
+    controls) and this step then found its element gone or did nothing: the bulk did what
+    it could and says what was not done; it did not fail (a winning move was filed as a
+    dead end)."""
+    why = textcut.cut(result.reason or str(result.error), BULK_LINE_CHARS)
+    note = f"{i}. {name} not done: the page had changed by then ({why})"
+    return ToolResult(
+        success=True,
+        reason=f"{len(done)} actions done; stopped at step {i}: the page changed before it",
+        tried=tuple(done),
+        page_changed=True,
+        data=_bulk_data([*lines, note], reads),
     )
 
 
