@@ -91,6 +91,10 @@ NOTES: dict[str, str] = {
     "llm_vision_probe": "Before a task or bench run, each role that gets images is sent one tiny "
     "test image and refused with a configuration error if it cannot read it.",
     "llm_image_max_side": "Long side of a screenshot sent to a model, pixels.",
+    "observation_mode": "`compact` is the viewport-first snapshot with versioned refs; `som` "
+    "needs `LLM_WORKER_VISION=true`, `vision` needs `VISION_ENABLED=true`; `pipeline` is "
+    "divide-and-conquer for small models (section selection, detail extraction, summary by "
+    "the summarizer model).",
     "humanize": "`false` takes about half the time per action (`bench/actions.py`).",
     "click_allow_untrusted": "The learnings mark a domain bot-protected when a run sees a "
     "challenge or bot wall there (`test_site_learning.py::"
