@@ -24,11 +24,17 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app import metrics
 from app.db import partitions
-from app.db.repo_retention import NOTHING, Deleted, delete_tasks, expired_task_ids
+from app.db.repo_retention import (
+    NOTHING,
+    Deleted,
+    delete_tasks,
+    existing_task_ids,
+    expired_task_ids,
+)
 from app.db.types import utcnow
 from app.settings import Settings
 from app.store import ArtifactStore
-from app.store.records import delete_task_blobs
+from app.store.records import TASKS_PREFIX, delete_task_blobs
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +134,34 @@ async def prune_once(
     return done
 
 
+ORPHAN_GRACE = timedelta(minutes=10)  # an object is written a moment before its row
+
+
+async def sweep_orphans(
+    session_factory: SessionFactory,
+    store: ArtifactStore,
+    *,
+    now: datetime | None = None,
+    grace: timedelta = ORPHAN_GRACE,
+) -> int:
+    """Delete the objects of tasks whose row is gone (issue 32 item 5: a worker that wrote a
+    trace after its task was deleted); only objects untouched for `grace`. How many."""
+    newest = await store.newest_under(TASKS_PREFIX)
+    bound = (now or utcnow()) - grace
+    quiet = [task_id for task_id, when in newest.items() if when < bound]
+    if not quiet:
+        return 0
+    async with session_factory() as s:
+        present = await existing_task_ids(s, quiet)
+    removed = 0
+    for task_id in quiet:
+        if task_id not in present:
+            removed += await delete_task_blobs(store, task_id)
+    if removed:
+        log.info("retention: deleted %d object(s) of deleted tasks", removed)
+    return removed
+
+
 async def run_pruner(
     session_factory: SessionFactory, policy: RetentionPolicy, store: ArtifactStore | None = None
 ) -> None:
@@ -138,6 +172,8 @@ async def run_pruner(
             async with session_factory() as s:
                 await partitions.ensure_ahead(s, utcnow())
                 await s.commit()
+            if store is not None:
+                await sweep_orphans(session_factory, store)
             if policy.enabled:
                 done = await prune_once(session_factory, policy, store=store)
                 if done.total_rows:

@@ -32,7 +32,7 @@ from starlette.types import Scope as AsgiScope
 
 from app import metrics
 from app.api.deps import admit, bearer_token
-from app.api.events import frame, get_replay_gate
+from app.api.events import framed, get_replay_gate
 from app.api.inputs import INT32_MAX, TASK_ID_PATTERN, parse_event_id
 from app.auth import Scope, parse_scopes
 from app.contracts import DEFAULT_TENANT
@@ -134,8 +134,7 @@ async def _body(stream: _Open, send: Send, poll_s: float) -> None:
         on_live=stream.live,
     )
     async with contextlib.aclosing(events):
-        async for batch in events:
-            body = b"".join(frame(event) for event in batch)
+        async for body in framed(events, stream.task_id):
             await send({"type": "http.response.body", "body": body, "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 

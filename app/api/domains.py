@@ -130,8 +130,9 @@ async def get_domain(domain: DomainPath, session: SessionDep, tenant: LearningsD
 
 @router.delete("/{domain}/learnings", response_model=Forgotten)
 async def forget_domain(domain: DomainPath, session: SessionDep, tenant: WriterDep) -> Forgotten:
-    """Forget a site: delete its learnings and dead ends for this tenant (each run's own
-    ledger rows stay). Later runs start there cold. Needs `tasks:write`."""
+    """Forget a site: delete its learnings, dead ends, routes, explorations and site map
+    for this tenant; facts recorded there stay only in their runs' own records. Later runs
+    start there cold. Needs `tasks:write`."""
     removed = await repositories.forget_domain(session, tenant_id=tenant, domain=_norm(domain))
     await session.commit()
     return Forgotten(domain=_norm(domain), removed=removed)

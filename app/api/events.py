@@ -1,15 +1,21 @@
 """GET /v1/tasks/{id}/events: server-sent events, replayed from the DB, then live.
 
 Resume with the standard `Last-Event-ID` header (the SSE id is the event seq) or `?after=`.
+When the event store fails mid-stream (a Postgres outage), the stream ends with a last
+`stream.interrupted` message saying why and a `retry:` hint, never cut mid-chunk (issue 32
+item 6); the client reconnects with `Last-Event-ID` and loses nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import logging
 from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, status
+from sqlalchemy.exc import SQLAlchemyError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from app import metrics
@@ -20,6 +26,7 @@ from app.event_stream import ReplayGate, stream_events
 from app.events import EventBus
 
 router = APIRouter(prefix="/v1/tasks", tags=["events"])
+log = logging.getLogger(__name__)
 
 FRAME_CACHE_SIZE = 4096
 _frames: dict[str, bytes] = {}
@@ -34,6 +41,27 @@ def frame(event: Event) -> bytes:
         message = ServerSentEvent(data=event.model_dump_json(), event=event.type, id=str(event.seq))
         data = _frames[event.id] = message.encode()
     return data
+
+
+STREAM_INTERRUPTED = "stream.interrupted"
+RETRY_MS = 5000
+
+
+def interrupted_frame(reason: str) -> bytes:
+    """The last message of a stream whose event store failed: why, and how to go on."""
+    data = {"reason": reason, "resume": "reconnect with Last-Event-ID; no event is lost"}
+    return ServerSentEvent(data=json.dumps(data), event=STREAM_INTERRUPTED, retry=RETRY_MS).encode()
+
+
+async def framed(batches: AsyncIterator[list[Event]], task_id: str) -> AsyncIterator[bytes]:
+    """The SSE bytes of the event batches; a database or network failure ends them with
+    interrupted_frame() instead of an exception that cuts the response mid-chunk."""
+    try:
+        async for batch in batches:
+            yield b"".join(frame(event) for event in batch)
+    except (SQLAlchemyError, OSError) as exc:
+        log.warning("event stream of %s interrupted: %s", task_id, type(exc).__name__)
+        yield interrupted_frame("the event store is unavailable")
 
 
 def get_replay_gate(request: Request) -> ReplayGate:
@@ -62,8 +90,8 @@ async def _sse(
         events = stream_events(task_id, after, gate=gate, bus=bus, poll_s=poll_s)
         # aclosing: a disconnect while suspended at our own yield must still unsubscribe now
         async with contextlib.aclosing(events):
-            async for batch in events:
-                yield b"".join(frame(event) for event in batch)
+            async for chunk in framed(events, task_id):
+                yield chunk
     finally:
         metrics.sse_closed()
 

@@ -233,7 +233,7 @@ class TaskCreate(BaseModel):
             raise ValueError(f"output_schema is larger than {MAX_OUTPUT_SCHEMA_BYTES} bytes")
         problem = output_schema_problem(value)
         if problem:
-            raise ValueError(f"output_schema is not a valid JSON Schema: {problem}")
+            raise ValueError(f"output_schema {problem}")  # "<JSON pointer>: why"
         return value
 
     @field_validator("profile")

@@ -15,7 +15,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.dialect import dialect_insert
 from app.db.inserts import add_row
-from app.db.models import DeadEnd, DomainLearning, Fact, Route, SiteDeadEnd, new_id
+from app.db.models import (
+    DeadEnd,
+    DomainLearning,
+    Fact,
+    Route,
+    SiteDeadEnd,
+    SiteExploration,
+    WebsiteMemRow,
+    new_id,
+)
 from app.db.types import utcnow
 
 Record = TypeVar("Record", Fact, DeadEnd)  # per-domain memory rows listed the same way
@@ -303,12 +312,22 @@ async def list_domains(s: AsyncSession, *, tenant_id: str) -> list[dict[str, Any
 
 
 async def forget_domain(s: AsyncSession, *, tenant_id: str, domain: str) -> int:
-    """Delete a site's learnings, dead ends and proven routes (each run's own ledger rows
-    stay)."""
+    """Forget everything a site taught (issue 32 item 5): its learnings, dead ends, proven
+    routes, site explorations and their WebsiteMem versions are deleted; facts and dead
+    ends that runs recorded there stay in those runs' own records but no longer belong to
+    the site, so no later run reads them. Returns how many rows were deleted or detached."""
+    site = _norm(domain)
     removed = 0
-    for model in (DomainLearning, SiteDeadEnd, Route):
+    for model in (DomainLearning, SiteDeadEnd, Route, WebsiteMemRow, SiteExploration):
         result = await s.execute(
-            delete(model).where(model.tenant_id == tenant_id, model.domain == _norm(domain))
+            delete(model).where(model.tenant_id == tenant_id, model.domain == site)
+        )
+        removed += result.rowcount or 0  # type: ignore[attr-defined]
+    for record in (Fact, DeadEnd):
+        result = await s.execute(
+            update(record)
+            .where(record.tenant_id == tenant_id, record.domain == site)
+            .values(domain=None)
         )
         removed += result.rowcount or 0  # type: ignore[attr-defined]
     return removed

@@ -127,3 +127,13 @@ async def expired_task_ids(
         stmt = stmt.where(Task.tenant_id.not_in(exclude_tenants))
     stmt = stmt.order_by(Task.finished_at).limit(limit)
     return list((await s.execute(stmt)).scalars())
+
+
+async def existing_task_ids(s: AsyncSession, task_ids: Sequence[str]) -> set[str]:
+    """Which of `task_ids` still have a task row (the rest are orphans in the store)."""
+    found: set[str] = set()
+    ids = list(task_ids)
+    for start in range(0, len(ids), 500):
+        stmt = select(Task.id).where(Task.id.in_(ids[start : start + 500]))
+        found.update((await s.execute(stmt)).scalars())
+    return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 
@@ -52,6 +53,11 @@ class ArtifactStore(Protocol):
 
     async def delete_prefix(self, prefix: str) -> int:
         """Remove every object under `prefix` ("tasks/<id>/"); returns how many."""
+        ...
+
+    async def newest_under(self, prefix: str) -> dict[str, datetime]:
+        """Per first path part below `prefix` ("tasks/" -> task ids), the time its newest
+        object was written (for sweeping objects whose row is gone)."""
         ...
 
     async def presign(self, key: str, seconds: int) -> str | None:

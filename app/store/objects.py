@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import obstore
@@ -73,6 +73,16 @@ class ObjectArtifactStore:
                 for path in batch:
                     await self.delete(path)
         return len(paths)
+
+    async def newest_under(self, prefix: str) -> dict[str, datetime]:
+        newest: dict[str, datetime] = {}
+        async for chunk in obstore.list(self._store, prefix):
+            for meta in chunk:
+                part = meta["path"][len(prefix) :].split("/", 1)[0]
+                when = meta["last_modified"]
+                if part and (part not in newest or when > newest[part]):
+                    newest[part] = when
+        return newest
 
     async def presign(self, key: str, seconds: int) -> str | None:
         if not self._signs:

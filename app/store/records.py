@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import repositories
@@ -20,9 +21,11 @@ from app.db.models import Artifact, TaskAttachment, new_id
 from app.db.repo_attachments import Attachment
 from app.store.base import ArtifactStore, BlobMissing
 
+TASKS_PREFIX = "tasks/"
+
 
 def task_prefix(task_id: str) -> str:
-    return f"tasks/{task_id}/"
+    return f"{TASKS_PREFIX}{task_id}/"
 
 
 def artifact_key(task_id: str, kind: str, step: int) -> str:
@@ -48,18 +51,22 @@ async def keep_artifact(
     """Put the bytes in the store, then insert or replace the row (caller commits); the
     artifact id. A row never points at an object that was not written."""
     blob = await store.put(artifact_key(task_id, kind, step), data, content_type)
-    return await repositories.save_artifact(
-        s,
-        task_id=task_id,
-        tenant_id=tenant_id,
-        kind=kind,
-        step=step,
-        content_type=content_type,
-        storage_key=blob.key,
-        size=blob.size,
-        sha256=blob.sha256,
-        name=name,
-    )
+    try:
+        return await repositories.save_artifact(
+            s,
+            task_id=task_id,
+            tenant_id=tenant_id,
+            kind=kind,
+            step=step,
+            content_type=content_type,
+            storage_key=blob.key,
+            size=blob.size,
+            sha256=blob.sha256,
+            name=name,
+        )
+    except IntegrityError:  # the task was deleted while its worker ran: leave no orphan
+        await store.delete(blob.key)
+        raise
 
 
 @dataclass(frozen=True)

@@ -226,6 +226,7 @@ def supervision_of(spec: TaskSpec, settings: Settings) -> Supervision:
         challenges=on,
         solver=solver,
         scripts_allowed=spec.allow_scripts,
+        instruction=spec.instruction,
     )
 
 

@@ -15,12 +15,15 @@ prompt-injected model cannot talk its way past them:
   box) needs evidence that something goes out: a form it belongs to, or typed text in its
   form or dialog (ActionTarget.composed)
 - submitting a form whose action is on another origin than the page
+- sending what was typed into a POST form out, whatever its button says (issue 31 item 5);
+  not a search or login form
 - typing into a password field (credential entry, kind "login")
 - starting a download (a link with `download`, or a link to an executable or archive)
 - running page script (`evaluate_script`, offered only by profiles that allow it)
 
 Everything here is pure; workers/agent/supervised.py asks the browser for the target and
-the ApprovalGate for the decision.
+the ApprovalGate for the decision, unless the user's instruction already asks for that act
+(workers/agent/consent.py), or the typed credential is one the site itself showed.
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ class Sensitivity:
     rule: str  # keyword | form_action | cross_origin | credential | download
     reason: str
     element: str
+    word: str = ""  # the verb the keyword rule matched ("send", "delete")
 
 
 def describe(target: ActionTarget) -> str:
@@ -203,14 +207,13 @@ def activation(action: Action, target: ActionTarget) -> Sensitivity | None:
     element = describe(target)
     word = _match(SENSITIVE_TEXT, target.name) if _presses(action, target) else None
     if word is not None and not _stays_in_page(word, target):
-        return Sensitivity(
-            SENSITIVE_ACTION, "keyword", f"{action.name} on {element} ({word!r})", element
-        )
+        why = f"{action.name} on {element} ({word!r})"
+        return Sensitivity(SENSITIVE_ACTION, "keyword", why, element, word)
     if not _submits(action, target):
         return None
     if (word := _match(SENSITIVE_TEXT, target.form_text)) is not None:
         why = f"submits a form labelled {word!r} via {element}"
-        return Sensitivity(SENSITIVE_ACTION, "keyword", why, element)
+        return Sensitivity(SENSITIVE_ACTION, "keyword", why, element, word)
     path = urlsplit(target.form_action).path if target.form_action else ""
     if (word := _match(SENSITIVE_PATH, path)) is not None:
         why = f"submits a form to {path} ({word!r}) via {element}"
@@ -238,7 +241,24 @@ def download(action: Action, target: ActionTarget) -> Sensitivity | None:
     return None
 
 
-RULES = (credential_entry, activation, download)
+_SEARCH_OR_LOGIN = re.compile(r"\b(?:search|find|filter|log ?in|sign ?in|password)\b", re.I)
+
+
+def form_submit(action: Action, target: ActionTarget) -> Sensitivity | None:
+    """Sending what was typed into a form out (issue 31 item 5: a quote form held under
+    "Send request" went out with no approval as "Submit quote"): what the action does, not
+    its label. A POST form whose fields hold typed text; a search or login form is not one
+    (typing a password is judged by credential_entry)."""
+    if not (_submits(action, target) and target.composed):
+        return None
+    if target.form_method.lower() != "post" or _SEARCH_OR_LOGIN.search(target.form_text):
+        return None
+    element = describe(target)
+    why = f"sends what was typed into the form out via {element}"
+    return Sensitivity(SENSITIVE_ACTION, "form_submit", why, element)
+
+
+RULES = (credential_entry, activation, download, form_submit)
 
 
 def script(action: Action) -> Sensitivity | None:

@@ -58,7 +58,7 @@ from workers.agent.protocols import (
     RouteStore,
     ToolResult,
 )
-from workers.agent.refresh import carry_refs, look_again
+from workers.agent.refresh import carry_refs, look_again, retarget
 from workers.agent.replay import Replayer, ReplayReport, tell_ledger
 from workers.agent.replay_vouch import ReplayVouch
 from workers.agent.roles.worker import Worker, WorkerTurn
@@ -251,7 +251,10 @@ class AgentLoop:
         if turn.calls and self._observed is not None:  # issue 26 item 7: stale under a slow call
             seen = self._observed
             look = await look_again(self.browser, self.task.observation_mode, seen)
-            if look.changed is not None:
+            kept = None if look.changed is None else retarget(turn.calls, seen, look.now)
+            if kept is not None:  # issue 31 item 2: its targets did not change
+                turn = replace(turn, calls=kept)
+            elif look.changed is not None:
                 state = await self._seen(step, look.changed)
                 turn = await self._think(step, state)
             elif look.now.version != seen.version:  # same text, new snapshot: keep the choice

@@ -9,6 +9,12 @@ model once: one repair call that sees the task, the schema, the answer and the v
 errors, asking with `response_format: json_schema` (plain `json_object` when the endpoint
 refuses that); a second mismatch fails the task with `output_invalid`. Only successful runs
 are settled: a failed run has no result to shape.
+
+The schema never makes the worker load anything (issue 32, item 1): it is checked again
+with app/output_schema.py (the API refuses the same at submission), and validation
+resolves `$ref`s in a `referencing` registry whose retrieve refuses every URI, so a
+`http://` or `file://` ref that got past both is an unresolvable ref, never a fetch.
+A schema that cannot be used fails the task with `output_invalid` and says why.
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from jsonschema import validators
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource, Unresolvable
 
 from app.contracts import ErrorCode, TaskStatus
+from app.output_schema import output_schema_problem
 from workers.agent import prompts, textcut
 from workers.agent.errors import LLMRejected
 from workers.agent.protocols import LLM, AgentOutcome, LLMReply
@@ -30,6 +39,18 @@ from workers.agent.tools.typed_done import json_schema_format
 REPAIR_ROLE = "worker"
 MAX_ERRORS = 5
 NOT_JSON = "the answer is not JSON"
+UNUSABLE = "output_schema cannot be used"
+
+
+class SchemaUnusable(ValueError):
+    """The task's output_schema refers to something outside itself, or loops."""
+
+
+def _never_retrieve(uri: str) -> Resource[Any]:
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # nothing is ever loaded
+
+
+NO_RETRIEVAL: Registry[Any] = Registry(retrieve=_never_retrieve)  # type: ignore[call-arg]
 
 
 @dataclass(frozen=True)
@@ -71,9 +92,16 @@ def check(text: str | None, schema: Mapping[str, Any]) -> Checked:
 
 
 def check_value(value: Any, schema: Mapping[str, Any]) -> Checked:
-    """Validate a value the model gave as JSON already (`done`'s data)."""
-    validator = validators.validator_for(schema)(schema)
-    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    """Validate a value the model gave as JSON already (`done`'s data).
+
+    SchemaUnusable when the schema's refs lead outside it or loop."""
+    validator = validators.validator_for(schema)(schema, registry=NO_RETRIEVAL)
+    try:
+        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    except Unresolvable as exc:
+        raise SchemaUnusable(f"a $ref that is not in the schema: {exc}") from exc
+    except RecursionError as exc:
+        raise SchemaUnusable("$refs that loop") from exc
     messages = tuple(textcut.cut(f"{e.json_path}: {e.message}", 300) for e in errors[:MAX_ERRORS])
     return Checked(value, messages)
 
@@ -126,6 +154,18 @@ async def settle(
     """
     if not schema or not outcome.success:
         return outcome
+    problem = output_schema_problem(schema)
+    if problem:
+        return _failed(outcome, f"{UNUSABLE}: {problem}")
+    try:
+        return await _settle(outcome, schema, llm, instruction)
+    except SchemaUnusable as exc:
+        return _failed(outcome, f"{UNUSABLE}: {exc}")
+
+
+async def _settle(
+    outcome: AgentOutcome, schema: Mapping[str, Any], llm: LLM, instruction: str
+) -> AgentOutcome:
     if outcome.data is not None:
         first = check_value(outcome.data, schema)
     else:
@@ -136,11 +176,17 @@ async def settle(
     second = check(reply.content, schema)
     if second.ok:
         return replace(outcome, data=second.value)
+    return _failed(
+        outcome,
+        "the answer does not match output_schema after one repair: " + "; ".join(second.errors),
+    )
+
+
+def _failed(outcome: AgentOutcome, reason: str) -> AgentOutcome:
     return replace(
         outcome,
         success=False,
         status=TaskStatus.failed.value,
         error=ErrorCode.output_invalid.value,
-        reason="the answer does not match output_schema after one repair: "
-        + "; ".join(second.errors),
+        reason=reason,
     )

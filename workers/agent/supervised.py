@@ -8,6 +8,10 @@ Browser the agent drives, wrapped so that
   how long, and the decision (relay 2026-11-27 finding 6: an approved action read like any
   other); a denial reads as the person's decision, not to be retried. The same request is
   not asked twice in one run.
+- nobody is asked (issue 31 item 5) when the user's instruction already asks for that act
+  (workers/agent/consent.py; the tool result says so), or when the credential typed into a
+  password field is literal text the same site showed on a page of this run (not one of the
+  user's secrets).
 - a challenge or block page (workers/agent/challenges.py) is first offered to an operator's
   ChallengeSolver, then handed to a person (kind "challenge", with the screenshot): approved
   -> the page is checked again (reloaded once if still blocked) and the run continues;
@@ -24,9 +28,18 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from workers.agent import challenges
-from workers.agent.approvals import Sensitivity, sensitivity, signature, steps_of
+from workers.agent.approvals import (
+    LOGIN,
+    SECRET_TOKEN,
+    Sensitivity,
+    sensitivity,
+    signature,
+    steps_of,
+)
+from workers.agent.consent import consent
 from workers.agent.errors import BotBlocked
 from workers.agent.ledger import DeadEnd
 from workers.agent.protocols import (
@@ -39,6 +52,7 @@ from workers.agent.protocols import (
     Challenge,
     ChallengeSolver,
     MemoryStore,
+    Observation,
     TargetInspector,
     ToolResult,
 )
@@ -47,6 +61,7 @@ from workers.agent.toolerrors import ToolError
 
 log = logging.getLogger(__name__)
 CHALLENGE = "challenge"
+SHOWN_PAGES = 20  # page texts per host kept for the shown-credential check
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,7 @@ class Supervision:
     # a task without allow_scripts has evaluate_script refused by the browser: nobody is asked
     scripts_allowed: bool = True
     solver: ChallengeSolver | None = field(default=None, compare=False)
+    instruction: str = ""  # the user's: what it asks for needs nobody's approval
 
 
 class SupervisedBrowser(BrowserProxy):
@@ -75,6 +91,13 @@ class SupervisedBrowser(BrowserProxy):
         self.supervision = supervision
         self.memory = memory  # a refused challenge becomes a per-domain bot_block dead end
         self.refused: dict[str, ApprovalDecision] = {}  # signature -> the denial / expiry
+        self.shown: dict[str, list[str]] = {}  # host -> texts of its pages seen in this run
+
+    async def observe(self, mode: str = "compact") -> Observation:
+        seen = await self.inner.observe(mode)
+        texts = self.shown.setdefault(urlsplit(seen.url).hostname or "", [])
+        texts[:] = [*texts[-(SHOWN_PAGES - 1) :], seen.text]
+        return seen
 
     async def goto(self, url: str) -> ToolResult:
         return await self._past_challenges(await self.inner.goto(url))
@@ -104,7 +127,11 @@ class SupervisedBrowser(BrowserProxy):
                 continue
             target = await self._target(step)
             found = sensitivity(step, target)
-            if found is None:
+            if found is None or self._shown_credential(step, found):
+                continue
+            agreed = consent(found, self.supervision.instruction)
+            if agreed is not None:
+                granted.append(agreed.note())
                 continue
             key = signature(step, target)
             if key in self.refused:
@@ -117,6 +144,15 @@ class SupervisedBrowser(BrowserProxy):
                 return _refused(found, decision, waited)
             granted.append(_approved(found, decision, waited))
         return None
+
+    def _shown_credential(self, action: Action, found: Sensitivity) -> bool:
+        """Literal text typed into a password field that this site itself showed (a demo
+        login printed on the page): not the user's credential, nothing to guard."""
+        text = str(action.args.get("text", "")).strip()
+        if found.kind != LOGIN or not text or SECRET_TOKEN.search(text):
+            return False
+        host = urlsplit(self.inner.url).hostname or ""
+        return any(text in page for page in self.shown.get(host, ()))
 
     async def _ask(self, found: Sensitivity, target: ActionTarget | None) -> ApprovalDecision:
         details: Mapping[str, Any] = {"rule": found.rule}

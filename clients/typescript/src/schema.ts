@@ -119,8 +119,9 @@ export interface paths {
         post?: never;
         /**
          * Forget a site
-         * @description Forget a site: delete its learnings and dead ends for this tenant (each run's own
-         *     ledger rows stay). Later runs start there cold. Needs `tasks:write`.
+         * @description Forget a site: delete its learnings, dead ends, routes, explorations and site map
+         *     for this tenant; facts recorded there stay only in their runs' own records. Later runs
+         *     start there cold. Needs `tasks:write`.
          */
         delete: operations["forgetDomain"];
         options?: never;

@@ -91,3 +91,47 @@ async def test_refused_streams_get_the_routes_problem_answers(
         assert bad_after.status_code == 422
         missing = await c.get(f"/v1/tasks/{'0' * 32}/events", headers=bearer(key))
         assert missing.status_code == 404
+
+
+async def test_a_database_outage_ends_the_stream_with_a_reason_not_a_cut(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32 item 6: a failed event read mid-stream ends the response cleanly with a last
+    `stream.interrupted` message (reason, retry) after the events already sent; both the lean
+    path and the route's generator."""
+    from sqlalchemy.exc import OperationalError
+
+    from app.event_stream import ReplayGate
+
+    real_page = ReplayGate.page
+    calls = {"n": 0}
+
+    async def failing_page(self: ReplayGate, *args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise OperationalError("SELECT", {}, ConnectionRefusedError("connection refused"))
+        return await real_page(self, *args, **kwargs)
+
+    async with keyed_app(db_url, sse_db_poll_s=0.05) as (app, c):
+        key = await new_key(app, "acme", W, R)
+        tid = str((await c.post("/v1/tasks", json=BODY, headers=bearer(key))).json()["id"])
+        await add_event(app, None, tid, 1, "task.started")
+        monkeypatch.setattr(ReplayGate, "page", failing_page)
+        lean = await c.get(f"/v1/tasks/{tid}/events", headers=bearer(key))
+        assert lean.status_code == 200
+        messages = parse_sse(lean.text)
+        assert [m["event"] for m in messages] == ["task.started", "stream.interrupted"]
+        assert "unavailable" in messages[-1]["data"] and messages[-1]["retry"] == "5000"
+
+        calls["n"] = 0
+        chunks = events_route._sse(
+            tid, 0, events_route.get_replay_gate(_req(app)), app.state.bus, 0.05
+        )
+        body = b"".join([chunk async for chunk in chunks]).decode()
+        assert [m["event"] for m in parse_sse(body)] == ["task.started", "stream.interrupted"]
+
+
+def _req(app: FastAPI) -> Any:
+    from starlette.requests import Request
+
+    return Request({"type": "http", "app": app, "headers": []})

@@ -209,3 +209,33 @@ async def test_learnings_keep_the_runs_that_wrote_them_and_a_site_can_be_forgott
         assert await repo.forget_domain(s, tenant_id=DEFAULT_TENANT, domain="Shop.test") == 2
         await s.commit()
         assert await repo.list_domains(s, tenant_id=DEFAULT_TENANT) == []
+
+
+async def test_forgetting_a_site_forgets_its_exploration_and_facts(sessions: Sessions) -> None:
+    """Issue 32 item 5: after DELETE .../learnings no later run reads the site's WebsiteMem
+    (an exploration's bookmarks) or its facts; the run that recorded a fact keeps it."""
+    async with sessions() as s:
+        task = await add_task(s)
+        found = await repo.create_exploration(
+            s, tenant_id=DEFAULT_TENANT, domain="shop.test", url="http://shop.test/", params={}
+        )
+        await repo.save_website_mem(
+            s, tenant_id=DEFAULT_TENANT, domain="shop.test", exploration_id=found.id,
+            start_url="http://shop.test/", data={"pages": [{"url": "http://shop.test/a"}]},
+        )  # fmt: skip
+        await repo.add_fact(
+            s, task_id=task.id, tenant_id=DEFAULT_TENANT, domain="shop.test",
+            category="observation", text="kettles are on /c/kettles", confidence=0.9,
+        )  # fmt: skip
+        await s.commit()
+        assert await repo.forget_domain(s, tenant_id=DEFAULT_TENANT, domain="shop.test") == 3
+        await s.commit()
+        assert (
+            await repo.latest_website_mem(s, tenant_id=DEFAULT_TENANT, domain="shop.test") is None
+        )
+        assert (
+            await repo.latest_exploration(s, tenant_id=DEFAULT_TENANT, domain="shop.test") is None
+        )
+        assert await repo.list_facts(s, tenant_id=DEFAULT_TENANT, domain="shop.test") == []
+        kept = await repo.list_facts(s, tenant_id=DEFAULT_TENANT, task_id=task.id)
+        assert [f.text for f in kept] == ["kettles are on /c/kettles"]

@@ -3,7 +3,9 @@ task_events on Postgres (app/db/repo_retention.py, app/retention.py, app/db/part
 
 from __future__ import annotations
 
+import os
 import tempfile
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from app.db.models import (
 )
 from app.db.repo_retention import delete_tasks
 from app.retention import RetentionPolicy, prune_once
+from app.settings import Settings
 from app.store import ArtifactStore, StoreConfig, open_store
 from app.store.records import attachment_key, delete_task_blobs, keep_artifact, task_prefix
 from tests.support.task_rows import add_task
@@ -264,14 +267,18 @@ async def test_sweep_removes_the_folders_of_tasks_that_are_not_live(
     async with sessions() as s:
         await repo.mark_running(s, task_id=live, worker_id="w1")
         await s.commit()
-    deleted = "d" * 32  # a task deleted while its worker was down
-    for task_id in (finished, live, deleted):
+    deleted = "d" * 32  # a task deleted while its worker was down, a day ago
+    foreign = "f" * 32  # a running task of another deployment sharing the root (issue 31)
+    for task_id in (finished, live, deleted, foreign):
         (tmp_path / task_id / "attachments").mkdir(parents=True)
         (tmp_path / task_id / "attachments" / "cv.pdf").write_bytes(b"%PDF")
+    day_ago = time.time() - 86400
+    for path in (tmp_path / deleted, *(tmp_path / deleted).rglob("*")):
+        os.utime(path, (day_ago, day_ago))
     (tmp_path / "not-a-task").mkdir()  # never ours to remove
-    removed = await sweep_scratch(sessions, tmp_path)
+    removed = await sweep_scratch(sessions, tmp_path, idle_s=3600)
     assert sorted(removed) == sorted([finished, deleted])
-    assert task_dirs(tmp_path) == [live]
+    assert task_dirs(tmp_path) == sorted([live, foreign])
     assert (tmp_path / "not-a-task").is_dir()
     assert await sweep_scratch(sessions, tmp_path / "absent") == []
 
@@ -281,3 +288,19 @@ def test_scratch_root_is_per_database_unless_configured(tmp_path: Path) -> None:
     assert one != scratch_root("", "postgresql+asyncpg://h/two")  # deployments never mix
     assert one.parent == Path(tempfile.gettempdir())
     assert scratch_root(str(tmp_path), "sqlite://") == tmp_path
+
+
+def test_the_default_sqlite_path_in_two_folders_names_two_roots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31 item 1: two services started in two folders with the default data dir
+    have two databases; they shared one scratch root and swept each other's live tasks."""
+    url = Settings().model_copy(update={"data_dir": ".webagent"}).effective_database_url
+    roots = []
+    for folder in ("group-1", "group-2"):
+        (tmp_path / folder).mkdir()
+        monkeypatch.chdir(tmp_path / folder)
+        roots.append(scratch_root("", url))
+    assert roots[0] != roots[1]
+    monkeypatch.chdir(tmp_path / "group-1")
+    assert scratch_root("", url) == roots[0]  # stable for one deployment

@@ -278,6 +278,7 @@ async def test_a_page_that_changed_during_the_model_call_is_refreshed_before_act
     browser, sink = FakeBrowser(PAGES), RecordingSink()
 
     def slow_choice(messages):  # the page's timer fires while the model thinks
+        browser.pages[HOME] = [*PAGES[HOME][:2], ("button", "Time's up", None)]
         browser.text_extra = "\nTime's up"
         return reply(("click", {"ref": "1:3"}))
 
@@ -288,6 +289,38 @@ async def test_a_page_that_changed_during_the_model_call_is_refreshed_before_act
     second = "\n".join(str(m.get("content")) for m in llm.prompts[1])
     assert "[view refreshed]" in second and "Time's up" in second
     assert len(sink.of_type("observation")) == 2
+
+
+async def test_a_page_that_ticks_keeps_moves_whose_targets_did_not_change() -> None:
+    """Issue 31 item 2: a clock ticked and a readout moved while the model thought; its
+    click on an unchanged button runs (on the new ref) and its done() ends the task, with
+    no second model call and no refresh note."""
+    browser, sink = FakeBrowser(PAGES), RecordingSink()
+
+    def choice(messages):
+        browser.text_extra = '\n- text "12:01:07"\n- text "speed 561"'
+        return reply(("click", {"ref": "1:3"}), ("done", {"answer": "won", "success": True}))
+
+    llm = FakeLLM([choice])
+    outcome = await run_agent(task(), browser, llm, sink)
+    assert outcome.success and outcome.answer == "won" and len(llm.prompts) == 1
+    assert [(a.name, a.args.get("ref")) for a in browser.actions] == [("click", "2:3")]
+
+
+async def test_done_and_more_tools_are_never_thrown_away_by_a_refresh() -> None:
+    browser, sink = FakeBrowser(PAGES), RecordingSink()
+
+    def win(messages):  # the success screen replaced every control
+        browser.pages[HOME] = [("link", "Play again", None)]
+        browser.text_extra = "\nYou won!"
+        return reply(
+            ("more_tools", {"enable": ["read_download"]}),
+            ("done", {"answer": "the code is 4417", "success": True}),
+        )
+
+    llm = FakeLLM([win])
+    outcome = await run_agent(task(), browser, llm, sink)
+    assert outcome.success and outcome.answer == "the code is 4417" and len(llm.prompts) == 1
 
 
 async def test_an_unchanged_page_is_not_refreshed() -> None:

@@ -1,0 +1,99 @@
+"""Approvals judge what an action does and whether the user asked for it (issue 31 item 5):
+a quote form's submission needs a person whatever its button says, unless the instruction
+asks for a quote; a login the site itself printed is typed without asking anyone."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from workers.agent.approvals import Sensitivity, sensitivity
+from workers.agent.consent import consent
+from workers.agent.loop import run_worker_only
+from workers.agent.protocols import Action, ActionTarget, AgentTask
+from workers.agent.supervised import Supervision, supervise
+from workers.agent.testing import FakeLLM, InspectableBrowser, RecordingSink, ScriptedGate, reply
+
+QUOTE, DONE = "http://parts.test/quote", "http://parts.test/sent"
+FORM = dict(
+    form_action="http://parts.test/quote", form_method="post",
+    form_text="Request a quote Part Quantity Email", submits=True, composed=True,
+)  # fmt: skip
+
+
+def click(name: str, **facts: object) -> Sensitivity | None:
+    target = ActionTarget(page_url=QUOTE, role="button", name=name, **facts)  # type: ignore[arg-type]
+    return sensitivity(Action("click", {"ref": "1:1"}), target)
+
+
+def test_a_form_that_sends_typed_text_out_needs_a_person_whatever_its_button_says() -> None:
+    for label in ("Send request", "Submit quote", "OK"):
+        assert click(label, **FORM) is not None, label
+    search = {**FORM, "form_method": "get", "form_text": "Search parts"}
+    assert click("Go", **search) is None
+    login = {**FORM, "form_text": "Log in Username Password"}
+    assert click("Continue", **login) is None
+    assert click("Submit quote", **{**FORM, "composed": False}) is None  # nothing typed
+
+
+def test_the_instruction_authorises_the_acts_it_asks_for_and_no_others() -> None:
+    send, submit = click("Send request", **FORM), click("Submit quote", **FORM)
+    assert send is not None and submit is not None
+    asked = "Request a quote for 40 Hex bolt M8 to be sent to buyer@example.com"
+    assert consent(send, asked) is not None and consent(submit, asked) is not None
+    lookup = "What is the price of the Hex bolt M8?"
+    assert consent(send, lookup) is None and consent(submit, lookup) is None
+
+    delete_account, delete = click("Delete account"), click("Delete")
+    assert delete_account is not None and delete is not None
+    draft = "Delete the draft called 'Q3 plan'"
+    assert consent(delete_account, draft) is None  # another object than the one asked
+    assert consent(delete, draft) is not None
+    assert consent(delete_account, "close or delete my account") is not None
+    buy = click("Buy now")
+    assert buy is not None and consent(buy, "find the cheapest kettle") is None
+    assert consent(buy, "buy the cheapest kettle") is not None
+    script = sensitivity(Action("evaluate_script", {"script": "1"}), None)
+    assert script is not None and consent(script, "run a script to submit the form") is None
+
+
+def _run(instruction: str, page: list[tuple[str, str, str | None]], calls: list, **facts):
+    inner = InspectableBrowser({QUOTE: page, DONE: [("heading", "Thanks", None)]})
+    inner.targets = facts
+    gate = ScriptedGate(["denied"])
+    browser = supervise(inner, gate, Supervision(instruction=instruction))
+    llm = FakeLLM([reply(*calls), reply(("done", {"answer": "ok", "success": True}))])
+    task = AgentTask(instruction, QUOTE, 4, time.monotonic() + 60)
+    return inner, gate, llm, run_worker_only(task, browser, llm, RecordingSink())
+
+
+async def test_an_asked_for_submission_runs_unattended_and_says_why() -> None:
+    page = [("textbox", "Quantity", None), ("button", "Send request", DONE)]
+    send = ActionTarget(role="button", name="Send request", **FORM)  # type: ignore[arg-type]
+    inner, gate, llm, run = _run(
+        "Request a quote for 40 Hex bolt M8", page, [("click", {"ref": "1:2"})],
+        **{"Send request": send},
+    )  # fmt: skip
+    await run
+    assert gate.requests == [] and inner.current == DONE
+    (result,) = [json.loads(m["content"]) for m in llm.prompts[1] if m["role"] == "tool"]
+    assert "your instruction asks for it ('request')" in result["reason"]
+
+
+async def test_a_password_the_site_printed_is_typed_without_asking() -> None:
+    page = [("password", "Password", None), ("text", "Demo login: admin / Tr0ub4dor", None)]
+    pw = ActionTarget(role="textbox", name="Password", input_type="password")
+    inner, gate, _, run = _run(
+        "log in and read the status", page, [("type", {"ref": "1:1", "text": "Tr0ub4dor"})],
+        **{"Password": pw},
+    )  # fmt: skip
+    await run
+    typed = [a.name for a in inner.actions if not a.name.startswith("detect_")]
+    assert gate.requests == [] and typed[:1] == ["type"]
+
+    inner, gate, _, run = _run(
+        "log in and read the status", page,
+        [("type", {"ref": "1:1", "text": "<secret:password>"})], **{"Password": pw},
+    )  # fmt: skip
+    await run
+    assert [r.kind for r in gate.requests] == ["login"]  # the user's own secret: asked

@@ -1,0 +1,62 @@
+"""`retarget` (workers/agent/refresh.py, issue 31 item 2): a choice made on a view that
+changed while the model thought is kept exactly when the elements it targets are the same
+ones (line, heading above, rank), moved to their new refs."""
+
+from __future__ import annotations
+
+from workers.agent.protocols import Observation, ToolCall
+from workers.agent.refresh import retarget
+
+URL = "http://site.test/"
+
+
+def view(version: int, *lines: str) -> Observation:
+    text = "\n".join(line.replace("@", f"{version}:") for line in lines)
+    return Observation(URL, "t", text, version)
+
+
+def call(name: str, **args: object) -> ToolCall:
+    return ToolCall("c1", name, dict(args))
+
+
+def test_a_target_moved_down_by_a_new_line_keeps_its_identity() -> None:
+    seen = view(3, '- text "12:00"', '[@1] button "Start"', '[@2] button "Stop"')
+    now = view(4, '- text "12:01"', '[@1] link "News"', '[@2] button "Start"', '[@3] button "Stop"')
+    kept = retarget([call("click", ref="3:2"), call("press_key", key="Enter")], seen, now)
+    assert kept is not None and kept[0].arguments == {"ref": "4:3"}
+
+
+def test_a_target_whose_name_changed_or_vanished_asks_again() -> None:
+    seen = view(3, '[@1] button "Click Second!"')
+    assert retarget([call("click", ref="3:1")], seen, view(4, '[@1] button "Time\'s up"')) is None
+    assert retarget([call("click", ref="3:1")], seen, view(4, '- text "Game over"')) is None
+
+
+def test_same_named_controls_are_told_apart_by_the_heading_above_them() -> None:
+    seen = view(
+        5, "## Newsletter", '[@1] button "Continue"',
+        "## Close account", '[@2] button "Continue"',
+    )  # fmt: skip
+    replaced = view(6, "## Close account", '[@1] button "Continue"')
+    assert retarget([call("click", ref="5:1")], seen, replaced) is None
+    assert retarget([call("click", ref="5:2")], seen, replaced) == (call("click", ref="6:1"),)
+
+
+def test_bulk_actions_are_retargeted_and_reads_and_done_always_stay() -> None:
+    seen = view(2, '[@1] textbox "Name"', '[@2] button "Save"', '- text "0 s"')
+    now = view(3, '- text "banner"', '[@1] textbox "Name"', '[@2] button "Save"', '- text "1 s"')
+    bulk = call(
+        "bulk",
+        actions=[{"tool": "type", "ref": "2:1", "text": "x"}, {"tool": "click", "ref": "2:2"}],
+    )
+    (moved,) = retarget([bulk], seen, now) or ()
+    assert [a["ref"] for a in moved.arguments["actions"]] == ["3:1", "3:2"]
+    gone = view(3, '- text "You won"')
+    reads = [call("read_text", ref="2:1"), call("done", answer="won", success=True)]
+    assert retarget(reads, seen, gone) == tuple(reads)
+
+
+def test_another_page_asks_again() -> None:
+    seen = view(2, '[@1] button "Go"')
+    now = Observation("http://site.test/next", "t", '[3:1] button "Go"', 3)
+    assert retarget([call("click", ref="2:1")], seen, now) is None
