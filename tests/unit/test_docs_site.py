@@ -83,3 +83,26 @@ def test_readme_is_short_and_opens_with_the_two_commands() -> None:
     assert "make run" in first_block and "make test" in first_block
     linked = re.findall(r"\]\((docs/[^)#]+)", readme)
     assert linked and [p for p in linked if not (ROOT / p).is_file()] == []
+
+
+QUESTIONS = [
+    "How fast is a step",
+    "Tokens per step",
+    "First observation",
+    "Perception tokens",
+    "SSE at scale",
+    "Scale with workers",
+    "MiniWoB++",
+    "Memory repeats",
+    "Answer check",
+]
+
+
+def test_benchmarks_answer_each_question_in_one_place() -> None:
+    page = (DOCS / "benchmarks.md").read_text()
+    sections = dict(re.findall(r"^## ([^\n]+)\n(.*?)(?=^## |\Z)", page, re.MULTILINE | re.DOTALL))
+    for question in QUESTIONS:
+        assert len(re.findall(rf"^## {re.escape(question)}$", page, re.MULTILINE)) == 1, question
+        body = sections[question]
+        assert "| command |" in body and "| latest" in body and "| goal |" in body, question
+    assert len((DOCS / "changelog.md").read_text().splitlines()) <= 100
