@@ -275,7 +275,7 @@ def render() -> str:
     for section in sections:
         lines += ["", f"## {section.title}", ""]
         if section.intro:
-            lines += [section.intro, ""]
+            lines += [_escape(_sentence(section.intro)), ""]
         lines += ["| variable | type | default | description |", "|---|---|---|---|"]
         for name in section.fields:
             info = fields[name]
