@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CHROMIUM ?= /usr/bin/chromium
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench chaos migrate chromium clean openapi lock client-models ts-client
+.PHONY: setup run test lint bench chaos migrate chromium clean openapi lock client-models ts-client docs docs-pages
 
 # the service with its dev tools, and the Python SDK (clients/python) editable beside it
 $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
@@ -74,8 +74,19 @@ bench: setup
 # re-resolve constraints.txt from pyproject.toml (keeps current pins unless they must move)
 lock: setup
 	$(BIN)/pip install -q pip-tools
-	$(BIN)/pip-compile -q --extra dev --strip-extras --no-emit-index-url --no-emit-find-links \
+	$(BIN)/pip-compile -q --extra dev --extra docs --strip-extras --no-emit-index-url --no-emit-find-links \
 	  -o constraints.txt pyproject.toml
+
+# the documentation site from docs/ (mkdocs.yml) into site/, offline: no fonts or plugins that
+# fetch anything; --strict turns every warning (a broken link, a page missing from nav) into a failure
+docs: setup
+	$(BIN)/pip install -q -c constraints.txt -e '.[docs]'
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# rewrite docs/configuration.md from Settings and docs/http-api.md from docs/openapi.json (tests/unit/test_docs_site.py fails while it is stale)
+docs-pages: setup
+	$(BIN)/python -m app.settings_doc > docs/configuration.md
+	$(BIN)/python -m app.api_reference_doc > docs/http-api.md
 
 # rewrite the committed API document (tests/unit/api/test_openapi.py fails while it is stale)
 openapi: setup
