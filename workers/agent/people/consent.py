@@ -1,5 +1,5 @@
 """What the user's own instruction authorises (issue 31 item 5): an approval rule of
-workers/agent/approvals.py says an action needs a person; this says whether the instruction
+workers/agent/people/approvals.py says an action needs a person; this says whether the instruction
 already asked for exactly that kind of act, so an unattended run is not held for what its
 user requested ("request a quote for ..." authorises submitting the quote form; "find the
 price of ..." authorises no purchase and no send).
