@@ -1,4 +1,4 @@
-"""Files uploaded with a task (seed 001 App. A.5): checked against the settings' size cap,
+"""Files uploaded with a task (seed 001 App. A.5): checked at admission (app/api/admission.py),
 kept in the artifact store with metadata rows (app/store/records.py), staged for upload_file
 by the worker."""
 
@@ -6,31 +6,10 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.api.inputs import invalid
-from app.api.schemas import TaskCreate
 from app.db.models import Task
 from app.db.repo_attachments import Attachment
-from app.settings import Settings
 from app.store import ArtifactStore
 from app.store.records import add_attachments
-
-
-def checked(body: TaskCreate, settings: Settings) -> list[Attachment]:
-    """The decoded files; a 422 at body.attachments for duplicate names or too many bytes."""
-    files = [Attachment(a.name, a.media_type, a.content()) for a in body.attachments]
-    names = [f.name for f in files]
-    if len(set(names)) != len(names):
-        invalid(("body", "attachments"), "attachment names must be unique", names, "value_error")
-    total = sum(len(f.data) for f in files)
-    if total > settings.attachments_max_bytes:
-        invalid(
-            ("body", "attachments"),
-            f"attachments are {total} bytes; the limit is {settings.attachments_max_bytes}"
-            " (WEBAGENT_ATTACHMENTS_MAX_BYTES)",
-            names,
-            "too_long",
-        )
-    return files
 
 
 async def store(

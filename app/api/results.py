@@ -1,10 +1,9 @@
 """What a task delivers besides its answer: the webhook outbox row and the browser profile.
 
-`validate` refuses, before anything is stored, a webhook target the egress policy blocks
-(or any webhook while WEBAGENT_WEBHOOK_SECRET is unset) and a profile the tenant does not
-have; `columns` are the Task columns the request sets; `queue_webhook` writes the outbox
-row in the task's own transaction; `task_outs` adds the webhook's delivery state to
-response bodies; the router adds `POST /v1/tasks/{id}/webhook/retry`.
+Admission (app/api/admission.py) checks a task's webhook target and profile and sets their
+columns; `queue_webhook` writes the outbox row in the task's own transaction; `task_outs`
+adds the webhook's delivery state to response bodies; the router adds
+`POST /v1/tasks/{id}/webhook/retry`.
 """
 
 from __future__ import annotations
@@ -15,77 +14,13 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, status
 
 from app.api.deps import SessionDep, WriterDep
-from app.api.inputs import TaskIdPath, invalid
-from app.api.schemas import TaskCreate, TaskOut, WebhookAttempt, WebhookOut, task_out
-from app.contracts import TaskStatus, WebhookEvent
-from app.db import repo_profiles, repo_webhooks, repositories
+from app.api.inputs import TaskIdPath
+from app.api.schemas import TaskOut, WebhookAttempt, WebhookOut, task_out
+from app.contracts import TaskStatus
+from app.db import repo_webhooks, repositories
 from app.db.models import WebhookDelivery
-from app.settings import Settings
-from app.urlpolicy import check_url_async, network_policy
 
 router = APIRouter(prefix="/v1/tasks", tags=["webhooks"])
-
-PRIVATE_HINT = (
-    "; to reach private or loopback hosts set WEBAGENT_ALLOW_PRIVATE_NETWORKS=true or list the "
-    "host in WEBAGENT_ALLOWED_PRIVATE_HOSTS"
-)
-PRIVATE_WORDS = (
-    "loopback",
-    "private",
-    "link-local",
-    "non-global",
-    "local host name",
-    "unspecified",
-)
-
-
-def refusal(field: str, reason: str) -> str:
-    """The 422 message of a URL the egress policy refuses, naming the setting to change."""
-    hint = PRIVATE_HINT if any(w in reason for w in PRIVATE_WORDS) else ""
-    return f"{field} is not allowed: {reason}{hint}"
-
-
-async def validate(body: TaskCreate, settings: Settings, session: Any, tenant: str) -> None:
-    """422s naming the field (and the setting to fix) for webhook_url and profile."""
-    if body.webhook_url is not None:
-        if not settings.webhook_secret.get_secret_value():
-            invalid(
-                ("body", "webhook_url"),
-                "webhooks are off: set WEBAGENT_WEBHOOK_SECRET to sign them",
-                body.webhook_url,
-            )
-        reason = await check_url_async(body.webhook_url, policy=network_policy(settings))
-        if reason:
-            invalid(("body", "webhook_url"), refusal("webhook_url", reason), body.webhook_url)
-    elif body.webhook_events:
-        invalid(
-            ("body", "webhook_events"),
-            "webhook_events needs a webhook_url to send them to",
-            [e.value for e in body.webhook_events],
-        )
-    if body.profile is not None:
-        found = await repo_profiles.get_profile(session, tenant_id=tenant, name=body.profile)
-        if found is None:
-            invalid(
-                ("body", "profile"),
-                f"no browser profile named {body.profile!r}; create it with POST /v1/profiles",
-                body.profile,
-            )
-
-
-def columns(body: TaskCreate) -> dict[str, Any]:
-    """The Task columns of this module's request fields."""
-    return {
-        "output_schema": body.output_schema,
-        "webhook_url": body.webhook_url,
-        "webhook_events": (
-            sorted(set(body.webhook_events), key=list(WebhookEvent).index)
-            if body.webhook_events
-            else None
-        ),
-        "profile": body.profile,
-        "save_profile": body.save_profile,
-    }
 
 
 async def queue_webhook(session: Any, task: Any) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Response, status
 from pydantic import BaseModel, Field, field_validator
 
-from app.api import results
+from app.api.admission import refusal
 from app.api.deps import DispatcherDep, LearningsDep, SessionDep, SettingsDep, WriterDep
 from app.api.domains import DomainPath
 from app.api.inputs import MALFORMED_BODY, SafeStr, TaskIdPath, invalid
@@ -121,7 +121,7 @@ async def start_exploration(
         body.url, policy=network_policy(settings), allowed_domains=body.allowed_domains
     )
     if reason:
-        invalid(("body", "url"), results.refusal("url", reason), body.url)
+        invalid(("body", "url"), refusal("url", reason), body.url)
     params = body.model_dump(mode="json", exclude={"url"})
     row = await repositories.create_exploration(
         session, tenant_id=tenant, domain=domain_of(body.url), url=body.url, params=params

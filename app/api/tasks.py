@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -13,6 +11,7 @@ from redis.exceptions import RedisError
 
 from app import metrics
 from app.api import attachments, results
+from app.api.admission import admit
 from app.api.blobs import artifact_response
 from app.api.deps import (
     BusDep,
@@ -41,46 +40,12 @@ from app.db.errors import IdempotencyConflict, InvalidCursor
 from app.db.repo_keys import count_active_tasks
 from app.dispatch import DispatchError
 from app.events import EventBus, event_from_row
-from app.secrets import fernet_key, seal
-from app.settings import Settings
-from app.urlpolicy import check_url_async, network_policy
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
 
 SCREENSHOT = "screenshot"
 ACTIVE_CAP_RETRY_S = 5
-
-
-def _invalid(field: str, message: str, value: Any, kind: str = "value_error") -> None:
-    """Raise a 422 in FastAPI's own error format, located at body.<field>."""
-    invalid(("body", field), message, value, kind)
-
-
-async def _validate_limits(body: TaskCreate, settings: Settings) -> None:
-    """Checks that depend on settings, not expressible as static schema bounds."""
-    if body.max_steps is not None and body.max_steps > settings.max_steps_limit:
-        _invalid(
-            "max_steps",
-            f"Input should be less than or equal to {settings.max_steps_limit}",
-            body.max_steps,
-            "less_than_equal",
-        )
-    if body.timeout_s is not None and body.timeout_s > settings.max_timeout_s:
-        _invalid(
-            "timeout_s",
-            f"Input should be less than or equal to {settings.max_timeout_s}",
-            body.timeout_s,
-            "less_than_equal",
-        )
-    if body.start_url is not None:
-        reason = await check_url_async(
-            body.start_url,
-            policy=network_policy(settings),
-            allowed_domains=body.allowed_domains,
-        )
-        if reason:
-            _invalid("start_url", results.refusal("start_url", reason), body.start_url)
 
 
 async def _check_active_cap(session: Any, tenant: str, cap: int) -> None:
@@ -91,23 +56,6 @@ async def _check_active_cap(session: Any, tenant: str, cap: int) -> None:
             detail=f"{cap} tasks are already queued or running for this client",
             headers={"Retry-After": str(ACTIVE_CAP_RETRY_S)},
         )
-
-
-def request_hash(body: TaskCreate) -> str:
-    """Stable digest of the request (defaults applied), so a replayed Idempotency-Key can be
-    compared."""
-    # secret values stay out of the stored digest (a bare sha256 of a password): names only
-    request = {**body.model_dump(mode="json", exclude={"secrets"}), "secrets": sorted(body.secrets)}
-    canonical = json.dumps(request, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def _sealed_secrets(body: TaskCreate, settings: Settings) -> str | None:
-    """The task's secrets as one Fernet token (app/secrets.py); None without secrets."""
-    if not body.secrets:
-        return None
-    key = fernet_key(settings.secrets_key.get_secret_value(), settings.data_dir)
-    return seal(body.secret_entries(), key)
 
 
 async def _fail_unqueued(session: Any, task_id: str, reason: str) -> None:
@@ -145,51 +93,20 @@ async def submit_task(
     store: StoreDep,
     idempotency_key: Annotated[SafeStr | None, Header(max_length=255)] = None,
 ) -> TaskOut:
-    """Persist the task, then enqueue it: a worker can only ever see committed rows."""
-    await _validate_limits(body, settings)
-    files = attachments.checked(body, settings)
-    await results.validate(body, settings, session, tenant)
+    """Check the body (each refusal a 422 naming its field), persist the task, then enqueue
+    it: a worker can only ever see committed rows."""
+    # every check of the body, in order, and the row to store: app/api/admission.py
+    admitted = await admit(body, tenant, settings=settings, session=session)
     if principal.key_id is not None:  # keyed clients; keys off is the operator's own loopback
         await _check_active_cap(session, tenant, settings.max_active_tasks_per_tenant)
-    # defaults applied before hashing: a replay that spells them out is the same request
-    body = body.model_copy(
-        update={
-            "max_steps": body.max_steps or settings.default_max_steps,
-            "timeout_s": body.timeout_s or settings.default_timeout_s,
-        }
-    )
     try:
         task, created = await repositories.create_task(
-            session,
-            tenant_id=tenant,
-            instruction=body.instruction,
-            start_url=body.start_url,
-            max_steps=body.max_steps or settings.default_max_steps,
-            timeout_s=body.timeout_s or settings.default_timeout_s,
-            allowed_domains=body.allowed_domains,
-            task_policy={
-                "task_profile": body.task_profile.value,
-                "forbid_login": body.forbid_login,
-                "private_regions": body.private_regions,
-                "reuse_routes": body.reuse_routes,
-                "time_zone": body.time_zone or settings.default_time_zone,
-                "record_trace": body.record_trace or settings.record_trace,
-            },
-            metadata=body.metadata,
-            idempotency_key=idempotency_key,
-            request_hash=request_hash(body),
-            secret_names=tuple(body.secrets),
-            secrets_sealed=_sealed_secrets(body, settings),
-            approval_policy=body.approval_policy,
-            extra={
-                **results.columns(body),
-                "max_tokens": body.max_tokens,
-                "max_cost_usd": body.max_cost_usd,
-            },
+            session, **admitted.row, idempotency_key=idempotency_key
         )
         if created:
-            await attachments.store(session, store, task, files, allow_scripts=body.allow_scripts)
-        if created:
+            await attachments.store(
+                session, store, task, list(admitted.files), allow_scripts=admitted.allow_scripts
+            )
             await results.queue_webhook(session, task)
         await session.commit()
     except IdempotencyConflict as exc:

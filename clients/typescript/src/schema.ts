@@ -327,7 +327,8 @@ export interface paths {
         put?: never;
         /**
          * Submit a task
-         * @description Persist the task, then enqueue it: a worker can only ever see committed rows.
+         * @description Check the body (each refusal a 422 naming its field), persist the task, then enqueue
+         *     it: a worker can only ever see committed rows.
          */
         post: operations["submitTask"];
         delete?: never;

@@ -10,10 +10,10 @@ import pytest
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from app.api.admission import request_hash
 from app.api.events import _resume_point
 from app.api.schemas import TaskCreate
 from app.api.steps import build_steps
-from app.api.tasks import request_hash
 
 
 @dataclass
