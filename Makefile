@@ -91,6 +91,7 @@ docs-pages: setup
 # rewrite the committed API document (tests/unit/api/test_openapi.py fails while it is stale)
 openapi: setup
 	$(BIN)/python -m app.openapi_doc > docs/openapi.json
+	$(BIN)/python -m app.api_reference_doc > docs/http-api.md
 	$(MAKE) --no-print-directory client-models
 
 # the SDKs' models and types from docs/openapi.json (tests/unit/clients and
