@@ -76,7 +76,7 @@ async def test_a_transaction_opens_the_browser() -> None:
 
 
 async def test_a_lookup_without_an_answer_falls_back_to_the_browser() -> None:
-    fetcher = FakeFetcher({WIKI: FetchedPage(WIKI, 200, "Norway", "nothing useful")})
+    fetcher = FakeFetcher({WIKI: FetchedPage(WIKI, 200, "Norway", "Norway has fjords.")})
     llm = FakeLLM(
         [answer("", found=False), reply(("done", {"answer": "Oslo", "success": True}))], BRAIN_SIDE
     )
@@ -162,3 +162,28 @@ def test_the_fast_estimate_counts_emoji_as_several_tokens() -> None:
     head, cut = textcut.fit_tokens("🦊" * 1000 + "tail", 300)
     assert cut and textcut.estimate_tokens(head) <= 300 and head.startswith("🦊")
     assert textcut.fit_tokens("short", 300) == ("short", False)
+
+
+async def test_a_page_that_does_not_name_the_subject_costs_no_model_call() -> None:
+    """Issue 31 item 6: the part is one click away from the catalogue's front page; the
+    lookup goes to the browser at once instead of asking the model to say "not found"."""
+    shop = "http://parts.test/"
+    front = FetchedPage(shop, 200, "Parts", "Catalogue: fasteners, seals, bearings. About us.")
+    fetcher, sink, opener = FakeFetcher({shop: front}), RecordingSink(), Opener()
+    llm = FakeLLM([reply(("done", {"answer": "4.20 EUR", "success": True}))], BRAIN_SIDE)
+    outcome = await run_task(
+        task("What is the price of the Hex bolt M8?", shop), opener, llm, sink, fetcher=fetcher
+    )
+    assert opener.opened == 1 and fetcher.fetched == [shop]
+    assert outcome.llm_calls == 2  # Worker and Planner verification: no lookup call
+    assert [r["source"] for r in sink.of_type("route.decided")] == ["classifier", "search_fallback"]
+
+
+def test_subject_terms_are_what_a_page_would_print() -> None:
+    from workers.agent.loop.search import subject_terms
+
+    assert subject_terms("What is the price of the Hex bolt M8?") == ["Hex", "M8"]
+    assert subject_terms("Who wrote 'The Left Hand of Darkness'? https://x.test/b1") == [
+        "The Left Hand of Darkness", "Left", "Hand", "Darkness",
+    ]  # fmt: skip
+    assert subject_terms("what is the headline of this page?") == []

@@ -8,7 +8,11 @@ URL to read is answered by `SearchWorker`: the given URLs (the start page and an
 instruction) are fetched over plain HTTP through the egress policy (a `Fetcher`) and one
 model call answers from their text; no browser is opened. A search that finds no answer
 hands the task to the browser loop; the circuit breaker answers a lookup that already had a
-substantive answer on the same domain without delegating it again.
+substantive answer on the same domain without delegating it again. The model is asked only
+when a fetched page names what the lookup is about (`names_the_subject`: the instruction's
+quoted values, identifiers and proper names); a catalogue's front page that does not name
+the part asked about goes to the browser at once (issue 31 item 6: half of a repeated
+lookup's calls were this wasted "not found").
 """
 
 from __future__ import annotations
@@ -120,8 +124,8 @@ class SearchWorker:
             )
             if page.error is None and page.text.strip():
                 pages.append(page)
-        if not pages:
-            return SearchResult("", False, ())
+        if not pages or not names_the_subject(task.instruction, pages):
+            return SearchResult("", False, tuple(pages))
         blocks = "\n".join(page_block(p, self.page_tokens) for p in pages)
         messages = [
             {"role": "system", "content": prompts.load("search_system.md").strip()},
@@ -137,6 +141,39 @@ class SearchWorker:
         answer = as_text(data.get("answer")) if data else as_text(reply.content)
         found = as_bool(data.get("found", bool(answer))) and bool(answer)
         return SearchResult(answer, found, tuple(pages))
+
+
+_QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{2,80})[\"”'’]")
+_WORD = re.compile(r"[\w][\w.\-/]*\w|\w")
+_QUESTION_WORDS = frozenset(
+    {"what", "which", "who", "whom", "whose", "where", "when", "why", "how", "is", "are",
+     "was", "were", "does", "do", "did", "the", "a", "an", "in", "on", "of", "for", "to",
+     "and", "or", "find", "tell", "give", "show", "list", "get", "read", "look", "check",
+     "please", "i", "my"}
+)  # fmt: skip
+
+
+def subject_terms(instruction: str) -> list[str]:
+    """What a lookup is about, in the words a page would print: quoted values, words with a
+    digit (M8, FA-1042, 2024) and capitalised words after the first (Norway, Hex)."""
+    instruction = _URL.sub(" ", instruction)  # the URLs to read are not what it is about
+    terms = [m.strip() for m in _QUOTED.findall(instruction)]
+    for i, word in enumerate(_WORD.findall(instruction)):
+        if word.lower() in _QUESTION_WORDS:
+            continue
+        if any(ch.isdigit() for ch in word) or (i > 0 and word[:1].isupper()):
+            terms.append(word)
+    return terms
+
+
+def names_the_subject(instruction: str, pages: list[FetchedPage]) -> bool:
+    """A fetched page names one of the lookup's subject terms (or the instruction has none,
+    "what is the headline of this page?"): only then can one model call answer from it."""
+    terms = subject_terms(instruction)
+    if not terms:
+        return True
+    text = " ".join(f"{p.title} {p.text}" for p in pages).lower()
+    return any(term.lower() in text for term in terms)
 
 
 def _answered(answer: str, calls: MeteredLLM, reason: str) -> AgentOutcome:
