@@ -152,6 +152,7 @@ class TaskSpec(BaseModel):
     allow_scripts: bool = False  # evaluate_script offered and run (seed 000 App. A opt-in)
     attachments: tuple[str, ...] = ()  # names of the files uploaded with the task
     approval_policy: str = "sensitive"  # ApprovalPolicy: "sensitive" pauses for a person
+    approval_timeout_s: float | None = None  # how long an approval waits (admission decides)
     output_schema: dict[str, Any] | None = None  # JSON Schema of result.data
     profile: str | None = None  # named browser profile whose storage state the run starts from
     save_profile: bool = False  # write the context's storage state back to `profile` after

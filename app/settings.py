@@ -186,6 +186,10 @@ class Settings(BaseSettings):
     # approvals (tasks with approval_policy "sensitive"): how long a paused task waits for a
     # person before the action counts as denied, and how often the worker looks for a decision
     approval_timeout_s: float = Field(default=900.0, gt=0)
+    # ...and how long when nobody is set to answer (issue 31 item 5): a task with neither a
+    # webhook for approval.requested nor an approval_timeout_s of its own (the viewer's form
+    # and `webagent run` at a terminal send the full wait): short, then the action is undone
+    approval_unattended_timeout_s: float = Field(default=60.0, gt=0)
     approval_poll_s: float = Field(default=0.5, gt=0, le=10)
     # an operator's CAPTCHA/challenge solving service, "package.module:factory" returning a
     # workers.agent.protocols.ChallengeSolver; tried before a person is asked (none built in)

@@ -170,6 +170,18 @@ def request_hash(body: TaskCreate) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def approval_wait(body: TaskCreate, settings: Settings) -> float:
+    """How long an approval of the task waits (issue 31 item 5), stored with the task: its
+    own value; the full wait when a webhook receives approval.requested; else the short
+    unattended wait (nobody is set to answer, and an API run must not hang 15 minutes)."""
+    if body.approval_timeout_s is not None:
+        return body.approval_timeout_s
+    events = body.webhook_events or ()
+    if body.webhook_url and WebhookEvent.approval_requested in events:
+        return settings.approval_timeout_s
+    return settings.approval_unattended_timeout_s
+
+
 def task_row(body: TaskCreate, tenant: str, settings: Settings, sealed: str | None) -> dict:
     """The tasks row of a checked body: defaults applied (before hashing: a replay that spells
     them out is the same request)."""
@@ -194,6 +206,7 @@ def task_row(body: TaskCreate, tenant: str, settings: Settings, sealed: str | No
             "reuse_routes": body.reuse_routes,
             "time_zone": body.time_zone or settings.default_time_zone,
             "record_trace": body.record_trace or settings.record_trace,
+            "approval_timeout_s": approval_wait(body, settings),
         },
         "metadata": body.metadata,
         "request_hash": request_hash(body),

@@ -180,6 +180,16 @@ class TaskCreate(BaseModel):
         description="model cost the task may spend, priced by WEBAGENT_LLM_PRICES; reaching "
         "it ends the task failed/budget_exceeded",
     )
+    approval_timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=86400,
+        allow_inf_nan=False,
+        description="how long an approval waits for a person before the action counts as "
+        "refused; default: WEBAGENT_APPROVAL_TIMEOUT_S (900 s) when a webhook receives "
+        "approval.requested, else WEBAGENT_APPROVAL_UNATTENDED_TIMEOUT_S (60 s): nobody is "
+        "set to answer. The viewer's form and `webagent run` at a terminal send the full wait",
+    )
     approval_policy: Literal["sensitive", "none"] = Field(
         default="sensitive",
         description="sensitive: the task pauses in awaiting_approval before a risky action "
@@ -368,6 +378,9 @@ class TaskOut(BaseModel):
     profile: str | None = None
     save_profile: bool = False
     approval_policy: str = "sensitive"
+    approval_timeout_s: float | None = Field(
+        default=None, description="how long an approval of this task waits for a person"
+    )
     result: TaskResult
     error: str | None = Field(description="machine-readable code (the ErrorCode schema)")
     error_detail: str | None = Field(description="what went wrong, for people")
@@ -446,6 +459,7 @@ def task_out(task: Any) -> TaskOut:
         profile=task.profile,
         save_profile=bool(task.save_profile),
         approval_policy=task.approval_policy or "sensitive",
+        approval_timeout_s=task.approval_timeout_s,
         result=TaskResult(
             answer=task.answer,
             success=bool(success),

@@ -86,6 +86,7 @@ class Task(Base):
     # false: the run does not replay a proven route of its site (migration 0011, issue 21)
     reuse_routes: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     time_zone: Mapped[str | None] = mapped_column(String(64), nullable=True)  # migration 0015
+    approval_timeout_s: Mapped[float | None] = mapped_column(Float, nullable=True)  # migration 0018
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
     # task secrets: names in clear, {name: {value, domains}} as one Fernet token (app/secrets.py)
     secret_names: Mapped[list[str] | None] = mapped_column(JSON, nullable=True, default=list)

@@ -349,6 +349,7 @@ def task_to_spec(task: Task) -> TaskSpec:
         reuse_routes=task.reuse_routes is not False,
         record_trace=bool(task.record_trace),
         time_zone=task.time_zone or "UTC",
+        approval_timeout_s=task.approval_timeout_s,
         metadata=dict(task.meta or {}),
         secret_names=tuple(task.secret_names or ()),
         secrets_sealed=task.secrets_sealed,

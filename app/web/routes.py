@@ -191,6 +191,8 @@ async def submit_form(request: Request, session: SessionDep, principal: ReaderDe
         "webhook_events": [e.value for e in WebhookEvent if e != WebhookEvent.task_finished],
         "default_max_steps": settings.default_max_steps,
         "default_timeout_s": settings.default_timeout_s,
+        # a person is at the form: approvals wait the full time (issue 31 item 5)
+        "approval_timeout_s": settings.approval_timeout_s,
         "max_steps_limit": settings.max_steps_limit,
     }
     return _page(request, "new.html", context)

@@ -241,7 +241,7 @@ def approval_gate(
     config = GateConfig(
         task_id=spec.task_id,
         tenant_id=spec.tenant_id,
-        timeout_s=settings.approval_timeout_s,
+        timeout_s=spec.approval_timeout_s or settings.approval_timeout_s,
         poll_s=settings.approval_poll_s,
         deadline=time.monotonic() + spec.timeout_s,
     )

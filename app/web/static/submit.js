@@ -5,7 +5,7 @@
 (() => {
   const form = document.getElementById("submit-form");
   if (!form) return;
-  const NUMBERS = ["max_steps", "timeout_s", "max_tokens", "max_cost_usd"];
+  const NUMBERS = ["max_steps", "timeout_s", "max_tokens", "max_cost_usd", "approval_timeout_s"];
   const CHOICES = ["approval_policy", "task_profile"];
 
   function fieldError(name, text) {

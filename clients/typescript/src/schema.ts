@@ -1973,6 +1973,11 @@ export interface components {
              */
             approval_policy?: "sensitive" | "none";
             /**
+             * Approval Timeout S
+             * @description how long an approval waits for a person before the action counts as refused; default: WEBAGENT_APPROVAL_TIMEOUT_S (900 s) when a webhook receives approval.requested, else WEBAGENT_APPROVAL_UNATTENDED_TIMEOUT_S (60 s): nobody is set to answer. The viewer's form and `webagent run` at a terminal send the full wait
+             */
+            approval_timeout_s?: number | null;
+            /**
              * Attachments
              * @description files upload_file may put into the page's file inputs, by name
              */
@@ -2112,6 +2117,11 @@ export interface components {
              * @default sensitive
              */
             approval_policy?: string;
+            /**
+             * Approval Timeout S
+             * @description how long an approval of this task waits for a person
+             */
+            approval_timeout_s?: number | null;
             /**
              * Attachments
              * @description attachment names

@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import typer
 
 from app.logging_config import configure as configure_logging
@@ -159,7 +158,11 @@ def run(
         webhook=webhook,
         webhook_events=webhook_event,
     )
+    if not as_json and sys.stdin.isatty():  # a person at the terminal answers approvals
+        body["approval_timeout_s"] = get_settings().approval_timeout_s
     if server:
+        import httpx  # imported here: `webagent worker` must not load the web stack
+
         try:
             task = _submit_and_follow(server, body, api_key=api_key, quiet=as_json)
         except httpx.TransportError as exc:  # issue 37 item 5: one line, not a traceback

@@ -806,6 +806,14 @@ class ApprovalPolicy(StrEnum):
     none = "none"
 
 
+ApprovalTimeoutS = TypeAliasType(
+    "ApprovalTimeoutS", Annotated[float, Field(gt=0.0, le=86400.0, title="Approval Timeout S")]
+)
+"""
+how long an approval waits for a person before the action counts as refused; default: WEBAGENT_APPROVAL_TIMEOUT_S (900 s) when a webhook receives approval.requested, else WEBAGENT_APPROVAL_UNATTENDED_TIMEOUT_S (60 s): nobody is set to answer. The viewer's form and `webagent run` at a terminal send the full wait
+"""
+
+
 MaxCostUsd = TypeAliasType("MaxCostUsd", Annotated[float, Field(gt=0.0, title="Max Cost Usd")])
 """
 model cost the task may spend, priced by WEBAGENT_LLM_PRICES; reaching it ends the task failed/budget_exceeded
@@ -1156,6 +1164,10 @@ class TaskCreate(BaseModel):
     """
     sensitive: the task pauses in awaiting_approval before a risky action (delete, pay, send, password entry, downloads, cross-site form posts) and on a challenge page, until POST /v1/tasks/{id}/approvals/{approval_id}; none: never pauses
     """
+    approval_timeout_s: Annotated[ApprovalTimeoutS | None, Field(title="Approval Timeout S")] = None
+    """
+    how long an approval waits for a person before the action counts as refused; default: WEBAGENT_APPROVAL_TIMEOUT_S (900 s) when a webhook receives approval.requested, else WEBAGENT_APPROVAL_UNATTENDED_TIMEOUT_S (60 s): nobody is set to answer. The viewer's form and `webagent run` at a terminal send the full wait
+    """
     attachments: Annotated[list[AttachmentIn] | None, Field(max_length=10, title="Attachments")] = (
         None
     )
@@ -1333,6 +1345,10 @@ class TaskOut(BaseModel):
     allow_scripts: Annotated[bool | None, Field(title="Allow Scripts")] = False
     allowed_domains: Annotated[list[str], Field(title="Allowed Domains")]
     approval_policy: Annotated[str | None, Field(title="Approval Policy")] = "sensitive"
+    approval_timeout_s: Annotated[float | None, Field(title="Approval Timeout S")] = None
+    """
+    how long an approval of this task waits for a person
+    """
     attachments: Annotated[list[str] | None, Field(title="Attachments")] = None
     """
     attachment names
