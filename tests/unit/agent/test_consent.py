@@ -92,8 +92,21 @@ async def test_a_password_the_site_printed_is_typed_without_asking() -> None:
     assert gate.requests == [] and typed[:1] == ["type"]
 
     inner, gate, _, run = _run(
-        "log in and read the status", page,
+        "read the status of my account", page,
         [("type", {"ref": "1:1", "text": "<secret:password>"})], **{"Password": pw},
     )  # fmt: skip
     await run
-    assert [r.kind for r in gate.requests] == ["login"]  # the user's own secret: asked
+    assert [r.kind for r in gate.requests] == ["login"]  # a secret, no login asked for: asked
+
+
+def test_a_login_the_instruction_asks_for_types_the_tasks_secret_without_asking() -> None:
+    """The realapps relay runs: every login with the task's own password waited for a
+    person although the instruction said to log in."""
+    field = ActionTarget(page_url=QUOTE, role="textbox", name="Password", input_type="password")
+    secret = sensitivity(Action("type", {"ref": "1:1", "text": "<secret:oskar_pw>"}), field)
+    literal = sensitivity(Action("type", {"ref": "1:1", "text": "hunter2"}), field)
+    assert secret is not None and literal is not None
+    asked = "Log in as oskar (password in the secrets) and close the thread 'Old printer'"
+    assert consent(secret, asked) is not None
+    assert consent(secret, "close the thread 'Old printer'") is None
+    assert consent(literal, asked) is None  # literal text: judged by the site-shown rule only

@@ -8,8 +8,10 @@ The instruction is the user's (trusted); the page's text never authorises anythi
 sensitive act falls in one family by its matched word (deletion, money, account, message,
 form, download); the instruction must name a verb of that family, and for deletion, money
 and account acts the control's own words (beyond the verb) must be words of the
-instruction, so "delete the draft 'Q3 plan'" does not authorise "Delete account". Page
-script and challenges are never authorised this way.
+instruction, so "delete the draft 'Q3 plan'" does not authorise "Delete account". Typing
+one of the task's own secrets into a password field is authorised by an instruction that
+asks to log in (the realapps relay runs: every asked-for login waited for a person);
+literal text never is. Page script and challenges are never authorised this way.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from workers.agent.people.approvals import Sensitivity
+from workers.agent.people.approvals import SECRET_TOKEN, Sensitivity
 
 _FAMILIES: dict[str, tuple[str, str]] = {
     # family: (the words of a sensitive control in it, the verbs of an instruction asking it)
@@ -49,6 +51,8 @@ _FAMILIES: dict[str, tuple[str, str]] = {
         r"move|pin|publish|approve|reply|comment|write|leave|rate|review|vote|invite",
     ),
     "download": (r"", r"download|save|export|get the file|pdf|csv|attachment"),
+    # typing one of the task's own secrets into a password field (never a literal text)
+    "login": (r"", r"log ?in|sign ?in|login|logged in|authenticate|as (?:user |admin )?\w+"),
 }
 _STOP = frozenset(
     {"a", "an", "the", "it", "this", "that", "my", "your", "our", "their", "yes", "no", "ok",
@@ -75,6 +79,8 @@ def family_of(found: Sensitivity) -> str | None:
     """The family of a sensitive act, or None for one no instruction authorises."""
     if found.rule == "download":
         return "download"
+    if found.rule == "credential":  # a task secret's name; literal text is never authorised
+        return "login" if SECRET_TOKEN.search(found.reason) else None
     if found.rule in _FORM_RULES:
         return "form"
     if found.rule != "keyword":
