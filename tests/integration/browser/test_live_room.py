@@ -109,3 +109,38 @@ async def test_person_input_lands_only_while_the_agent_is_paused(page: Page) -> 
     [note] = takeover.take_notes()
     assert "2 clicks, 1 scroll, 4 key presses" in note
     assert "h!" not in note  # what was typed is never recorded
+
+
+class _CancelTurnedIntoTimeout(MemoryLiveHub):
+    """A relay client that turns the first cancel during its blocking read into its own
+    timeout error, as a client library's read timeout can when both land together (the
+    production e2e runs: the run sat in LiveRoom's exit until its hard timeout, its task
+    `running`)."""
+
+    turned = 0
+
+    async def next_command(self, task_id: str, timeout: float) -> dict[str, Any] | None:
+        from redis.exceptions import TimeoutError as RedisTimeout
+
+        try:
+            return await super().next_command(task_id, timeout)
+        except asyncio.CancelledError:
+            if self.turned:
+                raise
+            self.turned += 1
+            raise RedisTimeout("Timeout reading from socket") from None
+
+
+async def test_the_room_stops_when_its_relay_turns_the_cancel_into_an_error(page: Page) -> None:
+    await page.set_content(PAGE)
+    hub = _CancelTurnedIntoTimeout()
+    room = LiveRoom(page, hub, TASK, Takeover())
+
+    async def run_and_stop() -> None:
+        async with room.running():
+            await asyncio.sleep(0.3)  # the room sits in its blocking read
+
+    stopping = asyncio.create_task(run_and_stop())
+    done, _ = await asyncio.wait({stopping}, timeout=10)
+    assert hub.turned == 1
+    assert done, "the room's loop went on after its cancel: the run would hang in its exit"

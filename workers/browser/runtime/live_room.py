@@ -71,7 +71,7 @@ class LiveRoom:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         next_check = 0.0
-        while True:
+        while not _being_cancelled():  # a cancel a client swallowed still ends the loop
             try:
                 if loop.time() >= next_check:
                     next_check = loop.time() + DEMAND_CHECK_S
@@ -80,6 +80,8 @@ class LiveRoom:
                 if command is not None:
                     await self.apply(command)
             except RELAY_ERRORS as exc:  # the relay or the page hiccuped: the run goes on
+                if _being_cancelled():  # ...unless it is our cancel, turned into an error
+                    raise asyncio.CancelledError from exc
                 log.warning("live view of %s: %r", self.task_id, exc)
                 await asyncio.sleep(DEMAND_CHECK_S)
 
@@ -135,3 +137,11 @@ class LiveRoom:
             log.info("live input of %s ignored: %s", self.task_id, type(exc).__name__)
             return
         self.takeover.record(event.kind, self.page.url)
+
+
+def _being_cancelled() -> bool:
+    """This task has a cancel pending: a relay client's read timeout can surface a cancel
+    that landed with it as its own error (issue 35: the production runs that sat in
+    `running()`'s exit, awaiting this loop, until their hard timeout)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
