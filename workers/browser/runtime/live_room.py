@@ -52,6 +52,7 @@ class LiveRoom:
         self.screen = Screencast(page, regions)
         self.watchers = 0
         self._last: dict[str, Any] | None = None
+        self._stopping = False  # set with the loop's cancel, which a relay client may lose
         self._resent_at = 0.0
         takeover.on_change = self._announce
 
@@ -61,6 +62,7 @@ class LiveRoom:
         try:
             yield self
         finally:
+            self._stopping = True
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -71,7 +73,9 @@ class LiveRoom:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         next_check = 0.0
-        while not _being_cancelled():  # a cancel a client swallowed still ends the loop
+        # a cancel the relay client swallowed whole (its read timeout took it for its own)
+        # still ends the loop at its next turn, at most a read timeout later
+        while not (self._stopping or _being_cancelled()):
             try:
                 if loop.time() >= next_check:
                     next_check = loop.time() + DEMAND_CHECK_S
