@@ -322,9 +322,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.more_tools,
         a.MoreToolsArgs,
-        "List the tools not offered yet, or enable some by name.",
+        "Enable more tools by name (also inside bulk); a later call of the same turn can use them.",
         (),
-        in_bulk=False,
     ),
     ToolSpec(
         ToolName.done,
