@@ -27,7 +27,9 @@ from workers.agent.tools.names import ToolName as T
 from workers.agent.tools.registry import DONE, MORE_TOOLS, TOOLS, ToolSpec, worker_tools
 from workers.agent.tools.typed_done import typed_done
 
-_CORE = (T.click, T.type, T.select_option, T.press_key, T.scroll, T.navigate, T.read_text)
+# select_option joins with the first dropdown on the page (PAGE_NEEDS): the tokens it cost on
+# every other page pay for naming every tool in more_tools (issue 31 item 3)
+_CORE = (T.click, T.type, T.press_key, T.scroll, T.navigate, T.read_text)
 CORE: tuple[str, ...] = (*(t.value for t in _CORE), T.bulk.value, T.done.value, MORE_TOOLS)
 
 _ELEMENT = r"^\s*\[\d+:\d+\]\s+"
@@ -35,7 +37,10 @@ _ELEMENT = r"^\s*\[\d+:\d+\]\s+"
 PAGE_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (re.compile(pattern, re.M | re.I), tools)
     for pattern, tools in (
-        (_ELEMENT + r"(combobox|listbox)\b", ("choose_option", "get_dropdown_options")),
+        (
+            _ELEMENT + r"(combobox|listbox)\b",
+            ("select_option", "choose_option", "get_dropdown_options"),
+        ),
         (_ELEMENT + r"(slider|spinbutton)\b", ("focus", "drag")),
         (_ELEMENT + r"searchbox\b", ("search",)),
         (r"\[refs \d+-\d+ trimmed", ("snapshot",)),
@@ -83,7 +88,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pages", ("go_back", "go_forward", "reload", "tabs", "snapshot", "handle_dialog")),
     ("points, [Vn] boxes", ("click_at", "type_at")),
     ("pointer", ("hover", "focus", "drag", "pointer", "select_text", "scroll_within")),
-    ("forms", ("choose_option", "get_dropdown_options", "fill_form", "search")),
+    ("forms", ("select_option", "choose_option", "get_dropdown_options", "fill_form", "search")),
     ("files", ("upload_file", "read_download", "export_pdf", "screenshot")),
     ("waiting", ("wait", "wait_for", "wait_for_condition")),
     ("reading", ("dom_search", "get_accessibility_tree", "read_canvas", "look")),

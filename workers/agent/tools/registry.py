@@ -322,7 +322,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.more_tools,
         a.MoreToolsArgs,
-        "Enable more tools by name (also inside bulk); a later call of the same turn can use them.",
+        "Enable tools by name, also in bulk; usable in the same turn.",
         (),
     ),
     ToolSpec(
