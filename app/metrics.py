@@ -36,6 +36,16 @@ TASK_ERRORS = Counter(
     "Tasks that ended with an error, by its code (app.contracts.ErrorCode).",
     ["error"],
 )
+INTERNAL_ERRORS = Counter(
+    "webagent_internal_errors_total",
+    "Tasks that ended with error internal, by the exception's class (issue 31 item 1).",
+    ["exception"],
+)
+TOOL_CRASHES = Counter(
+    "webagent_tool_crashes_total",
+    "Tool calls whose handler raised: answered as a tool_crashed failure, the run goes on.",
+    ["tool", "exception"],
+)
 TASK_DURATION = Histogram(
     "webagent_task_duration_seconds",
     "Wall time from start to terminal status.",
@@ -139,6 +149,15 @@ def task_error(error: str | None) -> None:
     """Count the error code of a task that ended with one (failed, timed out)."""
     if error:
         TASK_ERRORS.labels(error=str(error)).inc()
+
+
+def internal_error(exception: BaseException) -> None:
+    """Count a task ended `internal` by an unexpected exception, by its class."""
+    INTERNAL_ERRORS.labels(exception=type(exception).__name__).inc()
+
+
+def tool_crashed(tool: str, exception: BaseException) -> None:
+    TOOL_CRASHES.labels(tool=tool, exception=type(exception).__name__).inc()
 
 
 def task_lost() -> None:

@@ -69,8 +69,11 @@ NOTES: dict[str, str] = {
     "snapshot_max_tokens": "Trimmed ranges stay expandable with the `snapshot` tool.",
     "task_files_dir": "Each task's folder is removed when its task ends, and the supervisor "
     "sweeps those of tasks no longer running after a crash (20 tasks and a kill -9: "
-    "`tests/chaos/test_scratch_folders.py`). Empty: a folder in the temp dir named after the "
-    "database.",
+    "`tests/chaos/test_scratch_folders.py`); a folder of a task its database does not know "
+    "(another deployment sharing the folder) only after `MAX_TIMEOUT_S` untouched, and the "
+    "default SQLite database in two working folders names two roots "
+    "(`tests/e2e/test_blob_download_e2e.py`, `tests/integration/db/test_retention.py`). Empty: "
+    "a folder in the temp dir named after the database.",
     "attachments_max_bytes": "Larger: 422.",
     "download_artifact_max_bytes": "Files over it stay readable by the agent but are not stored.",
     "artifact_store": "Step and approval screenshots, downloads, run recordings, task "

@@ -224,10 +224,14 @@ async def _run_agent(
     except TimeoutError:
         return failed_outcome(TaskStatus.timed_out, ErrorCode.timeout, "task timeout reached")
     except Exception as exc:  # the job boundary: any failure becomes a failed task
-        log.exception("task %s failed", spec.task_id)
+        log.exception("task %s failed", spec.task_id)  # the traceback, secrets masked
+        code = error_code(exc)
+        if code == ErrorCode.internal:  # never silent (issue 31 item 1)
+            metrics.internal_error(exc)
+        # error_detail names the exception's class and message, secrets masked
         return replace(
-            failed_outcome(TaskStatus.failed, error_code(exc), user_reason(exc)),
-            cause=f"{type(exc).__name__}: {net_errors.cause(str(exc))}",
+            failed_outcome(TaskStatus.failed, code, str(sink.vault.redact(user_reason(exc)))),
+            cause=str(sink.vault.redact(f"{type(exc).__name__}: {net_errors.cause(str(exc))}")),
         )
 
 

@@ -60,6 +60,7 @@ class ToolError(StrEnum):
     screenshot_failed = "screenshot_failed"
     # generic browser failures
     action_failed = "action_failed"
+    tool_crashed = "tool_crashed"  # the tool's own code raised (issue 31 item 1)
     unknown_tool = "unknown_tool"
     # decided by the agent loop, not the browser
     invalid_tool_call = "invalid_tool_call"
@@ -78,6 +79,8 @@ class ToolError(StrEnum):
 
 
 HINTS: dict[ToolError, str] = {
+    ToolError.tool_crashed: "The tool itself failed on this call (a fault of the tool, not of"
+    " your choice). The run goes on: try another tool or another way to the same result.",
     ToolError.bad_ref: "That is not an interactive element's ref. Choose a ref shown in brackets"
     " in the latest snapshot.",
     ToolError.ref_not_found: "That ref does not exist on the current page. Choose a ref from the"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -31,10 +32,11 @@ from playwright.async_api import (
     Request,
 )
 
+from app import metrics
 from app.settings import Settings
 from workers.adapters.secrets import SecretVault
 from workers.agent import textcut
-from workers.agent.errors import FeedbackError
+from workers.agent.errors import AgentError, FeedbackError
 from workers.agent.protocols import LLM, Action, ActionTarget, Observation, ToolCall, ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.agent.tools import TOOLS, parse_action
@@ -63,6 +65,7 @@ from workers.browser.runtime import net_errors
 from workers.browser.runtime.profile import Artifacts, SessionProfile
 from workers.browser.runtime.regions import HiddenRegions, blackout
 
+log = logging.getLogger(__name__)
 CONSOLE_KEPT = 50
 DOWNLOAD_CLOSE_S = 30.0  # a download still arriving when the task ends is waited for this long
 SETTLE_S = 0.3  # longest wait for a late effect when none has shown yet (settle.py first)
@@ -313,9 +316,24 @@ class PageSession:
             return actions.failure(ToolError.option_not_found, f"{action.name}: {exc}")
         except Error as exc:
             return actions.explain(exc, action.name)
+        except FeedbackError as exc:  # a fixable mistake found inside the tool
+            return actions.failure(exc.error, exc.message)
+        except AgentError:  # cancel, browser crash, guard: these end the run by design
+            raise
+        except Exception as exc:  # noqa: BLE001 - a tool's fault is a failure the model sees
+            return self._crashed(parsed.name, exc)
         for note in self.rerouted:
             result = actions.note(result, note)
         return result
+
+    def _crashed(self, tool: str, exc: Exception) -> ToolResult:
+        """A handler raised (issue 31 item 1): logged with its traceback (the task id rides
+        on every log line of the run), counted, and answered as a tool failure, secrets
+        masked; the run goes on."""
+        log.exception("tool %s raised", tool)
+        metrics.tool_crashed(tool, exc)
+        text = textcut.cut(str(self.secrets.redact(f"{type(exc).__name__}: {exc}")), 300)
+        return actions.failure(ToolError.tool_crashed, f"{tool} failed inside the tool: {text}")
 
     async def _ref_failure(self, exc: RefError, action: Action) -> ToolResult:
         """Stale/bad ref that could not be re-resolved: a compact refusal (rerender.py)."""

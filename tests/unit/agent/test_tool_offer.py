@@ -16,7 +16,8 @@ def test_the_core_set_is_offered_on_a_plain_page() -> None:
     offer = ToolOffer(instruction="Click on the OK button.")
     offered = names(offer.tools('[1:1] button "OK"'))
     assert set(offered) == set(CORE)
-    assert {"click", "type", "select_option", "press_key", "scroll", "navigate"} <= set(offered)
+    assert {"click", "type", "press_key", "scroll", "navigate"} <= set(offered)
+    assert "select_option" not in offered  # with the first dropdown (issue 31 item 3)
     assert {"read_text", "bulk", "done", MORE_TOOLS} <= set(offered)
     assert "upload_file" not in offered and "tabs" not in offered and "drag" not in offered
 
@@ -27,6 +28,7 @@ def test_the_page_and_the_task_add_what_they_call_for() -> None:
     page = '[2:1] combobox "Country"\n[2:2] button "Upload CV"\n[refs 40-90 trimmed: list]'
     grown = names(offer.tools(page))
     assert {"choose_option", "get_dropdown_options", "upload_file", "snapshot"} <= set(grown)
+    assert "select_option" in grown
     attached = ToolOffer(instruction="apply\n\nFiles attached to this task (upload_file takes...")
     assert "upload_file" in names(attached.tools(""))
 

@@ -196,7 +196,8 @@ def test_bulk_steps_are_validated_and_normalised() -> None:
     assert shown["text"] == "***"
 
 
-NOISE = {"minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"}
+# upper bounds stay (issue 31 item 3: each cost a step when found by failing)
+NOISE = {"minimum", "minLength", "maxLength", "minItems"}
 
 
 def _keys(node: object) -> set[str]:
@@ -215,8 +216,8 @@ def _keys(node: object) -> set[str]:
 
 
 def test_schemas_are_compact_no_bound_noise_no_repeated_ref_text() -> None:
-    """Issue 22: bounds are checked on the call (a FeedbackError names them), refs are
-    explained once in the system prompt, not in every ref parameter."""
+    """Issue 22: lower bounds are checked on the call (a FeedbackError names them), refs
+    are explained once in the system prompt, not in every ref parameter."""
     for tool in worker_tools(allow_scripts=True, vision=True):
         params = tool["function"]["parameters"]
         assert not _keys(params) & NOISE, tool["function"]["name"]
@@ -230,7 +231,9 @@ def test_the_core_tools_fit_in_a_small_block() -> None:
     from workers.agent.tools.offer import ToolOffer
 
     rows = tool_table(ToolOffer(instruction="x").tools(""), o200k())
-    assert sum(tokens for _, tokens in rows) <= 700, rows
+    # 692 before issue 31 item 3 named every enable-able tool in more_tools and put the
+    # upper bounds in the schemas; select_option left the core set (it joins with a dropdown)
+    assert sum(tokens for _, tokens in rows) <= 800, rows
 
 
 def test_click_takes_a_click_count_and_the_older_double_spelling() -> None:

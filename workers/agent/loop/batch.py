@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.contracts import EventType
 from workers.agent import textcut
@@ -139,8 +139,22 @@ class BatchRunner:
         elif action.name == MORE_TOOLS:
             result = self.offer.more_tools(action.args.get("enable", ()))
         else:
+            # more_tools inside a bulk enables its tools here, and the bulk runs on without it
+            inner = action.args.get("actions", ()) if action.name == "bulk" else ()
+            asked = [s for s in inner if s["tool"] == MORE_TOOLS]
+            enabled = None
+            if asked:
+                wanted = [n for s in asked for n in s["args"].get("enable", ())]
+                enabled = self.offer.more_tools(wanted)
+                rest = [s for s in inner if s["tool"] != MORE_TOOLS]
+                action = Action(action.name, {**action.args, "actions": rest})
             self.offer.enable(_tools_of(action))  # a tool it was not offered, now it is
-            result = await self.navigation.execute(action)
+            if enabled is not None and not action.args["actions"]:
+                result = enabled
+            else:
+                result = await self.navigation.execute(action)
+                if enabled is not None:
+                    result = replace(result, reason=f"{enabled.reason}; {result.reason or ''}")
         repeated = self.ingest(step, action, result, state)
         await self.emit(step, action, result)
         return ExecutedCall(call, action, result, repeated)

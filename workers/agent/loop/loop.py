@@ -24,11 +24,13 @@ the Worker-only comparison) the same loop runs the Worker alone and `done` ends 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
 
+from app import metrics
 from app.contracts import ErrorCode, EventType, TaskStatus
 from workers.agent import textcut
 from workers.agent.context.history import (
@@ -72,6 +74,8 @@ from workers.agent.replay.replay_vouch import ReplayVouch
 from workers.agent.roles.worker import Worker, WorkerTurn
 from workers.agent.tools.offer import ToolOffer
 from workers.agent.tools.registry import MORE_TOOLS
+
+log = logging.getLogger(__name__)
 
 __all__ = ["AgentLoop", "Ending", "Usage", "run_agent", "run_worker_loop", "run_worker_only"]
 
@@ -124,7 +128,12 @@ class AgentLoop:
         except TaskCancelled as exc:
             ending = Ending(TaskStatus.cancelled, reason=str(exc))
         except AgentError as exc:
-            ending = Ending(TaskStatus.failed, error=exc.code, reason=str(exc), cause=exc.cause)
+            reason = str(exc)
+            if exc.code == ErrorCode.internal:  # never silent (issue 31 item 1)
+                log.error("run ended internal: %r", exc, exc_info=exc)
+                metrics.internal_error(exc)
+                reason = f"{type(exc).__name__}: {exc}"
+            ending = Ending(TaskStatus.failed, error=exc.code, reason=reason, cause=exc.cause)
         finally:
             await self.screenshots.drain()
         if self.replayed is not None:

@@ -67,7 +67,13 @@ class DomSearchArgs(Args):
         return self
 
 
+# `filename` was dropped silently as an unknown key (Args ignores them), and export_pdf
+# saved page.pdf, read_download listed instead of reading (issue 31 item 1)
+_FILE_NAME: dict[str, str] = {"filename": "name", "file_name": "name", "file": "name"}
+
+
 class ExportPdfArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = _FILE_NAME
     name: str | None = Field(None, description="File name of the PDF artifact.")
 
 
@@ -92,6 +98,7 @@ class LookArgs(Args):
 
 
 class ReadDownloadArgs(Args):
+    RENAMES: ClassVar[dict[str, str]] = _FILE_NAME
     name: str | None = Field(None, description="Download name; omit to list downloads.")
     offset: int = Field(0, ge=0)
 

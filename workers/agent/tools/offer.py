@@ -27,7 +27,9 @@ from workers.agent.tools.names import ToolName as T
 from workers.agent.tools.registry import DONE, MORE_TOOLS, TOOLS, ToolSpec, worker_tools
 from workers.agent.tools.typed_done import typed_done
 
-_CORE = (T.click, T.type, T.select_option, T.press_key, T.scroll, T.navigate, T.read_text)
+# select_option joins with the first dropdown on the page (PAGE_NEEDS): the tokens it cost on
+# every other page pay for naming every tool in more_tools (issue 31 item 3)
+_CORE = (T.click, T.type, T.press_key, T.scroll, T.navigate, T.read_text)
 CORE: tuple[str, ...] = (*(t.value for t in _CORE), T.bulk.value, T.done.value, MORE_TOOLS)
 
 _ELEMENT = r"^\s*\[\d+:\d+\]\s+"
@@ -35,7 +37,10 @@ _ELEMENT = r"^\s*\[\d+:\d+\]\s+"
 PAGE_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (re.compile(pattern, re.M | re.I), tools)
     for pattern, tools in (
-        (_ELEMENT + r"(combobox|listbox)\b", ("choose_option", "get_dropdown_options")),
+        (
+            _ELEMENT + r"(combobox|listbox)\b",
+            ("select_option", "choose_option", "get_dropdown_options"),
+        ),
         (_ELEMENT + r"(slider|spinbutton)\b", ("focus", "drag")),
         (_ELEMENT + r"searchbox\b", ("search",)),
         (r"\[refs \d+-\d+ trimmed", ("snapshot",)),
@@ -76,6 +81,35 @@ _NAMES = "|".join(sorted(TOOLS, key=len, reverse=True))
 _MENTION = re.compile(rf"\b({_NAMES})\b(?=\s*\(|\s+\w+=)|\b({_NAMES})\b")
 
 
+# Every tool `more_tools` can enable, named in its description in short lines by purpose
+# (issue 31 item 3: the model learned they existed only by calling it, a step). The text is
+# the same all run long, so the request prefix still caches.
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("pages", ("go_back", "go_forward", "reload", "tabs", "snapshot", "handle_dialog")),
+    ("points, [Vn] boxes", ("click_at", "type_at")),
+    ("pointer", ("hover", "focus", "drag", "pointer", "select_text", "scroll_within")),
+    ("forms", ("select_option", "choose_option", "get_dropdown_options", "fill_form", "search")),
+    ("files", ("upload_file", "read_download", "export_pdf", "screenshot")),
+    ("waiting", ("wait", "wait_for", "wait_for_condition")),
+    ("reading", ("dom_search", "get_accessibility_tree", "read_canvas", "look")),
+    ("checks", ("get_console_errors", "detect_captcha", "detect_geo_block")),
+    ("other", ("record_fact", "evaluate_script")),
+)
+
+
+def _described(schema: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """more_tools' schema naming every tool it can enable, one short line per purpose."""
+    can = set(names)
+    lines = [
+        f"{label}: {', '.join(n for n in group if n in can)}"
+        for label, group in GROUPS
+        if can.intersection(group)
+    ]
+    function = {**schema["function"]}
+    function["description"] = f"{function['description']}\n" + "\n".join(lines)
+    return {**schema, "function": function}
+
+
 def _summary(spec: ToolSpec) -> str:
     return spec.description.split(": ")[0].split("; ")[0].rstrip(".")
 
@@ -102,6 +136,9 @@ class ToolOffer:
             return
         self._names = []
         extra = ["evaluate_script"] * allow_scripts + ["look"] * vision
+        if MORE_TOOLS in self._schemas:  # the same list all run long: it stays a prefix
+            rest = [n for n in self._schemas if n not in CORE]
+            self._schemas[MORE_TOOLS] = _described(self._schemas[MORE_TOOLS], rest)
         self.enable([*CORE, *extra])
         for pattern, tools in TASK_NEEDS:
             if pattern.search(instruction):
@@ -152,7 +189,8 @@ class ToolOffer:
             return ToolResult(success=True, reason=f"tools you can enable: {lines}")
         added = self.enable(wanted)
         unknown = [n for n in wanted if n not in self._schemas]
-        reason = f"enabled from the next step: {', '.join(added) or 'nothing new'}"
+        # the batch goes on with them: a later call of this turn may use them already
+        reason = f"enabled now: {', '.join(added) or 'nothing new'}"
         if unknown:
             reason += f"; not available to this task: {', '.join(unknown)}"
         return ToolResult(success=True, reason=reason, data={"enabled": added})

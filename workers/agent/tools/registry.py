@@ -322,9 +322,8 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.more_tools,
         a.MoreToolsArgs,
-        "List the tools not offered yet, or enable some by name.",
+        "Enable tools by name, also in bulk; usable in the same turn.",
         (),
-        in_bulk=False,
     ),
     ToolSpec(
         ToolName.done,

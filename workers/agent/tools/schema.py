@@ -2,8 +2,10 @@
 
 model_json_schema() output is cleaned for the function format: titles dropped, `$defs`
 references inlined, `X | None` written as plain X (optional = not in `required`). Compact
-(issue 22): numeric and length bounds are left out of what the model reads; the argument
-model still enforces them and the FeedbackError of a call out of bounds names the bound.
+(issue 22): lower bounds and string lengths are left out of what the model reads; upper
+bounds of numbers and list lengths stay (issue 31 item 3: `wait` over 10 s, `bulk` over 60
+actions, `pointer` over 100 steps, `scroll` over 20,000 px each cost a step when found by
+failing). The argument model enforces all of them; a call out of bounds names the bound.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-_LENGTHS = ("minLength", "maxLength", "minItems", "maxItems")
+_BOUNDS = ("minimum", "exclusiveMinimum")
+_LENGTHS = ("minLength", "maxLength", "minItems")
 _DROP = frozenset({"title", "default", "additionalProperties", *_BOUNDS, *_LENGTHS})
 
 

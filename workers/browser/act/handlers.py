@@ -40,7 +40,10 @@ BULK_LINE_CHARS = 160  # one sub-action's account
 # a sub-step's failures that only mean an earlier press of the bulk replaced its element
 GONE = frozenset({E.stale_ref, E.ref_not_found})
 PRESSES = frozenset({T.click, T.click_at, T.press_key, T.pointer, T.drag})
-BULK_READ_CHARS = 12000  # all read results of one bulk together
+BULK_READ_CHARS = 12000  # all read results of one bulk together, an equal share each
+READ_CUT = " [cut here: read it on its own for the rest]"
+BULK_STEPS_KEPT = 20  # lines of a bulk's per-step account: the first ones and the last ...
+BULK_STEPS_TAIL = 5  # ... these, with a line saying which steps were left out
 
 
 async def bulk(s: ToolContext, args: BulkArgs) -> ToolResult:
@@ -115,11 +118,20 @@ def _read_of(result: ToolResult) -> str:
 
 
 def _bulk_data(lines: list[str], reads: list[str]) -> dict[str, Any]:
+    """The per-step account, at most BULK_STEPS_KEPT lines (its first and last ones: a
+    126-click bulk replayed 21 KB into the next request, issue 31 item 6), and every read's
+    text, each cut to its share of BULK_READ_CHARS (three 6,000-character read_text chunks
+    came back as two: the third fell past one cut of the joined text)."""
     data: dict[str, Any] = {}
+    if len(lines) > BULK_STEPS_KEPT:
+        head, tail = BULK_STEPS_KEPT - BULK_STEPS_TAIL, BULK_STEPS_TAIL
+        left_out = f"... steps {head + 1}-{len(lines) - tail} left out ..."
+        lines = [*lines[:head], left_out, *lines[-tail:]]
     if lines:
         data["steps"] = "\n".join(lines)
     if reads:
-        data["reads"] = textcut.cut("\n".join(reads), BULK_READ_CHARS)
+        share = BULK_READ_CHARS // len(reads)
+        data["reads"] = "\n".join(textcut.clip(read, share, READ_CUT) for read in reads)
     return data
 
 

@@ -86,9 +86,12 @@ def render(nodes: Sequence[Node], version: int, viewport: Viewport, max_tokens: 
         return _join(head + assemble(secs, capped=False))
     for s in secs:
         s.mode = "full"
-    whole = head + assemble(secs, capped=True)
     small = viewport.doc_height <= viewport.height * SMALL_SCREENS
     marks = viewport_marks(nodes, viewport.height)
+    uncut = head + assemble(secs, capped=False)  # issue 31 item 6: long texts not cut
+    if small and count_tokens(_join(uncut)) <= max_tokens * SMALL_SHARE:
+        return _join(marked(uncut, marks))
+    whole = head + assemble(secs, capped=True)
     if small and count_tokens(_join(whole)) <= max_tokens * SMALL_SHARE:
         # issue 26 item 5: a small page stays whole wherever it scrolled; wave 5 item 2: the
         # viewport's edges are marked in it as on any page

@@ -940,6 +940,11 @@
     // a name that says the same thing twice (a logo's alt text and its caption): once
     const twice = /^(.{2,80}?) \1$/.exec(name);
     if (twice) name = twice[1];
+    // issue 31 item 6: an emoji or symbol for a name (a button "🔍") gets its title beside it
+    if (name && /^[\p{Extended_Pictographic}\p{S}\p{P}\s\u200d\ufe0f]+$/u.test(name)) {
+      const tip = squash(target.getAttribute('title') || target.getAttribute('data-tooltip') || '');
+      if (tip && tip !== name) name = `${name} (${clip(tip, 60)})`;
+    }
     node.name = isHeading ? clip(name, 200) : cut(node, name, 100);
     if (isHeading) {
       const al = el.getAttribute('aria-level');
