@@ -11,7 +11,7 @@ import pytest
 
 from app import metrics
 from workers.agent.errors import AgentError
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
 from workers.agent.protocols import Action, AgentTask, ToolResult
 from workers.agent.testing import BRAIN_SIDE, FakeBrowser, FakeLLM, RecordingSink, reply
 

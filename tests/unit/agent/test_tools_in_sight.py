@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from workers.agent import prompts
-from workers.agent.loop import run_agent
+from workers.agent.loop.loop import run_agent
 from workers.agent.protocols import AgentTask
 from workers.agent.testing import BRAIN_SIDE, FakeBrowser, FakeLLM, RecordingSink, reply
 from workers.agent.tools import MAX_ACTIONS_PER_STEP, TOOLS, worker_tools
