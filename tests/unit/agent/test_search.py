@@ -162,3 +162,22 @@ def test_the_fast_estimate_counts_emoji_as_several_tokens() -> None:
     head, cut = textcut.fit_tokens("🦊" * 1000 + "tail", 300)
     assert cut and textcut.estimate_tokens(head) <= 300 and head.startswith("🦊")
     assert textcut.fit_tokens("short", 300) == ("short", False)
+
+
+async def test_with_the_planner_off_the_browser_route_runs_the_worker_alone() -> None:
+    """BrainConfig(planner=False) (WEBAGENT_PLANNER_ENABLED=false, `bench realapps
+    --no-planner`): no Planner call verifies the claim; on, the Planner does."""
+    runs = {}
+    for planner in (True, False):
+        llm = FakeLLM([reply(("done", {"answer": "booked", "success": True}))], BRAIN_SIDE)
+        outcome = await run_task(
+            task("book the cheapest flight"),
+            Opener(),
+            llm,
+            RecordingSink(),
+            fetcher=FakeFetcher({}),
+            config=BrainConfig(planner=planner),
+        )
+        runs[planner] = (outcome.success, sorted({role for role, _, _ in llm.calls}))
+    assert runs[False] == (True, ["worker"])
+    assert runs[True][0] and "planner" in runs[True][1]
