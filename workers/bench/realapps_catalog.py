@@ -106,3 +106,41 @@ class Catalog:
         if missing:
             raise CatalogError(f"unknown tasks {missing}")
         return [by_id[i] for i in ids]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`install`: install and seed every app (idempotent: an installed app is kept);
+    `serve`: serve them all on their ports until Ctrl-C. (`make realapps`, `make
+    realapps-serve`.)"""
+    import time
+
+    args = sys.argv[1:] if argv is None else argv
+    catalog = Catalog(DEFAULT_BENCH_DIR)
+    if args == ["install"]:
+        for name in catalog.app_names():
+            app, started = catalog.app(name), time.monotonic()
+            app.install(catalog.root)
+            print(f"{name} {app.version}: ready in {time.monotonic() - started:.0f}s")
+        return 0
+    if args == ["serve"]:
+        procs = []
+        try:
+            for name in catalog.app_names():
+                app = catalog.app(name)
+                app.reset(catalog.root)
+                procs.append(app.serve(catalog.root))
+                print(f"{name}: {app.base_url()}", flush=True)
+            while all(p.poll() is None for p in procs):
+                time.sleep(1)
+            return 1  # one of them stopped on its own
+        except KeyboardInterrupt:
+            return 0
+        finally:
+            for proc in procs:
+                proc.terminate()
+    print("usage: python -m workers.bench.realapps_catalog install|serve", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
