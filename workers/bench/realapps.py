@@ -79,8 +79,9 @@ class TaskRow:
     status: str
     steps: int
     llm_calls: int
-    input_tokens: int
+    input_tokens: int  # as the model endpoint reports them
     output_tokens: int
+    request_tokens: int  # o200k of every request sent (workers/bench/llm_meter.py); 0: --server
     seconds: float
     approvals: int
     approval_reasons: tuple[str, ...] = ()
@@ -140,9 +141,13 @@ def follow(service: TaskService, task_id: str) -> list[str]:
     return asked
 
 
-def run_one(catalog: Catalog, service: TaskService, task: Any, config: RunConfig) -> TaskRow:
+def run_one(
+    catalog: Catalog, service: TaskService, task: Any, config: RunConfig, meter: Any = None
+) -> TaskRow:
+    """`meter` (llm_meter.Meter) counts the o200k request tokens of the service's calls."""
     app = catalog.app(task.app)
     app.reset(catalog.root)
+    tokens_before = meter.tokens if meter is not None else 0
     started = time.monotonic()
     created = service.submit(task_body(task, app.base_url(), config))
     asked = follow(service, str(created["id"]))
@@ -163,6 +168,7 @@ def run_one(catalog: Catalog, service: TaskService, task: Any, config: RunConfig
         llm_calls=int(usage.get("llm_calls", 0)),
         input_tokens=int(usage.get("input_tokens", 0)),
         output_tokens=int(usage.get("output_tokens", 0)),
+        request_tokens=(meter.tokens - tokens_before) if meter is not None else 0,
         seconds=round(seconds, 1),
         approvals=len(asked),
         approval_reasons=tuple(asked),
@@ -178,6 +184,7 @@ def run_config(
     base: Settings,
     open_service: ServiceOpener,
     on_row: Callable[[TaskRow], None] = lambda row: None,
+    meter: Any = None,
 ) -> RunReport:
     """Every task under one configuration; see the module docstring for what is shared."""
     report = RunReport(config)
@@ -187,12 +194,12 @@ def run_config(
             for n, task in enumerate(tasks):
                 data = Path(tmp) / (f"task{n}" if not config.memory else "run")
                 with open_service(config.settings(base, data)) as service:
-                    report.rows.append(run_one(catalog, service, task, config))
+                    report.rows.append(run_one(catalog, service, task, config, meter))
                 on_row(report.rows[-1])
         else:
             with open_service(shared) as service:
                 for task in tasks:
-                    report.rows.append(run_one(catalog, service, task, config))
+                    report.rows.append(run_one(catalog, service, task, config, meter))
                     on_row(report.rows[-1])
     return report
 
@@ -221,7 +228,7 @@ def _listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-COLUMNS = ("task", "ok", "steps", "calls", "tokens in", "s", "approvals")
+COLUMNS = ("task", "ok", "steps", "calls", "o200k in", "s", "approvals")
 
 
 def markdown(reports: list[RunReport]) -> str:
@@ -239,13 +246,13 @@ def markdown(reports: list[RunReport]) -> str:
                 ["", "", "", "", "", ""]
                 if r is None
                 else ["yes" if r.success else "NO", str(r.steps), str(r.llm_calls),
-                      str(r.input_tokens), f"{r.seconds:.0f}", str(r.approvals)]
+                      str(r.request_tokens), f"{r.seconds:.0f}", str(r.approvals)]
             )  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     totals = ["**all**", ""]
     for rep in reports:
         done = rep.rows
-        sums = [sum(getattr(r, k) for r in done) for k in ("steps", "llm_calls", "input_tokens")]
+        sums = [sum(getattr(r, k) for r in done) for k in ("steps", "llm_calls", "request_tokens")]
         totals += [
             f"{sum(r.success for r in done)}/{len(done)}",
             *map(str, sums),

@@ -96,6 +96,12 @@ class Catalog:
             raise CatalogError(f"{task.id}: apps/{task.app}/checks.py has no function {name}")
         return function
 
+    def request_counter(self) -> Callable[[Any], int]:
+        """o200k tokens of one chat request, counted by bench/request_tokens.py."""
+        counting = self._import("bench.request_tokens")
+        encoding = counting.o200k()
+        return lambda request: int(counting.count_request(request, encoding).total)
+
     def select(self, ids: list[str] | None = None, app: str | None = None) -> list[Any]:
         """The tasks named (in that order), or those of one app, or all."""
         tasks = self.tasks(app)

@@ -49,6 +49,8 @@ class FakeCatalog:
 
 
 class FakeService:
+    meter = SimpleNamespace(tokens=0)  # llm_meter.Meter: the service's requests, counted
+
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
         self.decided: list[tuple[str, str]] = []
@@ -67,6 +69,7 @@ class FakeService:
         self.decided.append((approval_id, decision))
 
     def get(self, task_id: str) -> dict[str, Any]:
+        self.meter.tokens += 700
         return {
             "status": "succeeded",
             "result": {"answer": "three", "data": {"count": 3}},
@@ -76,7 +79,8 @@ class FakeService:
 
 def test_one_task_is_reset_submitted_followed_and_checked() -> None:
     app, service = FakeApp(), FakeService()
-    row = run_one(FakeCatalog(app), service, TASK, RunConfig(max_steps=30))  # type: ignore[arg-type]
+    config = RunConfig(max_steps=30)
+    row = run_one(FakeCatalog(app), service, TASK, config, service.meter)  # type: ignore[arg-type]
     body = service.bodies[0]
     assert app.resets == 1
     assert body["start_url"] == "http://127.0.0.1:8699/tracker/"
@@ -85,6 +89,7 @@ def test_one_task_is_reset_submitted_followed_and_checked() -> None:
     assert body["output_schema"] == {"type": "object"}
     assert service.decided == [("a1", "approve")]
     assert (row.success, row.steps, row.llm_calls, row.input_tokens) == (True, 4, 6, 900)
+    assert row.request_tokens == 700
     assert (row.approvals, row.approval_reasons) == (1, ("click 'Save'",))
 
 
@@ -109,7 +114,8 @@ def test_a_configuration_shares_one_service_unless_fresh_and_settings_allow_loop
 
     catalog = FakeCatalog(FakeApp())
     base = Settings(database_url="postgresql://x/y")
-    shared = run_config(catalog, [TASK, TASK], RunConfig(), base, Opener)  # type: ignore[arg-type]
+    meter = FakeService.meter
+    shared = run_config(catalog, [TASK, TASK], RunConfig(), base, Opener, meter=meter)  # type: ignore[arg-type]
     assert len(opened) == 1 and len(shared.rows) == 2
     settings = opened[0]
     assert (settings.database_url, settings.allowed_private_hosts) == ("", "127.0.0.1")
@@ -120,5 +126,5 @@ def test_a_configuration_shares_one_service_unless_fresh_and_settings_allow_loop
     assert len(opened) == 2 and opened[0].data_dir != opened[1].data_dir
     assert not opened[0].planner_enabled
     table = markdown([shared, shared])
-    assert "| fake-01 | lookup | yes | 4 | 6 | 900 |" in table
-    assert "| **all** |  | 2/2 | 8 | 12 | 1800 |" in table
+    assert "| fake-01 | lookup | yes | 4 | 6 | 700 |" in table
+    assert "| **all** |  | 2/2 | 8 | 12 | 1400 |" in table

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import ExitStack
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -188,6 +189,7 @@ def realapps(
     """Real applications (bench/realapps): reset, run each task through the service, check
     the app's state and the answer; prints a table (two configurations side by side)."""
     from workers.bench import realapps as runner
+    from workers.bench.llm_meter import metered_endpoint
     from workers.bench.realapps_catalog import DEFAULT_BENCH_DIR, Catalog, CatalogError
 
     console, err = Console(width=200), Console(stderr=True)
@@ -213,10 +215,18 @@ def realapps(
         err.print(line, highlight=False)
 
     reports = []
-    with runner.serving(catalog, {t.app for t in chosen}):
+    with runner.serving(catalog, {t.app for t in chosen}), ExitStack() as stack:
+        meter = None
+        if not server:  # the embedded service's model calls pass through the o200k meter
+            url, meter = stack.enter_context(
+                metered_endpoint(settings.llm_base_url, catalog.request_counter())
+            )
+            settings = settings.model_copy(update={"llm_base_url": url})
         for config in configs:
             err.print(f"{config.label}: {len(chosen)} tasks, model {settings.llm_model}")
-            reports.append(runner.run_config(catalog, chosen, config, settings, opener, progress))
+            reports.append(
+                runner.run_config(catalog, chosen, config, settings, opener, progress, meter)
+            )
     console.print(runner.markdown(reports), highlight=False, markup=False)
     if out is not None:
         paths = runner.write(reports, out)
