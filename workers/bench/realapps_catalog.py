@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -129,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name} {app.version}: ready in {time.monotonic() - started:.0f}s")
         return 0
     if args == ["serve"]:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C
         procs = []
         try:
             for name in catalog.app_names():
