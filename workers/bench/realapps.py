@@ -211,7 +211,7 @@ def serving(catalog: Catalog, names: set[str]) -> Iterator[None]:
     try:
         for name in sorted(names):
             app = catalog.app(name)
-            if not app.installed(catalog.root):
+            if not catalog.installed(app):
                 raise RuntimeError(f"{name} is not installed: run `make realapps`")
             if not _listening(app.port):  # else already served (`make realapps-serve`)
                 procs.append(app.serve(catalog.root))

@@ -54,6 +54,11 @@ class Catalog:
             raise CatalogError(f"no app {name!r} under {self.bench_dir / 'apps'}")
         return self._import(f"bench.realapps.apps.{name}").APP
 
+    def installed(self, app: Any) -> bool:
+        """The app's own `installed(root)` when it has one, else its folder under root."""
+        probe = getattr(app, "installed", None)
+        return bool(probe(self.root)) if callable(probe) else (self.root / app.name).is_dir()
+
     def checks(self, name: str) -> Any:
         return self._import(f"bench.realapps.apps.{name}.checks")
 

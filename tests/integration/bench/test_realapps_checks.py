@@ -20,7 +20,7 @@ TASKS = CATALOG.tasks()
 @pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
 def test_the_check_fails_before_and_passes_after_the_outcome(task: object) -> None:
     app = CATALOG.app(task.app)  # type: ignore[attr-defined]
-    assert app.installed(CATALOG.root), f"{task.app} is not installed: run `make realapps`"  # type: ignore[attr-defined]
+    assert CATALOG.installed(app), f"{task.app} is not installed: run `make realapps`"  # type: ignore[attr-defined]
     check, solve = CATALOG.check_of(task), CATALOG.solve_of(task)
     app.reset(CATALOG.root)
     before = check(app, CATALOG.root, "")
