@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CHROMIUM ?= /usr/bin/chromium
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench chaos migrate chromium clean openapi lock client-models ts-client docs docs-pages
+.PHONY: setup run test lint bench chaos migrate chromium clean openapi lock client-models ts-client docs docs-pages realapps realapps-serve
 
 # the service with its dev tools, and the Python SDK (clients/python) editable beside it
 $(STAMP): pyproject.toml constraints.txt clients/python/pyproject.toml
@@ -70,6 +70,15 @@ bench: setup
 	$(BIN)/python bench/miniwob_smoke.py
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python -m pytest -q -ra -m bench
+
+# the real applications of bench/realapps (issue 33) under .realapps/, each in its own venv
+# with its seed (idempotent; not part of setup or test); their check test: pytest -m realapps
+realapps: setup
+	$(BIN)/python -m workers.bench.realapps_catalog install
+
+# serve every installed app on its 127.0.0.1 port, reset to its seed; Ctrl-C stops them
+realapps-serve: realapps
+	$(BIN)/python -m workers.bench.realapps_catalog serve
 
 # re-resolve constraints.txt from pyproject.toml (keeps current pins unless they must move)
 lock: setup

@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     planner_every_n_steps: int = Field(default=4, ge=1)
     # also a Planner call before the first Worker step (off: one-step tasks cost no Planner call)
     planner_at_start: bool = False
+    # false: the Worker alone on the browser route (no Planner, no Ledger view; seed 003 §6),
+    # the baseline `webagent bench realapps --no-planner` compares the brain against
+    planner_enabled: bool = True
     # the read-only lookup route's page text cap per page, in (estimated) tokens: an
     # emoji-dense page's 12,000 characters were ~19k tokens for a one-line answer
     lookup_page_tokens: int = Field(default=3000, ge=200)

@@ -179,6 +179,7 @@ async def _run_agent(
             planner_every_n_steps=rt.settings.planner_every_n_steps,
             planner_at_start=rt.settings.planner_at_start,
             lookup_page_tokens=rt.settings.lookup_page_tokens,
+            planner=rt.settings.planner_enabled,
         )
         # what the run shows about its sites, written after the checks (issue 21)
         learner = RunLearnings(spec.instruction, spec.task_id)

@@ -41,7 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Move artifact bytes out of the database into the artifact store.",
     ),
     "observe": ("workers.cli.commands.observe", "Print what the agent sees of a page."),
-    "bench": ("workers.cli.commands.bench", "Run benchmarks (MiniWoB++)."),
+    "bench": ("workers.cli.commands.bench", "Run benchmarks (MiniWoB++, real apps)."),
 }
 
 

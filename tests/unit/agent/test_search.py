@@ -187,3 +187,22 @@ def test_subject_terms_are_what_a_page_would_print() -> None:
         "The Left Hand of Darkness", "Left", "Hand", "Darkness",
     ]  # fmt: skip
     assert subject_terms("what is the headline of this page?") == []
+
+
+async def test_with_the_planner_off_the_browser_route_runs_the_worker_alone() -> None:
+    """BrainConfig(planner=False) (WEBAGENT_PLANNER_ENABLED=false, `bench realapps
+    --no-planner`): no Planner call verifies the claim; on, the Planner does."""
+    runs = {}
+    for planner in (True, False):
+        llm = FakeLLM([reply(("done", {"answer": "booked", "success": True}))], BRAIN_SIDE)
+        outcome = await run_task(
+            task("book the cheapest flight"),
+            Opener(),
+            llm,
+            RecordingSink(),
+            fetcher=FakeFetcher({}),
+            config=BrainConfig(planner=planner),
+        )
+        runs[planner] = (outcome.success, sorted({role for role, _, _ in llm.calls}))
+    assert runs[False] == (True, ["worker"])
+    assert runs[True][0] and "planner" in runs[True][1]

@@ -80,6 +80,7 @@ class BrainConfig:
     planner_at_start: bool = False  # a Planner call before the first Worker step
     max_rejections: int = 2  # K: rejected completion claims before the run ends failed
     lookup_page_tokens: int = 3000  # a read-only lookup's page text cap (LOOKUP_PAGE_TOKENS)
+    planner: bool = True  # False: the browser route runs the Worker alone (run_worker_only)
 
 
 def element_label(page_text: str, ref: str) -> str:

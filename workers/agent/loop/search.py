@@ -26,7 +26,7 @@ from app.contracts import EventType, TaskStatus
 from workers.agent import prompts, textcut
 from workers.agent.context.history import untrusted_block
 from workers.agent.loop.brain import BrainConfig
-from workers.agent.loop.loop import run_agent
+from workers.agent.loop.loop import run_agent, run_worker_only
 from workers.agent.loop.metered import MeteredLLM
 from workers.agent.protocols import (
     LLM,
@@ -230,9 +230,12 @@ async def run_task(
         fallback = RouteDecision(BROWSER, decision.confidence, decision.families, "search_fallback")
         await sink.emit(EventType.route_decided, fallback.event())
     async with open_browser() as browser:
-        outcome = await run_agent(
-            task, browser, llm, sink, memory=memory, config=config, routes=routes
-        )
+        if config is not None and not config.planner:
+            outcome = await run_worker_only(task, browser, llm, sink)
+        else:
+            outcome = await run_agent(
+                task, browser, llm, sink, memory=memory, config=config, routes=routes
+            )
     # the route's outcome is recorded by the caller after its checks of the answer
     # (grounding, output_schema, answer check): workers/adapters/site_learning.py
     if searched is None:

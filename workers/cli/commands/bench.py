@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import ExitStack
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -139,6 +141,116 @@ def miniwob(
     if out is not None:
         report.write_json(out)
         err.print(f"wrote {out}")
+
+
+COMPARE_FLAGS = ("defaults", "no-planner", "no-memory", "fresh")
+
+
+def _config(label: str, **given: Any) -> Any:
+    """A RunConfig from a label such as `no-planner+fresh` (flags joined by +)."""
+    from workers.bench.realapps import RunConfig
+
+    flags = set(label.split("+"))
+    unknown = flags - set(COMPARE_FLAGS)
+    if unknown:
+        raise typer.BadParameter(f"unknown {sorted(unknown)}; use {'+'.join(COMPARE_FLAGS)}")
+    return RunConfig(
+        label=label,
+        planner="no-planner" not in flags,
+        memory="no-memory" not in flags,
+        fresh="fresh" in flags,
+        **given,
+    )
+
+
+@bench_app.command("realapps")
+def realapps(
+    tasks: str = typer.Option("", help="Comma-separated task ids (default: every task)."),
+    app: str | None = typer.Option(None, "--app", help="Only this app's tasks."),
+    model: str | None = typer.Option(None, help="Model for every role."),
+    llm_base_url: str | None = typer.Option(None, help="OpenAI-compatible base URL."),
+    llm_timeout: float | None = typer.Option(None, help="Seconds per LLM call (slow models)."),
+    no_planner: bool = typer.Option(False, "--no-planner", help="The Worker alone."),
+    no_memory: bool = typer.Option(
+        False, "--no-memory", help="An empty database per task: nothing learned carries over."
+    ),
+    fresh: bool = typer.Option(False, "--fresh", help="A new service per task."),
+    server: str | None = typer.Option(
+        None, help="Submit to this running server (its own configuration) instead of embedding."
+    ),
+    compare: str | None = typer.Option(
+        None, help=f"A second configuration run after the first: {'+'.join(COMPARE_FLAGS)}."
+    ),
+    max_steps: int = typer.Option(40, min=1, help="Step budget per task."),
+    timeout: float = typer.Option(900.0, min=1, help="Seconds per task."),
+    bench_dir: Path | None = typer.Option(None, help="bench/realapps folder (default: checkout)."),
+    out: Path | None = typer.Option(None, help="Write the JSON report here (and FILE.md)."),
+) -> None:
+    """Real applications (bench/realapps): reset, run each task through the service, check
+    the app's state and the answer; prints a table (two configurations side by side)."""
+    from workers.bench import realapps as runner
+    from workers.bench.llm_meter import metered_endpoint
+    from workers.bench.realapps_catalog import DEFAULT_BENCH_DIR, Catalog, CatalogError
+
+    console, err = Console(width=200), Console(stderr=True)
+    catalog = Catalog(bench_dir or DEFAULT_BENCH_DIR)
+    try:
+        chosen = catalog.select([t for t in tasks.split(",") if t.strip()], app)
+    except CatalogError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from exc
+    flags = "+".join(f for f, on in (("no-planner", no_planner), ("no-memory", no_memory),
+                                     ("fresh", fresh)) if on) or "defaults"  # fmt: skip
+    limits = {"max_steps": max_steps, "timeout_s": timeout}
+    configs = [_config(flags, **limits)] + ([_config(compare, **limits)] if compare else [])
+    if server and (compare or flags != "defaults"):
+        err.print("note: with --server the server's own configuration runs every task")
+    settings = _settings(llm_base_url, model, llm_timeout)
+    opener = _server_opener(server)
+
+    def progress(row: Any) -> None:
+        mark = "ok " if row.success else "-- "
+        line = f"{mark}{row.config} {row.task} {row.status} steps={row.steps} "
+        line += f"calls={row.llm_calls} {row.seconds:.0f}s: {row.why}"
+        err.print(line, highlight=False)
+
+    reports = []
+    with runner.serving(catalog, {t.app for t in chosen}), ExitStack() as stack:
+        meter = None
+        if not server:  # the embedded service's model calls pass through the o200k meter
+            url, meter = stack.enter_context(
+                metered_endpoint(settings.llm_base_url, catalog.request_counter())
+            )
+            settings = settings.model_copy(update={"llm_base_url": url})
+        for config in configs:
+            err.print(f"{config.label}: {len(chosen)} tasks, model {settings.llm_model}")
+            reports.append(
+                runner.run_config(catalog, chosen, config, settings, opener, progress, meter)
+            )
+    console.print(runner.markdown(reports), highlight=False, markup=False)
+    if out is not None:
+        paths = runner.write(reports, out)
+        err.print(f"wrote {paths[0]} and {paths[1]}")
+
+
+def _server_opener(server: str | None) -> Any:
+    """Settings -> a TaskClient on an embedded service (those settings) or on `server`."""
+    from contextlib import contextmanager
+
+    from workers.cli.client import TaskClient
+    from workers.cli.commands.service import local_server
+
+    @contextmanager
+    def open_service(settings: Settings) -> Any:
+        if server:
+            with TaskClient(server) as client:
+                yield client
+            return
+        Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
+        with local_server(settings) as base_url, TaskClient(base_url) as client:
+            yield client
+
+    return open_service
 
 
 def _settings(base_url: str | None, model: str | None, llm_timeout: float | None) -> Settings:
