@@ -106,13 +106,17 @@ class MisagoApp:
             raise RuntimeError(f"misago run_python failed: {done.stderr.strip()[-800:]}")
         return done.stdout
 
-    def sql(self, root: Path, query: str, params: tuple[object, ...] = ()) -> list[tuple]:
-        """Rows of a query on the working database (psycopg2 of the app's venv, %s params)."""
+    def sql(
+        self, root: Path, query: str, params: tuple[object, ...] = (), db: str = "working"
+    ) -> list[tuple]:
+        """Rows of a query on the working database (or `db="seed"`: the pristine template),
+        through psycopg of the app's venv, `%s` params."""
+        name = SEED_DB if db == "seed" else DB
         code = (
-            "import json, sys, psycopg2\n"
+            "import json, sys, psycopg\n"
             "q, p = json.loads(sys.stdin.read())\n"
-            f"c = psycopg2.connect(host='127.0.0.1', user={_pg_user()!r}, dbname={DB!r})\n"
-            "cur = c.cursor(); cur.execute(q, p)\n"
+            f"c = psycopg.connect(host='127.0.0.1', user={_pg_user()!r}, dbname={name!r})\n"
+            "cur = c.cursor(); cur.execute(q, p or None)\n"
             "rows = cur.fetchall() if cur.description else []\n"
             "c.commit(); print(json.dumps(rows, default=str))\n"
         )
@@ -175,7 +179,7 @@ def _wait_http(url: str, proc: subprocess.Popen[bytes]) -> None:
         if proc.poll() is not None:
             raise RuntimeError(f"misago server exited with {proc.returncode}")
         try:
-            with urllib.request.urlopen(url, timeout=5) as resp:  # noqa: S310 (loopback)
+            with urllib.request.urlopen(url, timeout=5) as resp:
                 if resp.status < 500:
                     return
         except urllib.error.HTTPError as exc:

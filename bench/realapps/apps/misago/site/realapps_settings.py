@@ -4,6 +4,7 @@ Copied to `.realapps/misago/site/` and run by the app's own virtualenv (never im
 service). Postgres on 127.0.0.1, database from REALAPPS_MISAGO_DB; no outgoing mail (console
 backend), no Celery broker (tasks run inline), no debug toolbar, file cache wiped on reset.
 """
+
 # ruff: noqa: F403, F405
 import os
 

@@ -1,4 +1,5 @@
 """URLs of the bench's Misago: Misago's dev project URLs plus media files (DEBUG is off)."""
+
 # ruff: noqa: F403, F405
 from devproject.urls import *
 from django.conf import settings
