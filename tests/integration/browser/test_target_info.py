@@ -72,6 +72,18 @@ async def test_forms(session: PageSession, probe_port: int) -> None:
     assert sensitivity(feedback, target) is not None
 
 
+async def test_form_controls_named_action_and_method(session: PageSession, probe_port: int) -> None:
+    """Controls named "action" and "method" shadow form.action / form.method (DOM clobbering,
+    as in Misago's admin bulk forms): the facts still carry the form's URL and method."""
+    await _open(session, probe_port)
+    bulk = Action("click", {"ref": _ref(session, "Activate accounts")})
+    target = await _target(session, bulk)
+    assert isinstance(target.form_action, str), target.form_action
+    assert target.submits and target.form_action.endswith("/admin/users/")
+    assert target.form_method == "post"
+    assert sensitivity(bulk, target) is None  # a same-site form, no sensitive word
+
+
 async def test_enter_on_the_focused_field(session: PageSession, probe_port: int) -> None:
     await _open(session, probe_port)
     await session.page.focus("input[name=to]")

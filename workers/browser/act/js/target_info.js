@@ -32,8 +32,13 @@
   let formAction = '', formMethod = '', formText = '';
   if (form) {
     const override = submits && el.getAttribute('formaction') ? el.formAction : '';
-    formAction = override || form.action || location.href;
-    formMethod = String((submits && el.getAttribute('formmethod')) || form.method || 'get').toLowerCase();
+    // attributes, not form.action / form.method: a control named "action" or "method"
+    // shadows those properties (DOM clobbering, e.g. Misago's admin bulk-action forms)
+    const attr = (name) => Element.prototype.getAttribute.call(form, name) || '';
+    let own = '';
+    try { own = attr('action') ? new URL(attr('action'), document.baseURI).href : ''; } catch (e) { own = ''; }
+    formAction = override || own || location.href;
+    formMethod = String((submits && el.getAttribute('formmethod')) || attr('method') || 'get').toLowerCase();
     const legend = form.querySelector('legend');
     const texts = [form.getAttribute('aria-label'), form.getAttribute('title'), form.getAttribute('name'),
       legend ? legend.textContent : ''];
