@@ -94,7 +94,8 @@ class PretixApp:
         self.configure(root)
         self.db_path(root).unlink(missing_ok=True)
         self.manage(root, "migrate", "--noinput")
-        self.run_python(root, HELPERS.read_text(encoding="utf-8") + SEED.read_text(encoding="utf-8"))
+        seed = HELPERS.read_text(encoding="utf-8") + SEED.read_text(encoding="utf-8")
+        self.run_python(root, seed)
         shutil.copyfile(self.db_path(root), self.pristine(root))
         proc = self.serve(root)  # the first page of each kind compiles its SCSS (slow once)
         try:

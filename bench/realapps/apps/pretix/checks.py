@@ -542,8 +542,12 @@ def boat_cruise_not_found(app: Any, root: Path, answer: str) -> Verdict:
                   "%Boat Cruise%")  # fmt: skip
     said = _says(answer, *NOT_FOUND)
     ok = said and unchanged and cruise == 0
-    return Verdict(ok, f"answer says not found {said}; orders unchanged {unchanged}; cruise {cruise}")
+    why = f"answer says not found {said}; orders unchanged {unchanged}; cruise {cruise}"
+    return Verdict(ok, why)
 
 
 def solve_boat_cruise_not_found(app: Any, root: Path) -> str:
-    return "The jazz festival shop has no product called Midnight Harbour Boat Cruise (it does not exist), so nothing was bought."
+    return (
+        "The jazz festival shop has no product called Midnight Harbour Boat Cruise (it does "
+        "not exist), so nothing was bought."
+    )

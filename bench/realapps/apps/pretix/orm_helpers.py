@@ -9,8 +9,16 @@ from decimal import Decimal
 from django.utils.timezone import make_aware
 from django_scopes import scopes_disabled
 from pretix.base.models import (
-    Event, InvoiceAddress, Item, ItemVariation, Order, OrderPayment, OrderPosition, OrderRefund,
-    Organizer, Voucher,
+    Event,
+    InvoiceAddress,
+    Item,
+    ItemVariation,
+    Order,
+    OrderPayment,
+    OrderPosition,
+    OrderRefund,
+    Organizer,
+    Voucher,
 )
 
 
@@ -40,8 +48,14 @@ def make_order(event, email, name, lines, status="n", when=None, voucher=None, r
     when = when or at(2026, 11, 20)
     channel = event.organizer.sales_channels.get(identifier="web")
     order = Order.objects.create(
-        event=event, email=email, status="n", datetime=when, expires=at(2027, 1, 31),
-        total=Decimal("0.00"), locale="en", sales_channel=channel,
+        event=event,
+        email=email,
+        status="n",
+        datetime=when,
+        expires=at(2027, 1, 31),
+        total=Decimal("0.00"),
+        locale="en",
+        sales_channel=channel,
     )
     total = Decimal("0.00")
     pid = 1
@@ -53,9 +67,15 @@ def make_order(event, email, name, lines, status="n", when=None, voucher=None, r
             price = voucher.calculate_price(price)
         for _ in range(count):
             OrderPosition.objects.create(
-                order=order, item=item, variation=var, price=price, positionid=pid,
+                order=order,
+                item=item,
+                variation=var,
+                price=price,
+                positionid=pid,
                 attendee_name_parts=parts(name) if item.admission else {},
-                voucher=voucher if voucher is not None and voucher.item_id in (None, item.pk) else None,
+                voucher=voucher
+                if voucher is not None and voucher.item_id in (None, item.pk)
+                else None,
             )
             total += price
             pid += 1
@@ -68,8 +88,12 @@ def make_order(event, email, name, lines, status="n", when=None, voucher=None, r
         payment.save()
     if refunded:
         order.refunds.create(
-            amount=total, provider="banktransfer", state="done", source="admin",
-            payment=payment, execution_date=when + _dt.timedelta(days=9),
+            amount=total,
+            provider="banktransfer",
+            state="done",
+            source="admin",
+            payment=payment,
+            execution_date=when + _dt.timedelta(days=9),
         )
     if status in ("c", "e") and not refunded:
         payment.state = "canceled"
