@@ -213,6 +213,8 @@ def make_event(org, slug, name, start, end, live, products):
 
 with scopes_disabled():
     org = Organizer.objects.create(name="Harbour Lights Events", slug="harbour")
+    org.plugins = "pretix.plugins.banktransfer"  # a hybrid plugin: on for the organizer too
+    org.save()
     org.settings.contact_mail = "tickets@harbour.test"
     jazz = make_event(
         org,
