@@ -29,6 +29,7 @@ from tests.support.llm_server import Reply, ScriptedLLMServer, error_reply, tool
 from tests.support.policies import cheapest_product_policy, find_ref, latest_observation
 from tests.support.sites import TestSite
 from tests.support.worker_proc import Worker, worker_env, worker_process
+from tests.support.worker_proc import wait_for as wait_ready
 from workers.process.embedded import build_app
 
 TERMINAL = ("succeeded", "failed", "cancelled", "timed_out")
@@ -41,6 +42,7 @@ ENDLESS = "keep reading the next page forever"
 STEP_DELAY_S = 0.4
 # settings of the shared `service` deployments beyond _settings' (approvals are quick to see)
 SHARED: dict[str, Any] = {"approval_poll_s": 0.1}
+READY_TIMEOUT_S = 120.0  # the production worker's boot (Chromium launch) on a loaded machine
 
 
 def task_text(request: dict[str, Any]) -> str:
@@ -176,7 +178,20 @@ def production(
         worker_process(env, data_dir / "worker.log") as worker,
         serve(build_app(settings)) as base_url,
     ):
+        # the worker answers /metrics before its Chromium is up and it listens on the queue
+        # (28 s under load): a test's own time budget must not pay for the boot
+        wait_ready(lambda: _ready(base_url), READY_TIMEOUT_S, "the worker on the queue")
         yield base_url, worker
+
+
+def _ready(base_url: str) -> bool:
+    """/readyz's `browser` check: a live worker (warm Chromium) listens on the queue (its
+    `llm` check fails here: the scripted server serves another model name)."""
+    try:
+        checks = httpx.get(f"{base_url}/readyz", timeout=5).json()["checks"]
+    except (httpx.HTTPError, ValueError, KeyError):
+        return False
+    return bool(checks.get("browser", {}).get("ok"))
 
 
 @pytest.fixture(scope="package", params=["embedded", "production"])
