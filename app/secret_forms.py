@@ -23,13 +23,13 @@ of: whitespace - _ . , : ; | / \\ * + · • %20 &nbsp; and the zero-width chara
 U+200D, U+2060, U+FEFF, U+00AD. So spaced hex ("56 61 75"), char-code lists ("86,97,117",
 "86 97 117"), zero-width joins and 1-4 separators are matched. A value of fewer than
 SEPARATED_MIN characters is matched only without visible separators; spaces around a value
-are not part of what is matched. Every alternative starts with a literal character and
-the alternatives are grouped by it, so the engine skips in C every position that starts no
-form; separator runs are possessive, so a failing candidate does not backtrack through them.
+are not part of what is matched. The pattern starts with the class of every form's first
+character, so the engine skips in C every position that starts no form; separator runs are
+possessive, so a failing candidate does not backtrack through them.
 
 Also: base64 (standard and URL-safe, padded or not, at any byte alignment inside a longer
 base64 text: the characters that depend only on the value), and, for a value of at least
-HALVES_MIN characters, each half (split at the middle) in every per-character form above.
+HALVES_MIN characters, each half (split at the middle) as plain text in any letter case.
 
 Not covered (said in the README's security section): other encodings or ciphers (ROT13,
 base32, compression, encryption), a value split other than at its middle or across more than
@@ -130,21 +130,29 @@ def _separator(value: str) -> str:
     return "(?:" + "|".join(alts) + f"){{0,{SEPARATORS_MAX}}}+"
 
 
-def _chain(value: str, part: str) -> list[Alt]:
-    """`part` of `value` with each character in any encoding, separators between."""
+def _chain(value: str, part: str) -> tuple[set[str], str]:
+    """(first characters, regex after the first one) matching `part` of `value` with each
+    character in any encoding, separators between: the first character is taken by the
+    pattern's leading class, a look-behind says which encoding it began."""
     sep = _separator(value)
-    chars = VISIBLE_SEPARATORS + ZERO_WIDTH if len(value) >= SEPARATED_MIN else ZERO_WIDTH
-    rest = "".join(sep + _group(c, chars) for c in part[1:])
-    return [(first, more + rest) for first, more in _encodings(part[0])]
+    seps = VISIBLE_SEPARATORS + ZERO_WIDTH if len(value) >= SEPARATED_MIN else ZERO_WIDTH
+    encodings = _encodings(part[0])
+    firsts = {first for first, _ in encodings}
+    head = "|".join(f"(?<={re.escape(first)}){more}" for first, more in encodings)
+    rest = "".join(sep + _group(c, seps) for c in part[1:])
+    return firsts, f"{_behind(firsts)}(?:{head}){rest}"
 
 
-def _chains(value: str) -> tuple[list[Alt], list[Alt]]:
-    """(the value and its reverse, the value's halves)."""
-    whole = _chain(value, value) + _chain(value, value[::-1])
-    if len(value) < HALVES_MIN:
-        return whole, []
-    middle = len(value) // 2
-    return whole, _chain(value, value[:middle]) + _chain(value, value[middle:])
+def _behind(chars: set[str]) -> str:
+    """A one-step test that the character just taken is one of `chars`."""
+    return "(?<=[" + "".join(re.escape(c) for c in sorted(chars)) + "])"
+
+
+def _plain(text: str) -> tuple[set[str], str]:
+    """(first characters, regex after the first one) for `text` in any letter case."""
+    firsts = {text[0], text[0].lower(), text[0].upper()}
+    behind = "|".join(f"(?<={re.escape(f)})" for f in sorted(firsts))
+    return firsts, f"(?:{behind}){_ci(text[1:])}"
 
 
 def _b64_runs(value: str) -> set[str]:
@@ -162,26 +170,33 @@ def _b64_runs(value: str) -> set[str]:
 
 
 def _pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One regex over every form of every value, as a branch per first character (the
-    engine skips, in C, every position whose character starts no form). Within a branch:
-    for each value (longest first) its base64 runs (exact case) and whole forms, then every
-    value's halves; the first alternative that matches wins, so a whole value is masked
-    whole."""
-    whole: list[Alt] = []
-    halves: list[Alt] = []
+    """One regex over every form of every value: a class of every form's first character
+    (the engine skips, in C, every position that starts no form), then the alternatives.
+    For each value (longest first) its base64 runs (exact case), the value and its reverse
+    in every encoding; then every value's halves as plain text. The first alternative that
+    matches wins, so a whole value is masked whole."""
+    firsts: set[str] = set()
+    whole: list[str] = []
+    halves: list[str] = []
     for value in dict.fromkeys(v.strip() or v for v in values):  # spaces around: never runs
-        whole += [(r[0], re.escape(r[1:])) for r in sorted(_b64_runs(value), key=len)[::-1]]
-        forms, parts = _chains(value)
-        whole += forms
-        halves += parts
-    branches: dict[str, list[str]] = {}
-    for first, rest in whole + halves:
-        branches.setdefault(first, []).append(rest)
-    if not branches:
+        runs = sorted(_b64_runs(value), key=len, reverse=True)
+        firsts |= {run[0] for run in runs}
+        b64 = "|".join(f"(?<={re.escape(run[0])}){re.escape(run[1:])}" for run in runs)
+        whole.append(f"{_behind({run[0] for run in runs})}(?:{b64})")
+        for part in (value, value[::-1]):
+            starts, regex = _chain(value, part)
+            firsts |= starts
+            whole.append(regex)
+        if len(value) >= HALVES_MIN:
+            middle = len(value) // 2
+            for half in (value[:middle], value[middle:]):
+                starts, regex = _plain(half)
+                firsts |= starts
+                halves.append(regex)
+    if not whole:
         return None
-    return re.compile(
-        "|".join(re.escape(f) + "(?:" + "|".join(rests) + ")" for f, rests in branches.items())
-    )
+    lead = "[" + "".join(re.escape(f) for f in sorted(firsts)) + "]"
+    return re.compile(lead + "(?:" + "|".join(whole + halves) + ")")
 
 
 class SecretForms:
