@@ -219,6 +219,14 @@ class SecretForms:
     def found(self, text: str) -> bool:
         return self._pattern is not None and self._pattern.search(text) is not None
 
+    def first(self, text: str, around: int = 60) -> str | None:
+        """The first form found in `text`, [[marked]] with `around` characters either side."""
+        match = self._pattern.search(text) if self._pattern is not None else None
+        if match is None:
+            return None
+        start, end = match.span()
+        return f"{text[max(0, start - around) : start]}[[{match[0]}]]{text[end : end + around]}"
+
     def redact(self, value: Any) -> Any:
         """`value` (str, or JSON-like dict/list nesting) with every form masked."""
         if not self.values:
