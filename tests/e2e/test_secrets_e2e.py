@@ -2,7 +2,10 @@
 HTTP with `secrets`, a scripted model that types `<secret:pw>` into a password field of a
 local login page. The site receives the real value; no model request, event row, ledger row,
 log line, API response or database table holds it. A secret scoped to another domain is
-refused with `secret_not_allowed`.
+refused with `secret_not_allowed`. The page's echoes of a typed value in the encodings
+browsers produce (encodeURIComponent, char codes, spaced hex, zero-width joins, padded
+entities) and a GET form's URL carrying a password (WHATWG form encoding) are masked in
+every read-back (issue 32, item 3).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 import pytest
 from starlette.applications import Starlette
@@ -35,16 +38,26 @@ LOGIN = """<!doctype html><title>Sign in</title><form method="post" action="/log
 <label>Username <input name="user" type="text"></label>
 <label>Password <input name="password" type="password"></label>
 <button type="submit">Log in</button></form>"""
+GET_PASSWORD = "Vault*Canary@5150~x"  # WHATWG form encoding: Vault*Canary%405150%7Ex
+GET_LOGIN = LOGIN.replace('method="post" action="/login"', 'method="get" action="/signed"')
 
 
-CANARY = "Hunter2-CANARY-77"
+CANARY = "Hunter2!CANARY@77"
 ECHO = """<!doctype html><title>Code</title><label>Access code <input id=c type=text></label>
-<p id=echo></p><p id=rev></p><p id=spaced></p><p id=b64></p><script>
+<p id=echo></p><p id=rev></p><p id=spaced></p><p id=b64></p><p id=uri></p><p id=codes></p>
+<p id=hex></p><p id=zw></p><p id=ent></p><script>
 c.addEventListener('input', () => {
-  echo.textContent = 'You typed ' + c.value;
-  rev.textContent = 'Backwards: ' + c.value.split('').reverse().join('');
-  spaced.textContent = 'Spelled: ' + c.value.split('').join(' ');
-  b64.textContent = 'Encoded: ' + btoa('user:' + c.value);
+  const v = c.value, chars = v.split('');
+  echo.textContent = 'You typed ' + v;
+  rev.textContent = 'Backwards: ' + chars.slice().reverse().join('');
+  spaced.textContent = 'Spelled: ' + chars.join(' ');
+  b64.textContent = 'Encoded: ' + btoa('user:' + v);
+  uri.textContent = 'Link: ?code=' + encodeURIComponent(v);
+  codes.textContent = 'Codes: ' + chars.map(ch => ch.charCodeAt(0)).join(',');
+  hex.textContent = 'Hex: ' + chars.map(ch => ch.charCodeAt(0).toString(16)).join(' ');
+  zw.textContent = 'Joined: ' + chars.join('\\u200b');
+  const ref = ch => '&#' + String(ch.charCodeAt(0)).padStart(4, '0') + ';';
+  ent.textContent = 'Refs: ' + chars.map(ref).join('');
 });</script>"""
 SCRIPT = "() => document.getElementById('c').value.split('').join('-')"
 
@@ -57,6 +70,11 @@ def canary_forms() -> list[str]:
         " ".join(CANARY),
         "-".join(CANARY),
         base64.b64encode(f"user:{CANARY}".encode()).decode(),
+        quote(CANARY, safe="-_.!~*'()"),  # encodeURIComponent
+        ",".join(str(ord(c)) for c in CANARY),
+        " ".join(f"{ord(c):x}" for c in CANARY),
+        "\u200b".join(CANARY),
+        "".join(f"&#{ord(c):04d};" for c in CANARY),
     ]
 
 
@@ -74,11 +92,20 @@ class LoginSite:
     async def echo(self, request: Request) -> HTMLResponse:
         return HTMLResponse(ECHO)
 
+    async def get_login(self, request: Request) -> HTMLResponse:
+        return HTMLResponse(GET_LOGIN)
+
+    async def signed(self, request: Request) -> HTMLResponse:
+        self.received.extend(request.query_params.getlist("password"))
+        return HTMLResponse("<!doctype html><title>Welcome</title><h1>Signed in</h1>")
+
     def app(self) -> Starlette:
         return Starlette(
             routes=[
                 Route("/login", self.page, methods=["GET", "POST"]),
                 Route("/echo", self.echo),
+                Route("/get-login", self.get_login),
+                Route("/signed", self.signed),
             ]
         )
 
@@ -227,5 +254,57 @@ def test_text_typed_with_secret_true_is_masked_in_every_read_back(
     assert "secret_in_result" in requests
     stored = dump(data_dir)
     for form in canary_forms():  # the page's echoes and the script's copy, in every read-back
+        assert form not in requests and form not in shown, form
+        assert form not in stored and form not in caplog.text, form
+
+
+def form_urlencoded(value: str) -> str:
+    """The WHATWG application/x-www-form-urlencoded serializer: A-Z a-z 0-9 * - . _ kept,
+    space as +, every other byte %XX (Python's quote_plus also keeps ~)."""
+    kept = "*-._"
+    return "".join(
+        c
+        if (c.isascii() and c.isalnum()) or c in kept
+        else "+"
+        if c == " "
+        else "".join(f"%{b:02X}" for b in c.encode())
+        for c in value
+    )
+
+
+def test_a_get_forms_url_with_the_password_is_masked_everywhere(
+    stack: tuple[str, str, ScriptedLLMServer, LoginSite, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A plain GET form puts the password into the URL in the WHATWG form encoding, which
+    leaves `*` and encodes `~` (issue 32 item 3): no model request, event, step or stored
+    row shows that URL's value."""
+    import httpx
+
+    base_url, site_url, llm, site, data_dir = stack
+    caplog.set_level(logging.DEBUG)
+    before = len(llm.requests)
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        body = {
+            "instruction": "sign in with the password",
+            "start_url": f"{site_url}/get-login",
+            "secrets": {"pw": {"value": GET_PASSWORD, "domains": ["127.0.0.1"]}},
+            "approval_policy": "none",
+        }
+        created = client.post("/v1/tasks", json=body)
+        assert created.status_code == 202, created.text
+        task_id = created.json()["id"]
+        final = wait_terminal(client, task_id)
+        shown = "".join(
+            client.get(f"/v1/tasks/{task_id}{tail}").text
+            for tail in ("", "/steps", "/ledger", "/events")
+        )
+    assert final["status"] == "succeeded", final
+    assert site.received[-1] == GET_PASSWORD  # the browser sent it in the URL
+    whatwg = form_urlencoded(GET_PASSWORD)
+    assert whatwg == "Vault*Canary%405150%7Ex"
+    requests = json.dumps(llm.requests[before:], ensure_ascii=False)
+    assert "/signed?" in requests  # the URL is shown, its password value masked
+    stored = dump(data_dir)
+    for form in (GET_PASSWORD, whatwg, quote(GET_PASSWORD, safe="-_.!~*'()")):
         assert form not in requests and form not in shown, form
         assert form not in stored and form not in caplog.text, form

@@ -1,7 +1,8 @@
 """Run recordings end to end (issue 25): a task submitted with `record_trace: true` keeps a
 Playwright `trace.zip` artifact. A typed secret appears nowhere in the zip (its raw bytes and
-every file in it), also not as the text argument of the typing call, which the trace still
-records; a task with private regions is traced without screenshots.
+every file in it); the trace pauses while a secret is typed and says so, so no prefix of a
+typed value is in it either (issue 32, item 4); a task with private regions is traced
+without screenshots.
 """
 
 from __future__ import annotations
@@ -16,10 +17,18 @@ import httpx
 import pytest
 
 from app.db.migrate import upgrade
+from app.secret_forms import SecretForms
 from bench.support import serve
 from tests.e2e.conftest import _settings, wait_terminal
-from tests.e2e.test_secrets_e2e import PASSWORD, LoginSite, canary_forms, login_policy
+from tests.e2e.test_secrets_e2e import (
+    CANARY,
+    PASSWORD,
+    LoginSite,
+    canary_forms,
+    login_policy,
+)
 from tests.support.llm_server import ScriptedLLMServer
+from workers.browser.runtime.tracing import PAUSE_NOTE
 from workers.process.embedded import build_app
 
 INPUT_METHODS = {"fill", "type", "press", "insertText", "pressSequentially", "keyboardType"}
@@ -84,13 +93,13 @@ def test_a_traced_login_keeps_the_typing_call_but_not_the_secret(
     files = members(data)
     assert any(n.endswith(".trace") for n in files)
     typed = [e for e in calls(files) if e.get("method") in INPUT_METHODS and "params" in e]
-    assert typed, "the trace records the typing"
     assert all(
         e["params"].get(k) == "[redacted]"
         for e in typed
         for k in ("text", "value")
         if k in e["params"]
     )
+    assert PAUSE_NOTE.encode() in b"".join(files.values())  # the pause says so
     assert PASSWORD.encode() not in data
     for name, body in files.items():
         assert PASSWORD.encode() not in body, name
@@ -114,6 +123,32 @@ def test_text_typed_as_secret_is_masked_in_the_trace(stack: tuple[str, str, Logi
         assert form.encode() not in data
         for name, body in files.items():
             assert form.encode() not in body, (form, name)
+
+
+def test_no_prefix_of_a_typed_secret_is_in_the_trace(stack: tuple[str, str, LoginSite]) -> None:
+    """The echo page shows the field's value after every keystroke; the trace pauses around
+    the secret typing, so none of those states (every prefix of the value, in every form the
+    page writes and masking covers) is in the stored zip, and the zip says it paused."""
+    base_url, site_url, _ = stack
+    final, data = run_traced(
+        base_url,
+        {
+            "instruction": "enter the access code",
+            "start_url": f"{site_url}/echo",
+            "allow_scripts": True,
+            "approval_policy": "none",
+        },
+    )
+    assert final["status"] == "succeeded", final
+    files = members(data)
+    text = "\n".join(body.decode("utf-8", "replace") for body in files.values())
+    assert PAUSE_NOTE in text
+    assert "You typed [secret]" in text  # the page after typing is traced, masked
+    for n in range(3, len(CANARY)):
+        prefix = CANARY[:n]
+        assert f"You typed {prefix}" not in text, prefix
+        found = SecretForms([prefix]).first(text.replace("[secret]", ""))
+        assert found is None, (prefix, found)
 
 
 def refused_login(site_url: str, **kw: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import codecs
 import html
+import json
 from urllib.parse import quote, quote_plus
 
 import pytest
@@ -44,6 +45,72 @@ COVERED = {
     "HTML hex entities": "".join(f"&#x{ord(c):x};" for c in VALUE),
     "hex": VALUE.encode().hex(),
 }
+
+
+# issue 32 item 3: the encodings browsers and page scripts produce, on a value with the
+# characters the encoders treat differently (! ' ( ) * ~ @ and a space)
+BROWSER_VALUE = "Vault!Canary@5150*(x)'~ z/\\\""
+BROWSER_FORMS = SecretForms([BROWSER_VALUE, BROWSER_VALUE + "\u00e9"])
+
+
+def codes(sep: str, fmt: str = "{}") -> str:
+    return sep.join(fmt.format(ord(c)) for c in BROWSER_VALUE)
+
+
+BROWSER_COVERED = {
+    # JavaScript encodeURIComponent leaves A-Z a-z 0-9 - _ . ! ~ * ' ( ) unescaped
+    "encodeURIComponent": quote(BROWSER_VALUE, safe="-_.!~*'()"),
+    "encodeURI": quote(BROWSER_VALUE, safe="-_.!~*'();/?:@&=+$,#"),
+    # WHATWG application/x-www-form-urlencoded: * - . _ kept, space as +
+    "form urlencoded (a GET form's URL)": quote_plus(BROWSER_VALUE, safe="*-._"),
+    "Python quote": quote(BROWSER_VALUE, safe=""),
+    "spaced hex": " ".join(f"{b:02x}" for b in BROWSER_VALUE.encode()),
+    "0x list": ", ".join(f"0x{b:02X}" for b in BROWSER_VALUE.encode()),
+    "\\x escapes": "".join(f"\\x{b:02x}" for b in BROWSER_VALUE.encode()),
+    "\\u escapes": "".join(f"\\u{ord(c):04x}" for c in BROWSER_VALUE),
+    "char codes, commas": codes(","),
+    "char codes, comma and space": codes(", "),
+    "char codes, spaces": codes(" "),
+    "zero-padded entities": codes("", "&#{:04d};"),
+    "zero-padded hex entities": "".join(f"&#x{ord(c):04x};" for c in BROWSER_VALUE),
+    "entities without ;": codes("", "&#{}"),
+    "HTML escaped": html.escape(BROWSER_VALUE),
+    "JSON string": json.dumps(BROWSER_VALUE)[1:-1],
+    "JSON string, ASCII only": json.dumps(BROWSER_VALUE + "\u00e9")[1:-1],
+    "zero-width spaces": "\u200b".join(BROWSER_VALUE),
+    "zero-width joiners": "\u200d".join(BROWSER_VALUE),
+    "word joiners and soft hyphens": "\u2060\u00ad".join(BROWSER_VALUE),
+    "4 separators": " -- ".join(BROWSER_VALUE.replace(" ", "")),
+    "first half": BROWSER_VALUE[: len(BROWSER_VALUE) // 2],
+    "second half": BROWSER_VALUE[len(BROWSER_VALUE) // 2 :],
+    "reversed, form urlencoded": quote_plus(BROWSER_VALUE[::-1], safe="*-._"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROWSER_COVERED))
+def test_each_browser_encoding_is_masked(name: str) -> None:
+    text = f"echo=<{BROWSER_COVERED[name]}>"
+    masked = BROWSER_FORMS.mask(text)
+    assert BROWSER_FORMS.found(text)
+    assert masked == f"echo=<{MASK}>", masked
+
+
+def test_a_get_forms_query_value_is_masked_in_the_url() -> None:
+    url = "https://x.test/s?user=bob&pw=" + quote_plus(BROWSER_VALUE, safe="*-._") + "&go=1"
+    assert BROWSER_FORMS.mask(url) == f"https://x.test/s?user=bob&pw={MASK}&go=1"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "-----".join(VALUE),  # 5 separators: more than the 4 covered
+        VALUE[:5] + " ... " + VALUE[-5:],  # a prefix and a suffix: shorter than a half
+        ",".join(str(ord(c)) for c in "Hunter3-CANARZ-77"),  # another value's codes
+        "72 117 110",  # three of its char codes
+    ],
+)
+def test_near_misses_are_left_alone(text: str) -> None:
+    assert FORMS.mask(text) == text and not FORMS.found(text)
 
 
 @pytest.mark.parametrize("name", sorted(COVERED))

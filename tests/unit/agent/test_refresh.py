@@ -1,4 +1,4 @@
-"""`retarget` (workers/agent/refresh.py, issue 31 item 2): a choice made on a view that
+"""`retarget` (workers/agent/loop/refresh.py, issue 31 item 2): a choice made on a view that
 changed while the model thought is kept exactly when the elements it targets are the same
 ones (line, heading above, rank), moved to their new refs."""
 

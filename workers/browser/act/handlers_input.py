@@ -22,6 +22,7 @@ from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions, field_values, snapper, spin, verdicts
 from workers.browser.act.click import MODIFIER_BITS, Target
 from workers.browser.observe.vision import Rect
+from workers.browser.runtime import tracing
 from workers.browser.runtime.scripts import js
 
 if TYPE_CHECKING:
@@ -156,6 +157,13 @@ async def _editable(el: ElementHandle) -> bool:
 
 
 async def type_into(s: InputContext, args: a.TypeArgs) -> ToolResult:
+    if args.secret or s.secrets.has_token(args.text):  # no trace of the keystrokes
+        async with tracing.paused(s.page):
+            return await _type_into(s, args)
+    return await _type_into(s, args)
+
+
+async def _type_into(s: InputContext, args: a.TypeArgs) -> ToolResult:
     el, target = await s.element(args.model_dump())
     if s.secrets.has_token(args.text):  # `<secret:name>`: the value only now, only here
         frame = await el.owner_frame()

@@ -11,6 +11,11 @@ What the recording leaves out:
   text and key arguments of every call and masks every secret value of the task's vault in
   all forms app/secret_forms.py knows, in every file of the zip. A value the model types
   with `secret=true` in a task without vault secrets is masked the same way once typed.
+- Secret typing itself (issue 32, item 4): `paused()` ends the trace chunk before a secret
+  is typed and starts a new one after it, titled PAUSE_NOTE with a PAUSE_NOTE group at its
+  start, so no snapshot, screenshot or call of the keystrokes (each prefix of the value) is
+  recorded. The chunks are merged into one zip as `0-trace.trace`, `1-trace.trace`, ...
+  (the ordinal names the trace viewer opens together).
 """
 
 from __future__ import annotations
@@ -21,13 +26,15 @@ import json
 import logging
 import re
 import tempfile
+import weakref
 import zipfile
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
 
 from app.secret_forms import SecretForms
 
@@ -37,6 +44,7 @@ log = logging.getLogger(__name__)
 TYPED_PARAMS = frozenset({"text", "value", "values", "key"})
 BLANK = "[redacted]"
 INPUT_VALUE = re.compile(r'("__playwright_value_"\s*:\s*)"(?:[^"\\]|\\.)*"')
+PAUSE_NOTE = "secret typed here: the typing was not recorded"
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,32 @@ class Recording:
     data: bytes | None = None
 
 
+@dataclass
+class _Parts:
+    """The chunks of one context's trace: saved ones, and whether one is recording."""
+
+    tracing: Any  # the context's playwright Tracing
+    folder: Path
+    saved: list[Path] = field(default_factory=list)
+    recording: bool = True
+
+    async def stop(self) -> None:
+        if self.recording:
+            self.recording = False
+            path = self.folder / f"chunk-{len(self.saved)}.zip"
+            await self.tracing.stop_chunk(path=str(path))
+            self.saved.append(path)
+
+    async def resume(self) -> None:
+        await self.tracing.start_chunk(title=PAUSE_NOTE)
+        self.recording = True
+        await self.tracing.group(PAUSE_NOTE)
+        await self.tracing.group_end()
+
+
+_ACTIVE: weakref.WeakKeyDictionary[BrowserContext, _Parts] = weakref.WeakKeyDictionary()
+
+
 @contextlib.asynccontextmanager
 async def recording(page: Page, plan: TracePlan) -> AsyncIterator[Recording]:
     """Trace the page's context while the body runs; a tracing failure never fails the task."""
@@ -66,16 +100,60 @@ async def recording(page: Page, plan: TracePlan) -> AsyncIterator[Recording]:
         log.warning("trace not started: %s", exc)
         yield rec
         return
-    try:
-        yield rec
-    finally:
-        with tempfile.TemporaryDirectory(prefix="webagent-trace-") as folder:
-            path = Path(folder) / "trace.zip"
+    with tempfile.TemporaryDirectory(prefix="webagent-trace-") as folder:
+        chunks = _ACTIVE[page.context] = _Parts(tracing, Path(folder))
+        try:
+            yield rec
+        finally:
+            _ACTIVE.pop(page.context, None)
             try:
-                await tracing.stop(path=str(path))
-                rec.data = path.read_bytes()
+                await chunks.stop()
+                await tracing.stop()
+                rec.data = merge([path.read_bytes() for path in chunks.saved])
             except (PlaywrightError, OSError) as exc:  # the browser died with the task
                 log.warning("trace not saved: %s", exc)
+
+
+@contextlib.asynccontextmanager
+async def paused(page: Page) -> AsyncIterator[None]:
+    """No tracing while the body runs (a secret is typed); a no-op when nothing is traced."""
+    chunks = _ACTIVE.get(page.context)
+    if chunks is None or not chunks.recording:
+        yield
+        return
+    try:
+        await chunks.stop()
+    except PlaywrightError as exc:  # tracing broke: nothing more is recorded either way
+        log.warning("trace chunk not saved: %s", exc)
+        _ACTIVE.pop(page.context, None)
+    try:
+        yield
+    finally:
+        if _ACTIVE.get(page.context) is chunks:
+            try:
+                await chunks.resume()
+            except PlaywrightError as exc:
+                log.warning("trace not resumed after secret typing: %s", exc)
+                _ACTIVE.pop(page.context, None)
+
+
+def merge(parts: list[bytes]) -> bytes | None:
+    """One zip of the chunk zips: chunk i's files as `i-<name>`, resources (named by their
+    hash) once."""
+    if not parts:
+        return None
+    out = io.BytesIO()
+    seen: set[str] = set()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for i, data in enumerate(parts):
+            with zipfile.ZipFile(io.BytesIO(data)) as src:
+                for info in src.infolist():
+                    shared = info.filename.startswith("resources/")
+                    name = info.filename if shared else f"{i}-{info.filename}"
+                    if name not in seen:
+                        seen.add(name)
+                        dst.writestr(name, src.read(info))
+    return out.getvalue()
 
 
 def scrub(data: bytes, secrets: Iterable[str], *, blank_typed: bool) -> bytes:
