@@ -36,6 +36,7 @@ WATCH_TTL_S = 6.0  # a watcher that stops refreshing counts no more after this
 WATCH_REFRESH_S = 2.0
 FEED_SIZE = 4  # messages a slow watcher may lag behind before the oldest are dropped
 COMMAND_TTL_S = 60  # commands nobody takes (no worker runs the task) expire
+CONTROL_TTL_S = 3600  # who may act on the page, as the worker last said (refreshed on change)
 MAX_COMMANDS = 200  # queued per task; a flood is cut to the newest
 
 
@@ -119,6 +120,12 @@ class LiveHub(Protocol):
 
     async def next_command(self, task_id: str, timeout: float) -> dict[str, Any] | None: ...
 
+    async def set_control(self, task_id: str, by: str) -> None:
+        """The worker says who may act on the page now ("agent" | "person")."""
+
+    async def control(self, task_id: str) -> str | None:
+        """Who may act on the page, as the worker last said (None: it has not said)."""
+
     def forget(self, task_id: str) -> None: ...
 
 
@@ -153,6 +160,7 @@ class MemoryLiveHub:
         self._feeds: dict[str, set[LiveFeed]] = {}
         self._commands: dict[str, deque[dict[str, Any]]] = {}
         self._wakers: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Event]] = {}
+        self._control: dict[str, str] = {}
 
     @contextlib.asynccontextmanager
     async def watch(self, task_id: str) -> AsyncIterator[LiveFeed]:
@@ -201,11 +209,20 @@ class MemoryLiveHub:
             queued = self._commands.get(task_id)
             return queued.popleft() if queued else None
 
+    async def set_control(self, task_id: str, by: str) -> None:
+        with self._lock:
+            self._control[task_id] = by
+
+    async def control(self, task_id: str) -> str | None:
+        with self._lock:
+            return self._control.get(task_id)
+
     def forget(self, task_id: str) -> None:
-        """The worker is done with the task: drop its commands and waker."""
+        """The worker is done with the task: drop its commands, waker and control."""
         with self._lock:
             self._commands.pop(task_id, None)
             self._wakers.pop(task_id, None)
+            self._control.pop(task_id, None)
 
 
 def _key(task_id: str, part: str) -> str:
@@ -280,8 +297,16 @@ class RedisLiveHub:
         command: dict[str, Any] = json.loads(reply[1])
         return command
 
+    async def set_control(self, task_id: str, by: str) -> None:
+        await self.client().set(_key(task_id, "control"), by, ex=CONTROL_TTL_S)
+
+    async def control(self, task_id: str) -> str | None:
+        found = await self.client().get(_key(task_id, "control"))
+        return found.decode() if isinstance(found, bytes) else found
+
     def forget(self, task_id: str) -> None:
-        """Commands left over expire with their key (COMMAND_TTL_S)."""
+        """Commands and the control left over expire with their keys (COMMAND_TTL_S,
+        CONTROL_TTL_S); the API answers only for running tasks anyway."""
 
 
 class NoLiveHub:
@@ -302,6 +327,12 @@ class NoLiveHub:
 
     async def next_command(self, task_id: str, timeout: float) -> dict[str, Any] | None:
         await asyncio.sleep(timeout)
+        return None
+
+    async def set_control(self, task_id: str, by: str) -> None:
+        return None
+
+    async def control(self, task_id: str) -> str | None:
         return None
 
     def forget(self, task_id: str) -> None:

@@ -170,8 +170,16 @@ async def hand_back(
 async def live_input(
     task_id: TaskIdPath, body: LiveInput, session: SessionDep, bus: BusDep, tenant: WriterDep
 ) -> LiveAccepted:
-    """A click, scroll or key on the page; applied while the agent is paused for you (after
-    Take over) or waits for an approval, dropped otherwise."""
+    """A click, scroll or key on the page, while the agent is paused for you (after Take
+    over) or waits for an approval; 409 otherwise (issue 32 item 6: it was accepted and
+    dropped)."""
     await _live_task(session, task_id, tenant)
-    await live_hub(bus).send(task_id, input_command(body))
+    hub = live_hub(bus)
+    if await hub.control(task_id) != "person":
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            detail=f"the agent has task {task_id}'s page: take over first (POST .../live/"
+            "takeover) and wait for the control message by person",
+        )
+    await hub.send(task_id, input_command(body))
     return LiveAccepted(task_id=task_id, command="input")

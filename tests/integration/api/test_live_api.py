@@ -52,6 +52,9 @@ async def test_another_tenants_key_is_refused(db_url: str) -> None:
         assert await hub.next_command(tid, 0.01) is None  # nothing refused reached the task
         taken = await c.post(f"/v1/tasks/{tid}/live/takeover", headers=bearer(mine))
         assert taken.status_code == 202 and taken.json() == {"task_id": tid, "command": "takeover"}
+        early = await c.post(f"/v1/tasks/{tid}/live/input", headers=bearer(mine), json=CLICK)
+        assert early.status_code == 409, early.text  # the agent has not paused yet
+        await hub.set_control(tid, "person")  # the worker paused for the person
         sent = await c.post(f"/v1/tasks/{tid}/live/input", headers=bearer(mine), json=CLICK)
         assert sent.status_code == 202, sent.text
         command = await hub.next_command(tid, 1)

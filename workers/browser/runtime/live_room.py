@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -114,8 +114,9 @@ class LiveRoom:
     async def _announce(self) -> None:
         t = self.takeover
         requested = t.requested and not t.paused
-        message = control_message("person" if t.person_may_act else "agent", requested)
-        await self.hub.publish(self.task_id, message)
+        by: Literal["agent", "person"] = "person" if t.person_may_act else "agent"
+        await self.hub.set_control(self.task_id, by)  # the API refuses input unless "person"
+        await self.hub.publish(self.task_id, control_message(by, requested))
 
     async def apply(self, command: Mapping[str, Any]) -> None:
         kind = command.get("type")
