@@ -25,7 +25,9 @@ from tests.e2e.conftest import ROUTES, Service, submit, task_text, wait_for, wai
 from tests.support.llm_server import Reply, tool_reply
 from tests.support.policies import find_ref, last_tool_results, latest_observation
 
-DELETE = "delete my account"
+# the instruction does not ask for the deletion its policy then clicks: a person is asked
+# (an instruction that asks for it authorises it: tests/unit/agent/test_consent.py)
+DELETE = "look at my account page and press its button"
 MEMBERS = "open the members area"
 ACCOUNT = """<!doctype html><title>Account</title><h1>Your account</h1>
 <form method="post" action="/account"><button type="submit">Delete account</button></form>"""
