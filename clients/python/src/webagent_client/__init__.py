@@ -18,10 +18,12 @@ from webagent_client.errors import (
     RateLimitedError,
     ServiceUnavailableError,
     UnauthorizedError,
+    UnsupportedMediaTypeError,
     ValidationFailedError,
     WebAgentError,
 )
 from webagent_client.models import EventOut, TaskCreate, TaskOut, TaskStatus
+from webagent_client.typed import NoDataError, TypedTask, data_as
 
 __all__ = [
     "ApiError",
@@ -33,6 +35,7 @@ __all__ = [
     "ForbiddenError",
     "InternalServerError",
     "MethodNotAllowedError",
+    "NoDataError",
     "NotFoundError",
     "PayloadTooLargeError",
     "RateLimitedError",
@@ -40,7 +43,10 @@ __all__ = [
     "TaskCreate",
     "TaskOut",
     "TaskStatus",
+    "TypedTask",
     "UnauthorizedError",
+    "UnsupportedMediaTypeError",
     "ValidationFailedError",
     "WebAgentError",
+    "data_as",
 ]
