@@ -132,7 +132,7 @@ async def validation_error_handler(request: Request, exc: Exception) -> JSONResp
         return problem_response(
             415,
             "the request body must be application/json, not "
-            + request.headers.get("content-type", "").split(";")[0],
+            + cut_echo(request.headers.get("content-type", "").split(";")[0]),
             instance=request.url.path,
         )
     errors = [_field_error(e) for e in raw]
