@@ -22,6 +22,7 @@ from webagent_client.errors import (
     ValidationFailedError,
     WebAgentError,
 )
+from webagent_client.events import event_data
 from webagent_client.models import EventOut, TaskCreate, TaskOut, TaskStatus
 from webagent_client.typed import NoDataError, TypedTask, data_as
 
@@ -49,4 +50,5 @@ __all__ = [
     "ValidationFailedError",
     "WebAgentError",
     "data_as",
+    "event_data",
 ]
