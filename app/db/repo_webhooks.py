@@ -19,8 +19,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, exists, or_, select, update
-from sqlalchemy.orm import aliased
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from app.contracts import TERMINAL_STATUSES, WebhookEvent
 from app.db.models import Task, WebhookDelivery
