@@ -202,6 +202,9 @@ class Settings(BaseSettings):
     # string); tasks with a webhook_url are refused while it is unset. Failed deliveries are
     # retried with exponential backoff from retry_base_s up to retry_max_s, max_attempts times.
     webhook_secret: SecretStr = SecretStr("")
+    # the address people and webhook receivers reach this service at (https://agent.example.com):
+    # links in webhook messages are absolute under it; empty: they are paths (/runs/...)
+    public_base_url: str = ""
     webhook_max_attempts: int = Field(default=8, ge=1, le=50)
     webhook_retry_base_s: float = Field(default=10.0, gt=0)
     webhook_retry_max_s: float = Field(default=3600.0, gt=0)

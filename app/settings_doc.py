@@ -129,6 +129,8 @@ NOTES: dict[str, str] = {
     "a `handoff_timeout` dead end.",
     "approval_poll_s": "How often the worker looks for the decision.",
     "webhook_secret": "`whsec_<base64>` or any string.",
+    "public_base_url": "Links in webhook messages (`approval.requested`: the run page, the "
+    "approvals) are absolute under it, e.g. `https://agent.example.com`; empty: paths.",
     "webhook_max_attempts": "Deliveries per webhook before it is given up.",
     "webhook_retry_base_s": "Backoff base·2^(n-1), capped at `WEBHOOK_RETRY_MAX_S`.",
     "webhook_retry_max_s": "Cap of the retry backoff.",

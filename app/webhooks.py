@@ -84,8 +84,10 @@ def backoff_s(attempts: int, settings: Settings) -> float:
     return float(min(delay, settings.webhook_retry_max_s))
 
 
-def payload(task: Any, row: WebhookDelivery | None = None) -> bytes:
-    """The message body of `row` (task.finished when no row is given)."""
+def payload(task: Any, row: WebhookDelivery | None = None, base_url: str = "") -> bytes:
+    """The message body of `row` (task.finished when no row is given); links absolute under
+    `base_url` (WEBAGENT_PUBLIC_BASE_URL) when it is set."""
+    base = base_url.rstrip("/")
     event_type = row.event_type if row is not None else EVENT_TYPE
     data: dict[str, Any]
     if event_type == WebhookEvent.approval_requested and row is not None:
@@ -93,8 +95,8 @@ def payload(task: Any, row: WebhookDelivery | None = None) -> bytes:
             "task_id": task.id,
             "approval": dict(row.data or {}),
             "links": {
-                "run": f"/runs/{task.id}",
-                "approvals": f"/v1/tasks/{task.id}/approvals",
+                "run": f"{base}/runs/{task.id}",
+                "approvals": f"{base}/v1/tasks/{task.id}/approvals",
             },
         }
     else:
@@ -137,7 +139,11 @@ async def _deliver(
         task = await repositories.get_task(s, task_id=row.task_id) if row else None
         if row is None or task is None:
             return False
-        url, body, attempts = row.url, payload(task, row), row.attempts or 0
+        url, body, attempts = (
+            row.url,
+            payload(task, row, settings.public_base_url),
+            row.attempts or 0,
+        )
     attempt = await _post(client, url, delivery_id, body, settings)
     delivered = attempt["error"] is None
     retry_at = None

@@ -74,7 +74,8 @@ SafeStr = Annotated[str, AfterValidator(safe_text)]
 IsoDatetime = Annotated[datetime, BeforeValidator(iso_only)]
 # a POST body that is not JSON at all (FastAPI answers 400 before validation)
 MALFORMED_BODY: dict[int | str, dict[str, Any]] = {
-    400: {"description": "the request body is not valid JSON"}
+    400: {"description": "the request body is not valid JSON"},
+    415: {"description": "the request body is not application/json (a form post)"},
 }
 TaskIdPath = Annotated[
     str, Path(description="task id", min_length=1, max_length=64, pattern=TASK_ID_PATTERN)
@@ -127,10 +128,25 @@ async def validation_error_handler(request: Request, exc: Exception) -> JSONResp
         return problem_response(
             400, f"the request body is not valid JSON ({where})", instance=request.url.path
         )
+    if not_json_body(request, raw):
+        return problem_response(
+            415,
+            "the request body must be application/json, not "
+            + cut_echo(request.headers.get("content-type", "").split(";")[0]),
+            instance=request.url.path,
+        )
     errors = [_field_error(e) for e in raw]
     return problem_response(
         422, _summary(errors), instance=request.url.path, errors=json_safe(errors)
     )
+
+
+def not_json_body(request: Request, errors: Any) -> bool:
+    """A body was refused and it came as another media type (a form post): 415, not 422."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not kind or kind == "application/json" or kind.endswith("+json"):
+        return False
+    return any(tuple(e.get("loc", ()))[:1] == ("body",) for e in errors)
 
 
 def _field_error(error: Any) -> dict[str, Any]:

@@ -32,6 +32,7 @@ class ProblemCode(StrEnum):
     method_not_allowed = "method_not_allowed"
     conflict = "conflict"
     payload_too_large = "payload_too_large"
+    unsupported_media_type = "unsupported_media_type"
     validation_failed = "validation_failed"
     rate_limited = "rate_limited"
     internal_error = "internal_error"
@@ -46,6 +47,7 @@ BY_STATUS = {
     405: ProblemCode.method_not_allowed,
     409: ProblemCode.conflict,
     413: ProblemCode.payload_too_large,
+    415: ProblemCode.unsupported_media_type,
     422: ProblemCode.validation_failed,
     429: ProblemCode.rate_limited,
     500: ProblemCode.internal_error,

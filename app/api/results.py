@@ -19,6 +19,7 @@ from app.api.schemas import TaskOut, WebhookAttempt, WebhookOut, task_out
 from app.contracts import TaskStatus
 from app.db import repo_webhooks, repositories
 from app.db.models import WebhookDelivery
+from app.pricing import Prices, run_costs
 
 router = APIRouter(prefix="/v1/tasks", tags=["webhooks"])
 
@@ -42,14 +43,17 @@ def webhook_out(row: WebhookDelivery) -> WebhookOut:
     )
 
 
-async def task_outs(session: Any, tasks: Sequence[Any]) -> list[TaskOut]:
-    """Response bodies of `tasks`, with the webhook delivery state where there is one."""
+async def task_outs(session: Any, tasks: Sequence[Any], prices: Prices) -> list[TaskOut]:
+    """Response bodies of `tasks`, with the webhook delivery state where there is one and
+    the cost of their model calls where `prices` (WEBAGENT_LLM_PRICES) price them all."""
     rows = await repo_webhooks.deliveries_for(
         session, task_ids=[t.id for t in tasks if t.webhook_url]
     )
+    costs = await run_costs(session, task_ids=[t.id for t in tasks], prices=prices)
     outs = []
     for task in tasks:
         out = task_out(task)
+        out.cost_usd = costs.get(task.id) if prices else None
         if task.id in rows:
             out.webhook = webhook_out(rows[task.id])
         outs.append(out)

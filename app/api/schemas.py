@@ -385,6 +385,11 @@ class TaskOut(BaseModel):
     error: str | None = Field(description="machine-readable code (the ErrorCode schema)")
     error_detail: str | None = Field(description="what went wrong, for people")
     usage: Usage
+    cost_usd: float | None = Field(
+        default=None,
+        description="USD of the task's model calls so far, priced by WEBAGENT_LLM_PRICES; "
+        "null when no price is configured for a model the task used",
+    )
     cancel_requested: bool
     created_at: datetime
     started_at: datetime | None

@@ -122,18 +122,26 @@ async def submit_task(
             ) from exc
         metrics.task_submitted()
     response.headers["Location"] = f"/v1/tasks/{task.id}"
-    return (await results.task_outs(session, [task]))[0]
+    return (await results.task_outs(session, [task], settings.llm_prices))[0]
 
 
 @router.get("", response_model=TaskPage)
 async def list_tasks(
     session: SessionDep,
     tenant: TenantDep,
+    settings: SettingsDep,
     status_: Annotated[TaskStatus | None, Query(alias="status")] = None,
     domain: Annotated[SafeStr | None, Query(max_length=255)] = None,
     since: Annotated[IsoDatetime | None, Query()] = None,
     cursor: Annotated[SafeStr | None, Query(max_length=512)] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    q: Annotated[
+        SafeStr | None,
+        Query(
+            max_length=200,
+            description="text in the instruction, start URL or answer (case-insensitive)",
+        ),
+    ] = None,
 ) -> TaskPage:
     """Newest first; pass `next_cursor` back as `cursor` for the next page."""
     try:
@@ -145,10 +153,14 @@ async def list_tasks(
             since=since,
             cursor=cursor,
             limit=limit,
+            text=q.strip() if q else None,
         )
     except InvalidCursor as exc:
         invalid(("query", "cursor"), str(exc), cursor)
-    return TaskPage(items=await results.task_outs(session, rows), next_cursor=next_cursor)
+    return TaskPage(
+        items=await results.task_outs(session, rows, settings.llm_prices),
+        next_cursor=next_cursor,
+    )
 
 
 async def load_task(session: Any, task_id: str, tenant: str) -> Any:
@@ -160,8 +172,11 @@ async def load_task(session: Any, task_id: str, tenant: str) -> Any:
 
 
 @router.get("/{task_id}", response_model=TaskOut, responses={404: {}})
-async def get_task(task_id: TaskIdPath, session: SessionDep, tenant: TenantDep) -> TaskOut:
-    return (await results.task_outs(session, [await load_task(session, task_id, tenant)]))[0]
+async def get_task(
+    task_id: TaskIdPath, session: SessionDep, tenant: TenantDep, settings: SettingsDep
+) -> TaskOut:
+    task = await load_task(session, task_id, tenant)
+    return (await results.task_outs(session, [task], settings.llm_prices))[0]
 
 
 async def _record_queued_cancel(session: Any, task_id: str) -> Event:

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.contracts import (
@@ -156,8 +156,10 @@ async def list_tasks(
     since: datetime | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    text: str | None = None,
 ) -> tuple[list[Task], str | None]:
-    """Newest first, keyset-paginated on (created_at, id) → (page, next_cursor or None).
+    """Newest first, keyset-paginated on (created_at, id) → (page, next_cursor or None);
+    `text`: only tasks whose instruction, start URL or answer contain it (any case).
 
     Raises InvalidCursor for a cursor this service did not issue.
     """
@@ -170,7 +172,23 @@ async def list_tasks(
         stmt = stmt.where(Task.domain == domain.rstrip(".").lower())
     if since is not None:
         stmt = stmt.where(Task.created_at >= since)
+    if text:
+        stmt = stmt.where(text_matches(text))
     return await newest_first(s, stmt, cursor, limit)
+
+
+MAX_QUERY_CHARS = 200
+
+
+def text_matches(text: str) -> ColumnElement[bool]:
+    """The task's instruction, start URL or answer contains `text`, case-insensitively
+    (the API's `?q=` and the viewer's search)."""
+    needle = text.lower()[:MAX_QUERY_CHARS]
+    return or_(
+        func.lower(Task.instruction).contains(needle, autoescape=True),
+        func.lower(func.coalesce(Task.start_url, "")).contains(needle, autoescape=True),
+        func.lower(func.coalesce(Task.answer, "")).contains(needle, autoescape=True),
+    )
 
 
 async def newest_first(

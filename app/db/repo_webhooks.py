@@ -4,7 +4,9 @@ The `task.finished` row is written with the task (same transaction) and sent onc
 is terminal, so a webhook cannot be lost between "task finished" and "webhook queued",
 whoever finishes the task (worker, cancel, reaper). `task.started` and `approval.requested`
 rows (when the task chose them in `webhook_events`) are written in the transaction that
-starts the task or asks the person (`queue_event`) and are due at once.
+starts the task or asks the person (`queue_event`) and are due at once, in event order: a
+task's message waits while an earlier one of the same task is pending (a retry included),
+and `task.finished` comes after all the others (`_earlier_pending`).
 A deliverer claims a due row by pushing its `next_attempt_at` forward (a lease) in one
 conditional UPDATE, so two deliverers never send the same attempt. Functions flush but
 never commit: the caller owns the transaction.
@@ -16,8 +18,9 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import and_, exists, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from app.contracts import TERMINAL_STATUSES, WebhookEvent
 from app.db.models import Task, WebhookDelivery
@@ -95,6 +98,24 @@ async def deliveries_for(s: AsyncSession, *, task_ids: Sequence[str]) -> dict[st
     return {row.task_id: row for row in (await s.execute(stmt)).scalars()}
 
 
+def _earlier_pending() -> Any:
+    """An earlier message of the same task is still pending: the messages other than
+    task.finished in the order they were queued, task.finished after all of them."""
+    this, other = WebhookDelivery, aliased(WebhookDelivery)
+    queued_before = or_(
+        other.created_at < this.created_at,
+        and_(other.created_at == this.created_at, other.id < this.id),
+    )
+    before = or_(this.event_type == FINISHED, queued_before)
+    return exists().where(
+        other.task_id == this.task_id,
+        other.id != this.id,
+        other.state == PENDING,
+        other.event_type != FINISHED,
+        before,
+    )
+
+
 async def claim_due(
     s: AsyncSession,
     *,
@@ -111,7 +132,7 @@ async def claim_due(
     stmt = (
         select(WebhookDelivery.id)
         .join(Task, Task.id == WebhookDelivery.task_id)
-        .where(WebhookDelivery.state == PENDING, due, ready)
+        .where(WebhookDelivery.state == PENDING, due, ready, ~_earlier_pending())
         .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.created_at)
         .limit(limit)
     )

@@ -1,19 +1,18 @@
 """The run list's query: the API's tenant-scoped, newest-first keyset listing plus a text
-search over the instruction, start URL and answer (the API's `GET /v1/tasks` has no text
-filter). Paging is the API's own (app/db/repo_tasks.py `newest_first`)."""
+search over the instruction, start URL and answer (the same as the API's `?q=`,
+app/db/repo_tasks.py `text_matches`). Paging is the API's own (`newest_first`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Task
-from app.db.repo_tasks import newest_first
+from app.db.repo_tasks import newest_first, text_matches
 
 PAGE_SIZE = 25
-MAX_QUERY_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -30,15 +29,6 @@ class RunFilter:
         return bool(self.status or self.domain or self.text)
 
 
-def _matches(text: str) -> ColumnElement[bool]:
-    needle = text.lower()[:MAX_QUERY_CHARS]
-    return or_(
-        func.lower(Task.instruction).contains(needle, autoescape=True),
-        func.lower(func.coalesce(Task.start_url, "")).contains(needle, autoescape=True),
-        func.lower(func.coalesce(Task.answer, "")).contains(needle, autoescape=True),
-    )
-
-
 async def list_runs(
     s: AsyncSession, *, tenant_id: str, flt: RunFilter, limit: int = PAGE_SIZE
 ) -> tuple[list[Task], str | None]:
@@ -52,5 +42,5 @@ async def list_runs(
     if flt.domain:
         stmt = stmt.where(Task.domain == flt.domain.strip().rstrip(".").lower())
     if flt.text.strip():
-        stmt = stmt.where(_matches(flt.text.strip()))
+        stmt = stmt.where(text_matches(flt.text.strip()))
     return await newest_first(s, stmt, flt.cursor or None, limit)

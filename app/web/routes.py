@@ -27,6 +27,7 @@ from app.auth import Principal, Scope
 from app.contracts import WebhookEvent, WebsiteMem
 from app.db import repo_profiles, repositories
 from app.db.errors import InvalidCursor
+from app.pricing import run_costs
 from app.settings import Settings
 from app.web.auth import (
     COOKIE,
@@ -36,7 +37,6 @@ from app.web.auth import (
     safe_next,
     viewer_principal,
 )
-from app.web.pricing import run_costs
 from app.web.queries import RunFilter, list_runs
 from app.web.views import STATUS_CHOICES, run_row
 

@@ -115,11 +115,17 @@ def process_name(process: psutil.Process) -> str:
 
 @contextmanager
 def worker_process(
-    env: dict[str, str], log: Path, *, grace: float = 5, ready_timeout: float = 120
+    env: dict[str, str],
+    log: Path,
+    *,
+    grace: float = 5,
+    ready_timeout: float = 120,
+    cwd: Path = ROOT,
 ) -> Iterator[Worker]:
     """`webagent worker --concurrency 1` until the block ends, ready (its /metrics answers).
 
-    Its environment: this process's without its WEBAGENT_* variables, plus `env`.
+    Its environment: this process's without its WEBAGENT_* variables, plus `env`; its
+    working folder `cwd` (a relative WEBAGENT_DATA_DIR is inside it).
 
     Its own process group, so teardown reaches the spawned children; SIGTERM first (the
     supervisor stops its workers warmly), SIGKILL to the group if that takes over 20 s.
@@ -130,7 +136,7 @@ def worker_process(
         proc = subprocess.Popen(
             [WEBAGENT, "worker", "--concurrency", "1", "--grace", str(grace)],
             env={**clean, **env, "WEBAGENT_WORKER_METRICS_PORT": str(port)},
-            cwd=ROOT,
+            cwd=cwd,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -260,7 +260,18 @@ def test_worker_egress_is_only_what_the_worker_needs(manifests: list[dict[str, A
     # DNS, Postgres and Redis (the ports of the Secret's example URLs), the LLM endpoint, the web
     kustomization = (BASE / "kustomization.yaml").read_text()
     assert ":5432/" in kustomization and ":6379/" in kustomization
-    assert ports == {("UDP", 53), ("TCP", 53), ("TCP", 5432), ("TCP", 6379), ("TCP", llm_port)} | {
+    s3 = urlsplit(
+        find(manifests, "ConfigMap", "webagent-config")["data"]["WEBAGENT_ARTIFACT_S3_ENDPOINT"]
+    )
+    assert s3.port
+    assert ports == {
+        ("UDP", 53),
+        ("TCP", 53),
+        ("TCP", 5432),
+        ("TCP", 6379),
+        ("TCP", llm_port),
+        ("TCP", s3.port),
+    } | {
         ("TCP", 80),
         ("TCP", 443),
     }
@@ -304,3 +315,59 @@ def test_alert_rules_cover_failure_rate_and_stuck_tasks() -> None:
         assert status in TaskStatus.__members__, status
     stuck = alerts["WebagentTasksStuckRunning"]["expr"]
     assert METRIC_NAME.findall(stuck) == [metrics.TASKS_RUNNING_OVERDUE._name]
+
+
+COMPOSE = ROOT / "docker-compose.yml"
+SHARED_SETTINGS = (
+    "WEBAGENT_SECRETS_KEY",
+    "WEBAGENT_ARTIFACT_STORE",
+    "WEBAGENT_ARTIFACT_S3_BUCKET",
+    "WEBAGENT_ARTIFACT_S3_ENDPOINT",
+    "WEBAGENT_ARTIFACT_S3_ACCESS_KEY_ID",
+    "WEBAGENT_ARTIFACT_S3_SECRET_ACCESS_KEY",
+)
+
+
+def test_k8s_api_and_worker_share_the_secrets_key_and_artifact_store(
+    manifests: list[dict[str, Any]],
+) -> None:
+    """Separate pods share no folder (issue 37 §2): the key sealing task secrets comes from
+    the one Secret and artifacts go to one S3 bucket, for the API and the worker alike."""
+    envs = {}
+    for name in ("webagent-api", "webagent-worker"):
+        (container,) = find(manifests, "Deployment", name)["spec"]["template"]["spec"]["containers"]
+        envs[name] = env_of(container, manifests)
+    api, worker = envs["webagent-api"], envs["webagent-worker"]
+    for name in SHARED_SETTINGS:
+        assert name in api and api[name] == worker[name], name
+    assert api["WEBAGENT_ARTIFACT_STORE"] == "s3"
+    assert api["WEBAGENT_SECRETS_KEY"] == {
+        "secretKeyRef": {"name": "webagent-secrets", "key": "secrets-key"}
+    }
+    configmap = find(manifests, "ConfigMap", "webagent-config")["data"]
+    assert "WEBAGENT_SECRETS_KEY" not in configmap
+    assert "WEBAGENT_ARTIFACT_S3_SECRET_ACCESS_KEY" not in configmap
+    kustomization = (BASE / "kustomization.yaml").read_text()
+    assert "secrets-key=" in kustomization and "s3-secret-access-key=" in kustomization
+
+
+def test_compose_api_and_worker_share_the_secrets_key_and_artifact_store() -> None:
+    compose = yaml.safe_load(COMPOSE.read_text())
+    services = compose["services"]
+    api, worker = services["api"]["environment"], services["worker"]["environment"]
+    for env in (api, worker):
+        for name in env:
+            assert name.removeprefix("WEBAGENT_").lower() in Settings.model_fields, name
+    for name in SHARED_SETTINGS:
+        assert name in api and api[name] == worker[name], name
+    assert api["WEBAGENT_ARTIFACT_STORE"] == "s3"
+    assert api["WEBAGENT_SECRETS_KEY"].startswith("${WEBAGENT_SECRETS_KEY:?")  # required
+    endpoint = api["WEBAGENT_ARTIFACT_S3_ENDPOINT"]
+    host = endpoint.split("//")[1].split(":")[0]
+    assert host in services  # the store is a service of the file (MinIO)
+    bucket = api["WEBAGENT_ARTIFACT_S3_BUCKET"]
+    assert any(bucket in str(s.get("command", "")) for s in services.values())
+    for name in ("api", "worker"):
+        depends = services[name]["depends_on"]
+        assert depends["bucket"]["condition"] == "service_completed_successfully"
+        assert "volumes" not in services[name]  # nothing shared through a folder

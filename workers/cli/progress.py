@@ -9,6 +9,7 @@ prices the models (same table and prefix rule as the budget, workers/adapters/bu
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -242,6 +243,8 @@ class ProgressView:
         if self.cost_usd is not None:
             table.add_row("cost_usd", f"{self.cost_usd:.4f}")
         body: list[Any] = [Text(str(result.get("answer") or "(no answer)"))]
+        if result.get("data") is not None:  # typed result (output_schema)
+            body.append(Text("data: " + json.dumps(result["data"], ensure_ascii=False, indent=2)))
         if result.get("grounding"):
             body.append(grounding_line(result["grounding"]))
         if task.get("error"):

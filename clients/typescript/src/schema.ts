@@ -1717,7 +1717,7 @@ export interface components {
          * @description The stable `code` of an error body; clients branch on it, not on the wording.
          * @enum {string}
          */
-        ProblemCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "validation_failed" | "rate_limited" | "internal_error" | "unavailable";
+        ProblemCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "unavailable";
         /**
          * ProblemDetails
          * @description Every error answer (RFC 9457, `application/problem+json`).
@@ -2129,6 +2129,11 @@ export interface components {
             attachments?: string[];
             /** Cancel Requested */
             cancel_requested: boolean;
+            /**
+             * Cost Usd
+             * @description USD of the task's model calls so far, priced by WEBAGENT_LLM_PRICES; null when no price is configured for a model the task used
+             */
+            cost_usd?: number | null;
             /**
              * Created At
              * Format: date-time
@@ -3273,6 +3278,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description the request body is not application/json (a form post) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3541,6 +3553,8 @@ export interface operations {
                 since?: string | null;
                 cursor?: string | null;
                 limit?: number;
+                /** @description text in the instruction, start URL or answer (case-insensitive) */
+                q?: string | null;
             };
             header?: never;
             path?: never;
@@ -3663,6 +3677,13 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
+            };
+            /** @description the request body is not application/json (a form post) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {
@@ -3992,6 +4013,13 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
+            };
+            /** @description the request body is not application/json (a form post) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {
@@ -4755,6 +4783,13 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
+            };
+            /** @description the request body is not application/json (a form post) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {

@@ -103,3 +103,41 @@ async def test_profiles_are_tenant_scoped(sessions: Sessions) -> None:
         assert await repo_profiles.delete_profile(s, tenant_id="b", name="p")
         assert not await repo_profiles.delete_profile(s, tenant_id="b", name="p")
         await s.commit()
+
+
+async def test_a_tasks_messages_are_sent_in_event_order(sessions: Sessions) -> None:
+    """issue 37 §5: approval.requested arrived 6 s before task.started (the first attempt of
+    task.started had failed and waited for its retry). A task's later message is due only
+    when every earlier one is delivered or given up; task.finished comes last."""
+    task_id = await task_with_hook(sessions, finished=False)
+    async with sessions() as s:
+        started = await repo_webhooks.create_delivery(
+            s, task_id=task_id, tenant_id="t", url="https://h/x", event_type="task.started"
+        )
+        asked = await repo_webhooks.create_delivery(
+            s, task_id=task_id, tenant_id="t", url="https://h/x", event_type="approval.requested"
+        )
+        later = utcnow() + timedelta(seconds=30)
+        attempt = {"at": utcnow().isoformat(), "status_code": 503, "error": "HTTP 503"}
+        await repo_webhooks.record_attempt(  # task.started failed once: retry in 30 s
+            s, delivery_id=started.id, attempt=attempt, delivered=False, next_attempt_at=later
+        )
+        await repositories.finish_task(s, task_id=task_id, status="failed", success=False)
+        await s.commit()
+    async with sessions() as s:
+        assert await repo_webhooks.claim_due(s, lease_s=60) == []  # nothing overtakes it
+        ok = {"at": utcnow().isoformat(), "status_code": 204, "error": None}
+        await repo_webhooks.record_attempt(
+            s, delivery_id=started.id, attempt=ok, delivered=True, next_attempt_at=None
+        )
+        await s.commit()
+    async with sessions() as s:
+        assert await repo_webhooks.claim_due(s, lease_s=0) == [asked.id]
+        await repo_webhooks.record_attempt(
+            s, delivery_id=asked.id, attempt=ok, delivered=True, next_attempt_at=None
+        )
+        await s.commit()
+    async with sessions() as s:
+        finished = await repo_webhooks.get_delivery(s, task_id=task_id)
+        assert finished is not None
+        assert await repo_webhooks.claim_due(s, lease_s=60) == [finished.id]

@@ -88,6 +88,18 @@ async def test_second_mismatch_fails_with_output_invalid() -> None:
     assert settled.data is None and len(llm.calls) == 1
 
 
+async def test_invalid_typed_data_is_not_kept_when_the_task_fails() -> None:
+    """issue 37 §5: `done` gave `data` that misses a required field and the repair did not
+    fix it; the failed task must not carry the invalid value as its result.data."""
+    from dataclasses import replace
+
+    llm = FakeLLM([text_reply('{"title": "Lamp"}')])
+    given = replace(outcome("the lamp"), data={"title": "Lamp"})
+    settled = await settle(given, SCHEMA, llm, "find it")
+    assert (settled.status, settled.error) == ("failed", "output_invalid")
+    assert settled.data is None
+
+
 async def test_failed_runs_and_schemaless_tasks_are_left_alone() -> None:
     llm = FakeLLM([])
     failed = outcome("could not", success=False)

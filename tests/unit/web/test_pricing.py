@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.web.pricing import call_cost, price_of
+from app.pricing import call_cost, price_of
 from app.web.views import format_cost, format_duration
 
 PRICES = {"gpt-4o": (2.5, 10.0), "gpt-4o-mini": (0.15, 0.6)}

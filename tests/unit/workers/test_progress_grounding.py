@@ -30,3 +30,13 @@ def test_a_verified_answer_says_so_with_its_computed_values() -> None:
 def test_no_report_no_line() -> None:
     assert "verified" not in summary(None) and "checkable" not in summary(None)
     assert "nothing checkable" in summary({"verdict": "no_claims", "checked": 0})
+
+
+def test_the_summary_shows_typed_data() -> None:
+    """issue 37 §5: a task with output_schema: the summary prints result.data as JSON."""
+    console = Console(record=True, width=200)
+    view = ProgressView("t1", None, console=console, prices={})
+    result = {"answer": "Lamp 3", "success": True, "data": {"name": "Lamp", "price": 3}}
+    view.summary({"status": "succeeded", "result": result, "usage": {}})
+    text = console.export_text()
+    assert '"name": "Lamp"' in text and '"price": 3' in text

@@ -185,6 +185,7 @@ async def _settle(
 def _failed(outcome: AgentOutcome, reason: str) -> AgentOutcome:
     return replace(
         outcome,
+        data=None,  # a value that does not match the schema is never the task's result
         success=False,
         status=TaskStatus.failed.value,
         error=ErrorCode.output_invalid.value,

@@ -18,10 +18,13 @@ from webagent_client.errors import (
     RateLimitedError,
     ServiceUnavailableError,
     UnauthorizedError,
+    UnsupportedMediaTypeError,
     ValidationFailedError,
     WebAgentError,
 )
+from webagent_client.events import event_data
 from webagent_client.models import EventOut, TaskCreate, TaskOut, TaskStatus
+from webagent_client.typed import NoDataError, TypedTask, data_as
 
 __all__ = [
     "ApiError",
@@ -33,6 +36,7 @@ __all__ = [
     "ForbiddenError",
     "InternalServerError",
     "MethodNotAllowedError",
+    "NoDataError",
     "NotFoundError",
     "PayloadTooLargeError",
     "RateLimitedError",
@@ -40,7 +44,11 @@ __all__ = [
     "TaskCreate",
     "TaskOut",
     "TaskStatus",
+    "TypedTask",
     "UnauthorizedError",
+    "UnsupportedMediaTypeError",
     "ValidationFailedError",
     "WebAgentError",
+    "data_as",
+    "event_data",
 ]

@@ -11,10 +11,17 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 
 from webagent_client.errors import error_for
 from webagent_client.models import (
+    ApprovalList,
+    ApprovalOut,
+    ArtifactOut,
+    Decision,
+    DomainOut,
+    Forgotten,
+    GuideList,
     LedgerOut,
     ProfileList,
     ProfileOut,
@@ -70,10 +77,15 @@ def get_task(task_id: str) -> Call[TaskOut]:
 
 
 def list_tasks(
-    status: TaskStatus | str | None, domain: str | None, limit: int, cursor: str | None
+    status: TaskStatus | str | None,
+    domain: str | None,
+    limit: int,
+    cursor: str | None,
+    q: str | None = None,
 ) -> Call[TaskPage]:
-    """listTasks: GET /v1/tasks, newest first; `next_cursor` pages on."""
-    params = {"status": status, "domain": domain, "limit": limit, "cursor": cursor}
+    """listTasks: GET /v1/tasks, newest first; `next_cursor` pages on; `q` searches the
+    instruction, start URL and answer."""
+    params = {"status": status, "domain": domain, "limit": limit, "cursor": cursor, "q": q}
     query = {k: str(v) for k, v in params.items() if v is not None}
     return Call("GET", "/v1/tasks", TaskPage, params=query)
 
@@ -111,3 +123,49 @@ def delete_profile(name: str) -> Call[BaseModel]:
 def events_path(task_id: str) -> str:
     """streamEvents: GET /v1/tasks/{task_id}/events (SSE)."""
     return f"/v1/tasks/{_id(task_id)}/events"
+
+
+def delete_task(task_id: str) -> Call[BaseModel]:
+    """deleteTask: DELETE /v1/tasks/{task_id} (204)."""
+    return Call("DELETE", f"/v1/tasks/{_id(task_id)}", None)
+
+
+def list_approvals(task_id: str) -> Call[ApprovalList]:
+    """listApprovals: GET /v1/tasks/{task_id}/approvals."""
+    return Call("GET", f"/v1/tasks/{_id(task_id)}/approvals", ApprovalList)
+
+
+def decide_approval(task_id: str, approval_id: str, decision: Decision) -> Call[ApprovalOut]:
+    """decideApproval: POST /v1/tasks/{task_id}/approvals/{approval_id}."""
+    path = f"/v1/tasks/{_id(task_id)}/approvals/{_id(approval_id)}"
+    return Call("POST", path, ApprovalOut, json={"decision": decision.value})
+
+
+class ArtifactList(RootModel[list[ArtifactOut]]):
+    """listArtifacts answers a bare JSON array."""
+
+
+def list_artifacts(task_id: str) -> Call[ArtifactList]:
+    """listArtifacts: GET /v1/tasks/{task_id}/artifacts."""
+    return Call("GET", f"/v1/tasks/{_id(task_id)}/artifacts", ArtifactList)
+
+
+def artifact_path(task_id: str, artifact_id: str) -> str:
+    """getArtifact: GET /v1/tasks/{task_id}/artifacts/{artifact_id} (bytes, or a 307 to a
+    signed URL)."""
+    return f"/v1/tasks/{_id(task_id)}/artifacts/{_id(artifact_id)}"
+
+
+def get_domain(domain: str) -> Call[DomainOut]:
+    """getDomain: GET /v1/domains/{domain}."""
+    return Call("GET", f"/v1/domains/{_id(domain)}", DomainOut)
+
+
+def forget_domain(domain: str) -> Call[Forgotten]:
+    """forgetDomain: DELETE /v1/domains/{domain}/learnings."""
+    return Call("DELETE", f"/v1/domains/{_id(domain)}/learnings", Forgotten)
+
+
+def list_guides() -> Call[GuideList]:
+    """listGuides: GET /v1/guides."""
+    return Call("GET", "/v1/guides", GuideList)

@@ -19,7 +19,13 @@ from pydantic import BaseModel
 from webagent_client import _calls
 from webagent_client.errors import error_for
 from webagent_client.models import (
+    ApprovalOut,
+    ArtifactOut,
+    Decision,
+    DomainOut,
     EventOut,
+    Forgotten,
+    GuideOut,
     LedgerOut,
     ProfileOut,
     StepList,
@@ -36,8 +42,10 @@ from webagent_client.sse import (
     Resume,
     aparse_sse,
 )
+from webagent_client.typed import TypedTask, typed
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T", bound=BaseModel)
 
 
 class AsyncClient:
@@ -90,8 +98,9 @@ class AsyncClient:
         domain: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        q: str | None = None,
     ) -> TaskPage:
-        return await self._send(_calls.list_tasks(status, domain, limit, cursor))
+        return await self._send(_calls.list_tasks(status, domain, limit, cursor, q))
 
     async def cancel_task(self, task_id: str) -> TaskOut:
         return await self._send(_calls.cancel_task(task_id))
@@ -111,6 +120,42 @@ class AsyncClient:
     async def delete_profile(self, name: str) -> None:
         await self._send_optional(_calls.delete_profile(name))
 
+    async def delete_task(self, task_id: str) -> None:
+        """Delete a finished task with its events, artifacts and files (204)."""
+        await self._send_optional(_calls.delete_task(task_id))
+
+    async def list_approvals(self, task_id: str) -> list[ApprovalOut]:
+        return (await self._send(_calls.list_approvals(task_id))).items
+
+    async def approve(self, task_id: str, approval_id: str) -> ApprovalOut:
+        return await self._send(_calls.decide_approval(task_id, approval_id, Decision.approve))
+
+    async def deny(self, task_id: str, approval_id: str) -> ApprovalOut:
+        return await self._send(_calls.decide_approval(task_id, approval_id, Decision.deny))
+
+    async def list_artifacts(self, task_id: str) -> list[ArtifactOut]:
+        """Screenshots, downloads and traces the run kept (metadata; bytes: download_artifact)."""
+        return (await self._send(_calls.list_artifacts(task_id))).root
+
+    async def download_artifact(self, task_id: str, artifact_id: str) -> bytes:
+        """The artifact's bytes (follows the service's redirect to a signed store URL)."""
+        path = _calls.artifact_path(task_id, artifact_id)
+        response = await self._http.get(path, follow_redirects=True)
+        if response.is_error:
+            raise error_for(response)
+        return response.content
+
+    async def get_domain(self, domain: str) -> DomainOut:
+        """What the service learned about a site (routes, facts, dead ends)."""
+        return await self._send(_calls.get_domain(domain))
+
+    async def forget_domain(self, domain: str) -> Forgotten:
+        """Drop everything learned about a site."""
+        return await self._send(_calls.forget_domain(domain))
+
+    async def list_guides(self) -> list[GuideOut]:
+        return (await self._send(_calls.list_guides())).guides
+
     async def wait_task(
         self, task_id: str, *, timeout_s: float = 300.0, poll_s: float = 0.5
     ) -> TaskOut:
@@ -121,6 +166,14 @@ class AsyncClient:
                 raise TimeoutError(f"task {task_id} still {task.status} after {timeout_s} s")
             await asyncio.sleep(poll_s)
         return task
+
+    async def wait_typed(
+        self, task_id: str, output: type[T], *, timeout_s: float = 300.0, poll_s: float = 0.5
+    ) -> TypedTask[T]:
+        """wait_task, then `result.data` validated as `output` (a pydantic model class);
+        `.data` is None when the task ended without data."""
+        task = await self.wait_task(task_id, timeout_s=timeout_s, poll_s=poll_s)
+        return typed(task, output)
 
     async def events(self, task_id: str, *, after: int = 0) -> AsyncIterator[EventOut]:
         """Every event after seq `after` once, in order, until task.finished (see

@@ -71,6 +71,10 @@ class PayloadTooLargeError(ApiError):
     pass
 
 
+class UnsupportedMediaTypeError(ApiError):
+    pass
+
+
 class ValidationFailedError(ApiError):
     pass
 
@@ -95,6 +99,7 @@ BY_CODE: dict[ProblemCode, type[ApiError]] = {
     ProblemCode.method_not_allowed: MethodNotAllowedError,
     ProblemCode.conflict: ConflictError,
     ProblemCode.payload_too_large: PayloadTooLargeError,
+    ProblemCode.unsupported_media_type: UnsupportedMediaTypeError,
     ProblemCode.validation_failed: ValidationFailedError,
     ProblemCode.rate_limited: RateLimitedError,
     ProblemCode.internal_error: InternalServerError,

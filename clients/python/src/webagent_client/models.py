@@ -659,6 +659,7 @@ class ProblemCode(StrEnum):
     method_not_allowed = "method_not_allowed"
     conflict = "conflict"
     payload_too_large = "payload_too_large"
+    unsupported_media_type = "unsupported_media_type"
     validation_failed = "validation_failed"
     rate_limited = "rate_limited"
     internal_error = "internal_error"
@@ -1354,6 +1355,10 @@ class TaskOut(BaseModel):
     attachment names
     """
     cancel_requested: Annotated[bool, Field(title="Cancel Requested")]
+    cost_usd: Annotated[float | None, Field(title="Cost Usd")] = None
+    """
+    USD of the task's model calls so far, priced by WEBAGENT_LLM_PRICES; null when no price is configured for a model the task used
+    """
     created_at: Annotated[AwareDatetime, Field(title="Created At")]
     domain: Annotated[str | None, Field(title="Domain")]
     error: Annotated[str | None, Field(title="Error")]

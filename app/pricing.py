@@ -1,4 +1,5 @@
-"""What a run cost, for the viewer: each `llm.call` event priced by its model.
+"""What a run cost (the viewer, `GET /v1/tasks` and `GET /v1/tasks/{id}`): each `llm.call`
+event priced by its model.
 
 Prices come from `WEBAGENT_LLM_PRICES` (USD per 1M input / output tokens), matched like the
 per-task budget does (workers/adapters/budget.py): the exact model name, else the longest configured
