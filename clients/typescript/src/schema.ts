@@ -575,8 +575,9 @@ export interface paths {
         put?: never;
         /**
          * Send a click, scroll or key to the page
-         * @description A click, scroll or key on the page; applied while the agent is paused for you (after
-         *     Take over) or waits for an approval, dropped otherwise.
+         * @description A click, scroll or key on the page, while the agent is paused for you (after Take
+         *     over) or waits for an approval; 409 otherwise (issue 32 item 6: it was accepted and
+         *     dropped).
          */
         post: operations["liveInput"];
         delete?: never;
