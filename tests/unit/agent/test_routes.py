@@ -255,3 +255,80 @@ async def test_opt_out_secrets_and_failed_checks() -> None:
 
     _, llm, sink = await _run(TWO, run_one_script("Blue", "Nimbus", "1.2"), store, reuse=False)
     assert len(llm.prompts) == 5 and not sink.of_type("route.replayed")
+
+
+class Sections(FakeBrowser):
+    """FakeBrowser whose pages have landmark (`==`) and heading (`#`) lines."""
+
+    async def observe(self, mode: str = "compact"):  # type: ignore[no-untyped-def]
+        seen = await super().observe(mode)
+        lines = []
+        for line in seen.text.splitlines():
+            m = re.match(r'\[\d+:\d+\] (==|#) "(.*)"$', line)
+            lines.append(m.group(2) if m else line)
+        return type(seen)(seen.url, seen.title, "\n".join(lines), seen.version, seen.tokens)
+
+
+NEWS = "subscribe to the newsletter"
+
+
+def account_pages(replaced: bool) -> dict[str, list[tuple[str, str, str | None]]]:
+    section = (
+        [("==", '== main > region "Close account" ==', None), ("#", "## Close account", None)]
+        if replaced
+        else [("==", '== main > region "Newsletter" ==', None), ("#", "## Newsletter", None)]
+    )
+    return {
+        HOME: [*section, ("button", "Continue", f"{HOME}closed" if replaced else f"{HOME}ok")],
+        f"{HOME}ok": [("heading", "Subscribed", None)],
+        f"{HOME}closed": [("heading", "Account closed", None)],
+    }
+
+
+async def _run_sections(script: list[Any], store: InMemoryRouteStore, replaced: bool) -> Any:
+    task = AgentTask(NEWS, HOME, 6, time.monotonic() + 60, reuse_routes=True)
+    recorder = RouteRecorder(NEWS, HOME)
+    llm, sink = FakeLLM(script, side=BRAIN_SIDE), RecordingSink()
+    browser = Sections(account_pages(replaced))
+    outcome = await run_agent(
+        task, recorder.watch(browser), llm, recorder.watch_sink(sink), routes=store
+    )
+    await recorder.commit(store, outcome)
+    return outcome, llm, sink, browser
+
+
+async def test_a_same_named_button_in_another_section_is_never_replayed() -> None:
+    """Issue 32 item 2: the newsletter section was replaced by a "Close account" section
+    with its own "Continue": the replay clicks nothing and hands over to the model."""
+    store = InMemoryRouteStore()
+    await _run_sections([click("Continue"), done("Subscribed")], store, replaced=False)
+    (route,) = store.routes.values()
+    assert route.steps[0].target is not None
+    assert route.steps[0].target.place == 'main > region "Newsletter"'
+    assert route.steps[0].target.heading == "Newsletter"
+    quit = done("the newsletter section is gone")
+    _, llm, sink, browser = await _run_sections([quit], store, replaced=True)
+    assert not [a for a in browser.actions if a.name == "click"]  # no click, by nobody
+    assert browser.current == HOME
+    (event,) = sink.of_type("route.replayed")
+    assert event["fell_back_at"] == 0 and event["replayed_steps"] == []
+    assert len(llm.prompts) >= 1  # the model decided
+    # the same page with the section still there replays the click
+    _, _, _, again = await _run_sections([done("Subscribed")], store, replaced=False)
+    assert again.current == f"{HOME}ok"
+
+
+def test_find_wants_the_heading_and_the_row_that_carries_the_value() -> None:
+    page = (
+        '== main ==\n## Newsletter\n[1:1] button "Continue"\n## Close account\n'
+        '[1:2] button "Continue"\n'
+        'Hex bolt M8 | 0.40 | [1:3] link "Details"\nShaft seal | 2.10 | [1:4] link "Details"'
+    )
+    from workers.agent.memory.routes import Target
+
+    assert find(page, Target("button", "Continue", "main", 0, "Close account")).ref == "1:2"  # type: ignore[union-attr]
+    assert find(page, Target("button", "Continue", "main", 0, "Account")) is None
+    assert find(page, Target("button", "Continue", "", 0, "Newsletter")) is None  # place
+    seal = Target("link", "Details", "main", 0, "Close account", ("shaft seal",))
+    assert find(page, seal).ref == "1:4"  # type: ignore[union-attr]
+    assert find(page, Target("link", "Details", "main", 0, "Close account", ("Nut",))) is None

@@ -88,7 +88,8 @@ SECRET_TOKEN = re.compile(r"<secret:[A-Za-z0-9_.-]{1,64}>")
 _TOKEN = re.compile(
     r'"([^"]+)"|“([^”]+)”|(\d+(?:[.,:/]\d+)*)|([^\W\d_]+(?:[\'’-][^\W\d_]+)*)', re.UNICODE
 )
-_LINE = re.compile(r'^\s*\[(\d+:\d+)\]\s+([\w-]+)(?:\s+("(?:[^"\\]|\\.)*"))?')
+_CONTROL = re.compile(r'\[(\d+:\d+)\]\s+([\w-]+)(?:\s+("(?:[^"\\]|\\.)*"))?')
+_HEADING = re.compile(r"^\s*#{1,6} (.+)$")
 _PLACE = re.compile(r"^\s*==\s*(.*?)\s*==\s*$")
 _ID_LIKE = re.compile(r"^(?:\d+|[0-9a-f]{8,}|[0-9a-f-]{32,36})$", re.I)
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(\d+)(?::([TCUL]))?\}")
@@ -194,6 +195,15 @@ class Slots:
     def of(cls, instruction: str) -> Slots:
         toks = tuple(tokens(instruction))
         return cls(toks, tuple(i for i, t in enumerate(toks) if t.candidate))
+
+    @property
+    def named(self) -> tuple[int, ...]:
+        """The candidates that name a value outright: quoted, numbers, capitalised names."""
+        return tuple(
+            i
+            for i in self.candidates
+            if self.values[i].kind != "word" or (i > 0 and self.values[i].text[:1].isupper())
+        )
 
     def _pattern(self, allowed: Sequence[int]) -> re.Pattern[str] | None:
         values = sorted({self.values[i].norm for i in allowed}, key=len, reverse=True)

@@ -27,7 +27,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.contracts import EventType, TaskStatus
-from workers.agent.memory.route_values import MAX_APPEARED, MAX_STEPS, Slots, template_arg
+from workers.agent.memory.route_values import (
+    MAX_APPEARED,
+    MAX_STEPS,
+    Slots,
+    slots_in,
+    template_arg,
+)
 from workers.agent.memory.routes import (
     Route,
     RouteStep,
@@ -207,6 +213,8 @@ class RouteRecorder:
                 template_arg(key, value, slots, used)
             if entry.target is not None:
                 slots.template(entry.target.name, used)
+                for line in entry.target.row:  # the row that names the task's value
+                    slots.template(line, used, slots.named)
         steps = tuple(_step(entry, slots, used) for entry in entries)
         return Route(
             domain=route_domain(self.opened),
@@ -278,6 +286,8 @@ def _step(entry: Entry, slots: Slots, used: set[int]) -> RouteStep:
             slots.template(target.name, set(), used),
             slots.template(target.place, set(), used),
             target.nth,
+            slots.template(target.heading, set(), used),
+            row_values(target.row, slots, used),
         )
     appeared = tuple(slots.template(lb, set(), used) for lb in entry.appeared or ())
     return RouteStep(
@@ -289,6 +299,15 @@ def _step(entry: Entry, slots: Slots, used: set[int]) -> RouteStep:
         url=url_pattern(entry.url, slots, used) if entry.url else "",
         appeared=appeared,
     )
+
+
+def row_values(lines: Sequence[str], slots: Slots, used: set[int]) -> tuple[str, ...]:
+    """The task's values a target's row, card or list item carried, as slot templates
+    (`{5}`): replay takes the same-named control only on a line that carries them."""
+    found: list[str] = []
+    for line in lines:
+        found += [f"{{{i}}}" for i in sorted(slots_in(slots.template(line, set(), used)))]
+    return tuple(dict.fromkeys(found))
 
 
 class RecordingBrowser(BrowserProxy):
