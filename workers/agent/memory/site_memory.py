@@ -64,6 +64,35 @@ _ID_LIKE = re.compile(r"^(?:\d+|[0-9a-f]{8,}|[0-9a-f-]{32,36})$", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+# page text that speaks to the agent instead of stating a value (issue 32 item 5): never a fact
+_ADDRESSED = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|prompts?|rules?|tasks?)\b"
+    r"|\b(?:system|admin(?:istrator)?|developer)\s+(?:note|message|prompt|instruction|override)"
+    r"|\b(?:you|agents?|assistants?|models?|ai)\s+(?:must|should|shall|need to|are (?:now|required))\b"
+    r"|\b(?:type|enter|paste|send|reveal|share|submit)\b.{0,30}"
+    r"\b(?:api[ _-]?keys?|passwords?|secrets?|tokens?|credentials?)\b"
+    r"|\b(?:new|updated|previous|prior)\s+instructions?\b"
+    r"|\bimportant\b\s*[:!]",
+    re.I | re.S,
+)
+MAX_FACT_CHARS = 200
+
+
+def addressed_to_agent(text: str) -> bool:
+    """Does this text read as an instruction to the agent (prompt injection), not a value?"""
+    return bool(_ADDRESSED.search(" ".join(str(text).split())))
+
+
+def fact_seen(value: str, page_text: str) -> bool:
+    """A fact the run verified: a short value whose every word and number the page it was
+    recorded on showed (the model's paraphrase of a page, or text it made up, is not one)."""
+    words = _WORD.findall(value.lower())
+    if not words or len(value) > MAX_FACT_CHARS:
+        return False
+    shown = set(_WORD.findall(page_text.lower()))
+    return all(w in shown for w in words)
+
+
 def dead_end_expiry(cause: str, last_seen: datetime) -> datetime | None:
     """When a dead end with this cause, last seen then, stops blocking later runs."""
     hours = DEAD_END_TTL_HOURS.get(cause, DEAD_END_TTL_HOURS["generic"])
@@ -265,7 +294,7 @@ class SiteMemory:
             domain=domain,
             templates=tuple(templates),
             popups=tuple(_rows(learnings.get(POPUPS)))[:MAX_POPUPS],
-            facts=tuple(_rows(learnings.get(FACTS)))[:MAX_FACTS],
+            facts=tuple(f for f in _rows(learnings.get(FACTS)) if not _poisoned(f))[:MAX_FACTS],
             bot_protected=learnings.get(BOT_PROTECTED) is True,
             click_tier=best,
             route=str(route.get("kind", "")) if isinstance(route, Mapping) else "",
@@ -284,6 +313,10 @@ class SiteMemory:
 
     def template_for(self, url: str) -> UrlTemplate | None:
         return next((t for t in self.templates if t.matches(url)), None)
+
+
+def _poisoned(fact: Mapping[str, Any]) -> bool:
+    return addressed_to_agent(f"{fact.get('key', '')} {fact.get('value', '')}")
 
 
 def _clip(text: Any, limit: int = LIST_CHARS) -> str:
