@@ -68,7 +68,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 _ADDRESSED = re.compile(
     r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|prompts?|rules?|tasks?)\b"
     r"|\b(?:system|admin(?:istrator)?|developer)\s+(?:note|message|prompt|instruction|override)"
-    r"|\b(?:you|agents?|assistants?|models?|ai)\s+(?:must|should|shall|need to|are (?:now|required))\b"
+    r"|\b(?:you|agents?|assistants?|models?|ai)\s+"
+    r"(?:must|should|shall|need to|are (?:now|required))\b"
     r"|\b(?:type|enter|paste|send|reveal|share|submit)\b.{0,30}"
     r"\b(?:api[ _-]?keys?|passwords?|secrets?|tokens?|credentials?)\b"
     r"|\b(?:new|updated|previous|prior)\s+instructions?\b"
