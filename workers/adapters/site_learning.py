@@ -42,6 +42,7 @@ from workers.agent.memory.site_memory import (
     URL_TEMPLATES,
     addressed_to_agent,
     consent_dismissal,
+    fact_intent,
     fact_seen,
     learn_templates,
     merge_templates,
@@ -185,10 +186,11 @@ class RunLearnings:
     async def _facts(self, store: MemoryStore, now: str, outcome: AgentOutcome) -> None:
         answer = {c.key for c in claims_in(outcome.answer, outcome.data)}
         by_domain: dict[str, list[dict[str, Any]]] = {}
+        intent = fact_intent(self.instruction)  # issue 34: shown to this intent and page only
         for fact, url in self.facts:
             if not self._site_property(fact, answer):
                 continue
-            row = {"key": fact.key, "value": fact.value, "url": url, "seen": now}
+            row = {"key": fact.key, "value": fact.value, "url": url, "seen": now, "intent": intent}
             by_domain.setdefault(domain_of(url), []).append(row)
         for domain, rows in by_domain.items():
             if not domain:

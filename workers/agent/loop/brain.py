@@ -202,7 +202,7 @@ class Brain:
         """What earlier runs left on the start page's domain enters the new Ledger, and the
         operator's guides for it become the directives the plan starts from."""
         domain = domain_of(task.start_url or "")
-        site = await self._recall(ledger, domain)
+        site = await self._recall(ledger, domain, task.start_url or "")
         await self._directives(ledger, task, domain, site)
         await self.persist(ledger, 0)
 
@@ -234,15 +234,16 @@ class Brain:
         had not entered yet, its learnings and unexpired dead ends (issue 21). Returns the
         new domain's learnings, None when the domain is not new."""
         self.page.url, self.page.text = state.url, state.text
-        return await self._recall(ledger, domain_of(state.url))
+        return await self._recall(ledger, domain_of(state.url), state.url)
 
-    async def _recall(self, ledger: Ledger, domain: str) -> SiteMemory | None:
+    async def _recall(self, ledger: Ledger, domain: str, url: str) -> SiteMemory | None:
         if not domain or domain in ledger.sites:
             return None
         # the store decides which: DbMemoryStore gives the unexpired ones, newest first
         ledger.load_dead_ends(await self.memory.load_domain_dead_ends(domain))
         site_map = SiteMap.of(await self.memory.load_site_map(domain))  # seed 001 §2.3
         site = SiteMemory.of(domain, await self.memory.load_domain_learnings(domain), site_map)
+        site = site.scoped(ledger.goal, url)  # issue 34: this task's facts, not the host's
         ledger.sites[domain] = site
         return site
 

@@ -205,8 +205,8 @@ class RouteRecorder:
     def route(self, entries: Sequence[Entry] | None = None) -> Route | None:
         """The trace as a route (None without a start page or a recorded step)."""
         entries = self.entries if entries is None else entries
-        if not self.opened or not entries:
-            return None
+        if not self.opened or not entries or all(self._reopens(e) for e in entries):
+            return None  # issue 34: re-opening the start page is no route
         slots, used = Slots.of(self.instruction), set[int]()
         for entry in entries:  # first pass: the slots are the values the trace used
             for key, value in entry.args.items():
@@ -223,6 +223,16 @@ class RouteRecorder:
             start=url_pattern(self.opened, slots, used),
             steps=steps,
         )
+
+    def _reopens(self, entry: Entry) -> bool:
+        """A reload, or a navigation back to the start page."""
+        if entry.action not in ("navigate", "go_back", "go_forward", "scroll"):
+            return False
+        if entry.action != "navigate":
+            return True
+        url = str(entry.args.get("url") or "")
+        start = relative_url(self.opened, self.opened)
+        return url.split("#", 1)[0].rstrip("/") in (start.rstrip("/"), self.opened.rstrip("/"))
 
     async def commit(self, store: RouteStore, outcome: AgentOutcome) -> Route | None:
         """Write what this checked outcome earned; returns the route written (if any)."""
