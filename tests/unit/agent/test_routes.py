@@ -332,3 +332,36 @@ def test_find_wants_the_heading_and_the_row_that_carries_the_value() -> None:
     seal = Target("link", "Details", "main", 0, "Close account", ("shaft seal",))
     assert find(page, seal).ref == "1:4"  # type: ignore[union-attr]
     assert find(page, Target("link", "Details", "main", 0, "Close account", ("Nut",))) is None
+
+
+def test_slots_take_values_of_another_token_count() -> None:
+    """Issue 34: "Hex bolt" (2 tokens) and "Shaft seal ring" fill the same slots."""
+    one = "open the part Hex bolt and read its price"
+    slots = Slots.of(one)
+    used: set[int] = set()
+    assert slots.template("Hex bolt", used) == "{3} {4}"
+    values = match(one, sorted(used), "open the part Shaft seal ring and read its price")
+    assert values is not None and render("{3} {4}", values) == "Shaft seal ring"
+    short = match(one, sorted(used), "open the part Nut and read its price")
+    assert short is not None and render("{3} {4}", short).strip() == "Nut"
+    assert match(one, sorted(used), "open the part Nut and read its weight") is None
+    assert match(one, sorted(used), "open the part and read its price") is None
+
+
+def test_a_details_link_is_kept_by_the_task_value_its_row_names() -> None:
+    """Issue 34: "the Details link in the row that names {part}" (the link carries no value)."""
+    from workers.agent.replay.route_record import row_values
+
+    one = "open the part Hex bolt and read its price"
+    page = 'Hex bolt | 0.40 | [1:3] link "Details"\nShaft seal ring | 2.10 | [1:4] link "Details"'
+    target = target_of(page, "1:3")
+    assert target is not None and target.nth == 0 and target.row == (page.splitlines()[0],)
+    slots, used = Slots.of(one), set[int]()
+    slots.template(target.row[0], used, slots.named)
+    assert sorted(used) == [3, 4]  # a capitalised name of two words; not "price"
+    row = row_values(target.row, slots, {3, 4})
+    assert row == ("{3}", "{4}")
+    values = match(one, [3, 4], "open the part Shaft seal ring and read its price")
+    assert values is not None
+    wanted = type(target)("link", "Details", "", 0, "", tuple(render(v, values) for v in row))
+    assert find(page, wanted).ref == "1:4"  # type: ignore[union-attr]
