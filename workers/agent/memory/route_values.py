@@ -150,9 +150,9 @@ def match(stored_instruction: str, slots: Sequence[int], instruction: str) -> li
     if any(i >= len(old) for i in slots):
         return None
     blank = set(slots)
-    if len(old) == len(new):
-        if all(i in blank or a.norm == b.norm for i, (a, b) in enumerate(zip(old, new))):
-            return [t.text for t in new]
+    pairs = enumerate(zip(old, new, strict=False))
+    if len(old) == len(new) and all(i in blank or a.norm == b.norm for i, (a, b) in pairs):
+        return [t.text for t in new]
     runs: list[tuple[int, ...] | Token] = []
     for i, token in enumerate(old):
         if i in blank and runs and isinstance(runs[-1], tuple) and runs[-1][-1] == i - 1:
