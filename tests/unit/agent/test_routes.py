@@ -365,3 +365,29 @@ def test_a_details_link_is_kept_by_the_task_value_its_row_names() -> None:
     assert values is not None
     wanted = type(target)("link", "Details", "", 0, "", tuple(render(v, values) for v in row))
     assert find(page, wanted).ref == "1:4"  # type: ignore[union-attr]
+
+
+async def test_a_replayed_step_waits_for_the_same_approval_as_the_models() -> None:
+    """Issue 32 item 2: replayed steps go through the supervised browser's approval rules."""
+    from workers.agent.people.supervised import SupervisedBrowser, Supervision
+    from workers.agent.testing import InspectableBrowser, ScriptedGate
+
+    instruction = "go to my settings and press the remove button"
+    pages = {HOME: [("button", "Remove account", f"{HOME}gone")], f"{HOME}gone": []}
+    store = InMemoryRouteStore()
+    for answers, script in (
+        (["approved"], [click("Remove account"), done("ok")]),
+        (["denied"], [done("no")]),
+    ):
+        gate = ScriptedGate(answers=list(answers))
+        browser = InspectableBrowser(pages)
+        task = AgentTask(instruction, HOME, 6, time.monotonic() + 60, reuse_routes=True)
+        recorder = RouteRecorder(instruction, HOME)
+        supervised = SupervisedBrowser(recorder.watch(browser), gate, Supervision())
+        llm, sink = FakeLLM(script, side=BRAIN_SIDE), RecordingSink()
+        outcome = await run_agent(task, supervised, llm, recorder.watch_sink(sink), routes=store)
+        await recorder.commit(store, outcome)
+        assert len(gate.requests) == 1  # asked before the click, replayed or not
+    assert browser.current == HOME  # the denied replay clicked nothing
+    (event,) = sink.of_type("route.replayed")
+    assert event["replayed_steps"] == [] and event["fell_back_at"] == 0
