@@ -35,6 +35,7 @@ from workers.agent.context.memory import AdaptiveMemory
 from workers.agent.context.views import render_worker, worker_view
 from workers.agent.judge.evidence import EvidenceLog
 from workers.agent.memory.ledger import (
+    LED_NOWHERE,
     DeadEnd,
     Fact,
     Ledger,
@@ -441,7 +442,8 @@ class Brain:
         now = page_fingerprint(self.page.text) if self.page.text else ""
 
         def winning(dead_end: DeadEnd, at: int) -> bool:
-            return at >= step - HELD_STEPS and bool(dead_end.state) and dead_end.state != now
+            judged = dead_end.cause == LED_NOWHERE and bool(dead_end.state)  # "no effect"
+            return at >= step - HELD_STEPS and judged and dead_end.state != now
 
         if won and now:
             self._held = [h for h in self._held if not winning(h[0], h[1])]
