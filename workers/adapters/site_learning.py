@@ -40,7 +40,10 @@ from workers.agent.memory.site_memory import (
     MAX_POPUPS,
     POPUPS,
     URL_TEMPLATES,
+    addressed_to_agent,
     consent_dismissal,
+    fact_intent,
+    fact_seen,
     learn_templates,
     merge_templates,
     task_values,
@@ -71,7 +74,7 @@ class RunLearnings:
         self.reached: dict[str, list[str]] = {}
         self.challenges: dict[str, dict[str, Any]] = {}
         self.popups: dict[str, list[dict[str, str]]] = {}
-        self.facts: list[tuple[Fact, str]] = []  # (fact, page url) the run recorded
+        self.facts: list[tuple[Fact, str]] = []  # (fact, page url) the run recorded, seen there
         self.route: str | None = None
         self.page_text = ""
         self.page_url = ""
@@ -100,7 +103,8 @@ class RunLearnings:
             category=event.get("category", "observation"),
             confidence=float(event.get("confidence") or 0),
         )
-        self.facts.append((fact, self.page_url))
+        if fact_seen(fact.value, self.page_text):  # a value the page showed, not a paraphrase
+            self.facts.append((fact, self.page_url))
 
     def clicked(self, action: Action, result: ToolResult, page_url: str) -> None:
         if action.name != "click" or not result.success or "ref" not in action.args:
@@ -172,6 +176,8 @@ class RunLearnings:
         """A fact worth keeping for later runs: not this run's answer, not about its values."""
         if fact.category == "credential" or fact.confidence < KEPT_FACT_CONFIDENCE:
             return False
+        if addressed_to_agent(f"{fact.key} {fact.value}"):
+            return False  # issue 32 item 5: page text that speaks to the agent is no fact
         if {c.key for c in claims_of(fact.value)} & answer:
             return False  # relay run: "total: 56.50 EUR" came back beside a claim for 52.50
         words = set(_WORDS.findall(f"{fact.key} {fact.value}".lower()))
@@ -180,10 +186,11 @@ class RunLearnings:
     async def _facts(self, store: MemoryStore, now: str, outcome: AgentOutcome) -> None:
         answer = {c.key for c in claims_in(outcome.answer, outcome.data)}
         by_domain: dict[str, list[dict[str, Any]]] = {}
+        intent = fact_intent(self.instruction)  # issue 34: shown to this intent and page only
         for fact, url in self.facts:
             if not self._site_property(fact, answer):
                 continue
-            row = {"key": fact.key, "value": fact.value, "url": url, "seen": now}
+            row = {"key": fact.key, "value": fact.value, "url": url, "seen": now, "intent": intent}
             by_domain.setdefault(domain_of(url), []).append(row)
         for domain, rows in by_domain.items():
             if not domain:

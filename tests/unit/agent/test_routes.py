@@ -255,3 +255,139 @@ async def test_opt_out_secrets_and_failed_checks() -> None:
 
     _, llm, sink = await _run(TWO, run_one_script("Blue", "Nimbus", "1.2"), store, reuse=False)
     assert len(llm.prompts) == 5 and not sink.of_type("route.replayed")
+
+
+class Sections(FakeBrowser):
+    """FakeBrowser whose pages have landmark (`==`) and heading (`#`) lines."""
+
+    async def observe(self, mode: str = "compact"):  # type: ignore[no-untyped-def]
+        seen = await super().observe(mode)
+        lines = []
+        for line in seen.text.splitlines():
+            m = re.match(r'\[\d+:\d+\] (==|#) "(.*)"$', line)
+            lines.append(m.group(2) if m else line)
+        return type(seen)(seen.url, seen.title, "\n".join(lines), seen.version, seen.tokens)
+
+
+NEWS = "subscribe to the newsletter"
+
+
+def account_pages(replaced: bool) -> dict[str, list[tuple[str, str, str | None]]]:
+    section = (
+        [("==", '== main > region "Close account" ==', None), ("#", "## Close account", None)]
+        if replaced
+        else [("==", '== main > region "Newsletter" ==', None), ("#", "## Newsletter", None)]
+    )
+    return {
+        HOME: [*section, ("button", "Continue", f"{HOME}closed" if replaced else f"{HOME}ok")],
+        f"{HOME}ok": [("heading", "Subscribed", None)],
+        f"{HOME}closed": [("heading", "Account closed", None)],
+    }
+
+
+async def _run_sections(script: list[Any], store: InMemoryRouteStore, replaced: bool) -> Any:
+    task = AgentTask(NEWS, HOME, 6, time.monotonic() + 60, reuse_routes=True)
+    recorder = RouteRecorder(NEWS, HOME)
+    llm, sink = FakeLLM(script, side=BRAIN_SIDE), RecordingSink()
+    browser = Sections(account_pages(replaced))
+    outcome = await run_agent(
+        task, recorder.watch(browser), llm, recorder.watch_sink(sink), routes=store
+    )
+    await recorder.commit(store, outcome)
+    return outcome, llm, sink, browser
+
+
+async def test_a_same_named_button_in_another_section_is_never_replayed() -> None:
+    """Issue 32 item 2: the newsletter section was replaced by a "Close account" section
+    with its own "Continue": the replay clicks nothing and hands over to the model."""
+    store = InMemoryRouteStore()
+    await _run_sections([click("Continue"), done("Subscribed")], store, replaced=False)
+    (route,) = store.routes.values()
+    assert route.steps[0].target is not None
+    assert route.steps[0].target.place == 'main > region "Newsletter"'
+    assert route.steps[0].target.heading == "Newsletter"
+    quit = done("the newsletter section is gone")
+    _, llm, sink, browser = await _run_sections([quit], store, replaced=True)
+    assert not [a for a in browser.actions if a.name == "click"]  # no click, by nobody
+    assert browser.current == HOME
+    (event,) = sink.of_type("route.replayed")
+    assert event["fell_back_at"] == 0 and event["replayed_steps"] == []
+    assert len(llm.prompts) >= 1  # the model decided
+    # the same page with the section still there replays the click
+    _, _, _, again = await _run_sections([done("Subscribed")], store, replaced=False)
+    assert again.current == f"{HOME}ok"
+
+
+def test_find_wants_the_heading_and_the_row_that_carries_the_value() -> None:
+    page = (
+        '== main ==\n## Newsletter\n[1:1] button "Continue"\n## Close account\n'
+        '[1:2] button "Continue"\n'
+        'Hex bolt M8 | 0.40 | [1:3] link "Details"\nShaft seal | 2.10 | [1:4] link "Details"'
+    )
+    from workers.agent.memory.routes import Target
+
+    assert find(page, Target("button", "Continue", "main", 0, "Close account")).ref == "1:2"  # type: ignore[union-attr]
+    assert find(page, Target("button", "Continue", "main", 0, "Account")) is None
+    assert find(page, Target("button", "Continue", "", 0, "Newsletter")) is None  # place
+    seal = Target("link", "Details", "main", 0, "Close account", ("shaft seal",))
+    assert find(page, seal).ref == "1:4"  # type: ignore[union-attr]
+    assert find(page, Target("link", "Details", "main", 0, "Close account", ("Nut",))) is None
+
+
+def test_slots_take_values_of_another_token_count() -> None:
+    """Issue 34: "Hex bolt" (2 tokens) and "Shaft seal ring" fill the same slots."""
+    one = "open the part Hex bolt and read its price"
+    slots = Slots.of(one)
+    used: set[int] = set()
+    assert slots.template("Hex bolt", used) == "{3} {4}"
+    values = match(one, sorted(used), "open the part Shaft seal ring and read its price")
+    assert values is not None and render("{3} {4}", values) == "Shaft seal ring"
+    short = match(one, sorted(used), "open the part Nut and read its price")
+    assert short is not None and render("{3} {4}", short).strip() == "Nut"
+    assert match(one, sorted(used), "open the part Nut and read its weight") is None
+    assert match(one, sorted(used), "open the part and read its price") is None
+
+
+def test_a_details_link_is_kept_by_the_task_value_its_row_names() -> None:
+    """Issue 34: "the Details link in the row that names {part}" (the link carries no value)."""
+    from workers.agent.replay.route_record import row_values
+
+    one = "open the part Hex bolt and read its price"
+    page = 'Hex bolt | 0.40 | [1:3] link "Details"\nShaft seal ring | 2.10 | [1:4] link "Details"'
+    target = target_of(page, "1:3")
+    assert target is not None and target.nth == 0 and target.row == (page.splitlines()[0],)
+    slots, used = Slots.of(one), set[int]()
+    slots.template(target.row[0], used, slots.named)
+    assert sorted(used) == [3, 4]  # a capitalised name of two words; not "price"
+    row = row_values(target.row, slots, {3, 4})
+    assert row == ("{3}", "{4}")
+    values = match(one, [3, 4], "open the part Shaft seal ring and read its price")
+    assert values is not None
+    wanted = type(target)("link", "Details", "", 0, "", tuple(render(v, values) for v in row))
+    assert find(page, wanted).ref == "1:4"  # type: ignore[union-attr]
+
+
+async def test_a_replayed_step_waits_for_the_same_approval_as_the_models() -> None:
+    """Issue 32 item 2: replayed steps go through the supervised browser's approval rules."""
+    from workers.agent.people.supervised import SupervisedBrowser, Supervision
+    from workers.agent.testing import InspectableBrowser, ScriptedGate
+
+    instruction = "go to my settings and press the remove button"
+    pages = {HOME: [("button", "Remove account", f"{HOME}gone")], f"{HOME}gone": []}
+    store = InMemoryRouteStore()
+    for answers, script in (
+        (["approved"], [click("Remove account"), done("ok")]),
+        (["denied"], [done("no")]),
+    ):
+        gate = ScriptedGate(answers=list(answers))
+        browser = InspectableBrowser(pages)
+        task = AgentTask(instruction, HOME, 6, time.monotonic() + 60, reuse_routes=True)
+        recorder = RouteRecorder(instruction, HOME)
+        supervised = SupervisedBrowser(recorder.watch(browser), gate, Supervision())
+        llm, sink = FakeLLM(script, side=BRAIN_SIDE), RecordingSink()
+        outcome = await run_agent(task, supervised, llm, recorder.watch_sink(sink), routes=store)
+        await recorder.commit(store, outcome)
+        assert len(gate.requests) == 1  # asked before the click, replayed or not
+    assert browser.current == HOME  # the denied replay clicked nothing
+    (event,) = sink.of_type("route.replayed")
+    assert event["replayed_steps"] == [] and event["fell_back_at"] == 0

@@ -13,8 +13,6 @@ than "this path leads nowhere".
 
 from __future__ import annotations
 
-import hashlib
-import re
 from dataclasses import dataclass, field, replace
 
 from app.contracts import EventType
@@ -25,7 +23,7 @@ from workers.agent.loop.brain import describe_action, element_label
 from workers.agent.loop.endings import Usage
 from workers.agent.loop.step_events import action_event
 from workers.agent.memory.dead_end_causes import cause_of
-from workers.agent.memory.ledger import Ledger
+from workers.agent.memory.ledger import Ledger, page_fingerprint
 from workers.agent.people.navigation import GuardedNavigation
 from workers.agent.people.task_profiles import ProfileGuard
 from workers.agent.protocols import Action, EventSink, Observation, ToolCall, ToolResult
@@ -47,13 +45,11 @@ NOT_DEAD_ENDS = frozenset(
         "no_change",  # the control answered with the same page: not dead (issue 27 item 2)
     }
 )
-_REF_VERSION = re.compile(r"\[\d+:(\d+)\]")
+page_state = page_fingerprint  # the same action on another state of the page is no repeat
 
 
-def page_state(text: str) -> str:
-    """A digest of what the page shows, without the snapshot version in its refs: the same
-    action on another state of the page (a field now holding another answer) is no repeat."""
-    return hashlib.sha1(_REF_VERSION.sub(r"[\1]", text).encode()).hexdigest()[:16]
+def _bare(url: str) -> str:
+    return url.split("#", 1)[0].rstrip("/")
 
 
 def after_failure(call: ExecutedCall) -> str:
@@ -163,6 +159,8 @@ class BatchRunner:
         """Ingest(L, a, r, state.url): a failure becomes a dead end; True if it was one."""
         if result.success or (result.error or "") in NOT_DEAD_ENDS:
             return False
+        if self.restarts(action, state.url):  # issue 34: a reload is never a dead end
+            return False
         description, signature = describe_action(action, state.text)
         target = element_label(state.text, str(action.args["ref"])) if "ref" in action.args else ""
         page = page_state(state.text)
@@ -178,6 +176,16 @@ class BatchRunner:
             state=page,
         )
         return repeated
+
+    def restarts(self, action: Action, here: str) -> bool:
+        """A reload, or a navigation back to the start page or to the page it is on (the
+        only way to restart a game): never "led nowhere" for later runs (issue 34)."""
+        if action.name == "reload":
+            return True
+        if action.name != "navigate":
+            return False
+        url = _bare(str(action.args.get("url") or ""))
+        return bool(url) and url in (_bare(self.navigation.start_url), _bare(here))
 
     async def emit(self, step: int, action: Action, result: ToolResult) -> None:
         await self.sink.emit(EventType.action_executed, action_event(step, action, result))

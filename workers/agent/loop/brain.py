@@ -34,7 +34,16 @@ from workers.agent.context.history import ExecutedCall, LedgerHistory, Message, 
 from workers.agent.context.memory import AdaptiveMemory
 from workers.agent.context.views import render_worker, worker_view
 from workers.agent.judge.evidence import EvidenceLog
-from workers.agent.memory.ledger import DeadEnd, Fact, Ledger, LedgerChange, StepOutcome, domain_of
+from workers.agent.memory.ledger import (
+    LED_NOWHERE,
+    DeadEnd,
+    Fact,
+    Ledger,
+    LedgerChange,
+    StepOutcome,
+    domain_of,
+    page_fingerprint,
+)
 from workers.agent.memory.site_map import SiteMap
 from workers.agent.memory.site_memory import SiteMemory, render_site
 from workers.agent.people import guidance
@@ -60,6 +69,7 @@ from workers.agent.tools import DONE, is_page_changing
 
 LABEL_CHARS = 80
 RECORD_FACT = "record_fact"
+HELD_STEPS = 1  # dead ends of the last steps wait this many steps before they are written
 _FAILED_EVALUATION = re.compile(r"^\s*(?:failed|failure|did not work|unsuccessful)\b", re.I)
 
 
@@ -168,6 +178,9 @@ class Brain:
         self._last_move: tuple[str, str, str] | None = None  # (url, description, signature)
         self._session = history.session_text
         self._saved: dict[str, Any] | None = None  # the ledger row as last written
+        # dead ends of the last steps, held until the run moved on: the action a run won
+        # with is no dead end for later runs (issue 34)
+        self._held: list[tuple[DeadEnd, int, str]] = []  # (dead end, its step, domain)
         self.page = PageSeen()
         self.offset = 0  # run steps replayed from a route: the cadence counts Worker steps
         self.reviewed_at = 0  # the Worker step of the Planner's last call (0: none, or start)
@@ -203,7 +216,7 @@ class Brain:
         """What earlier runs left on the start page's domain enters the new Ledger, and the
         operator's guides for it become the directives the plan starts from."""
         domain = domain_of(task.start_url or "")
-        site = await self._recall(ledger, domain)
+        site = await self._recall(ledger, domain, task.start_url or "")
         await self._directives(ledger, task, domain, site)
         await self.persist(ledger, 0)
 
@@ -235,15 +248,16 @@ class Brain:
         had not entered yet, its learnings and unexpired dead ends (issue 21). Returns the
         new domain's learnings, None when the domain is not new."""
         self.page.url, self.page.text = state.url, state.text
-        return await self._recall(ledger, domain_of(state.url))
+        return await self._recall(ledger, domain_of(state.url), state.url)
 
-    async def _recall(self, ledger: Ledger, domain: str) -> SiteMemory | None:
+    async def _recall(self, ledger: Ledger, domain: str, url: str) -> SiteMemory | None:
         if not domain or domain in ledger.sites:
             return None
         # the store decides which: DbMemoryStore gives the unexpired ones, newest first
         ledger.load_dead_ends(await self.memory.load_domain_dead_ends(domain))
         site_map = SiteMap.of(await self.memory.load_site_map(domain))  # seed 001 §2.3
         site = SiteMemory.of(domain, await self.memory.load_domain_learnings(domain), site_map)
+        site = site.scoped(ledger.goal, url)  # issue 34: this task's facts, not the host's
         ledger.sites[domain] = site
         return site
 
@@ -414,10 +428,38 @@ class Brain:
         from the row as last written: a step persists before each model call and after it)."""
         for change in ledger.drain():
             await self._store(change, step)
+        await self._release(lambda at: at < step - HELD_STEPS)
         row = ledger.to_dict()
         if row != self._saved:
             await self.memory.save_ledger(row)
             self._saved = row
+
+    async def finish(self, ledger: Ledger, step: int, won: bool) -> None:
+        """The run's last write: a won run drops a dead end of its last steps after which
+        the page changed (the winning action judged "no effect", issue 34); the rest are
+        written."""
+        for change in ledger.drain():
+            await self._store(change, step)
+        now = page_fingerprint(self.page.text) if self.page.text else ""
+
+        def winning(dead_end: DeadEnd, at: int) -> bool:
+            judged = dead_end.cause == LED_NOWHERE and bool(dead_end.state)  # "no effect"
+            return at >= step - HELD_STEPS and judged and dead_end.state != now
+
+        if won and now:
+            self._held = [h for h in self._held if not winning(h[0], h[1])]
+        await self._release(lambda at: True)
+        await self.persist(ledger, step)
+
+    async def _release(self, due: Callable[[int], bool]) -> None:
+        keep = []
+        for dead_end, at, domain in self._held:
+            if not due(at):
+                keep.append((dead_end, at, domain))
+                continue
+            await self.memory.record_dead_end(domain, dead_end)
+            await self.sink.emit(EventType.dead_end_recorded, _dead_end_event(dead_end, at))
+        self._held = keep
 
     async def _store(self, change: LedgerChange, step: int) -> None:
         entry = change.entry
@@ -429,7 +471,6 @@ class Brain:
             await self.sink.emit(EventType.fact_recorded, _fact_event(entry, step))
         elif change.kind == "dead_end":
             domain = entry.domain or domain_of(self.history.current_url)
-            await self.memory.record_dead_end(domain, entry)
-            await self.sink.emit(EventType.dead_end_recorded, _dead_end_event(entry, step))
+            self._held.append((entry, entry.step or step, domain))
         elif change.kind == "episodic":
             await self.memory.append_episodic(entry)

@@ -140,7 +140,7 @@ class AgentLoop:
             model_steps = range(self.replayed.next_step, self.usage.steps + 1)
             await self.sink.emit(EventType.route_replayed, self.replayed.event(model_steps))
         if self.brain is not None:
-            await self.brain.persist(self.ledger, self.usage.steps)
+            await self.brain.finish(self.ledger, self.usage.steps, ending.success)
         return ending.outcome(self.usage.steps, self.llm.usage)
 
     async def _run(self) -> Ending:

@@ -15,6 +15,8 @@ only holds the Ledger (the eviction phases) can add entries without knowing abou
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -145,6 +147,15 @@ def page_of(url: str) -> str:
     except ValueError:
         return url
     return f"{(parts.hostname or '').lower()}{parts.path.rstrip('/') or '/'}"
+
+
+_REF_VERSION = re.compile(r"\[\d+:(\d+)\]")
+LED_NOWHERE = "postcondition_miss"
+
+
+def page_fingerprint(text: str) -> str:
+    """A digest of what the page shows, without the snapshot version in its refs."""
+    return hashlib.sha1(_REF_VERSION.sub(r"[\1]", text).encode()).hexdigest()[:16]
 
 
 def _same_page(a: str, b: str) -> bool:
@@ -280,9 +291,12 @@ class Ledger:
             if whole_run or _same_page(d.url, url):
                 prior = chosen.get(d.key)
                 chosen[d.key] = replace(d, count=d.count + (prior.count if prior else 0))
+        shown = page_fingerprint(page_text) if page_text else ""
         for key, d in self.remembered.items():
             if page_of(d.url) != here or (d.target and d.target.lower() not in text):
                 continue
+            if d.cause == LED_NOWHERE and d.state and shown and d.state != shown:
+                continue  # issue 34: the page changed since it led nowhere: tried again
             prior = chosen.get(key)
             chosen[key] = replace(prior, count=prior.count + d.count) if prior else d
         return list(chosen.values())

@@ -88,7 +88,8 @@ SECRET_TOKEN = re.compile(r"<secret:[A-Za-z0-9_.-]{1,64}>")
 _TOKEN = re.compile(
     r'"([^"]+)"|“([^”]+)”|(\d+(?:[.,:/]\d+)*)|([^\W\d_]+(?:[\'’-][^\W\d_]+)*)', re.UNICODE
 )
-_LINE = re.compile(r'^\s*\[(\d+:\d+)\]\s+([\w-]+)(?:\s+("(?:[^"\\]|\\.)*"))?')
+_CONTROL = re.compile(r'\[(\d+:\d+)\]\s+([\w-]+)(?:\s+("(?:[^"\\]|\\.)*"))?')
+_HEADING = re.compile(r"^\s*#{1,6} (.+)$")
 _PLACE = re.compile(r"^\s*==\s*(.*?)\s*==\s*$")
 _ID_LIKE = re.compile(r"^(?:\d+|[0-9a-f]{8,}|[0-9a-f-]{32,36})$", re.I)
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(\d+)(?::([TCUL]))?\}")
@@ -142,15 +143,52 @@ def intent_key(intent: str) -> str:
 
 def match(stored_instruction: str, slots: Sequence[int], instruction: str) -> list[str] | None:
     """The new task's values by slot (None when the instruction is not this route's intent):
-    as many tokens, every non-slot token equal case aside."""
+    every non-slot token equal case aside and in order; a run of two or more adjacent slots
+    (a value of several words) takes one or more tokens of the new instruction (issue 34:
+    "Hex bolt" -> "Shaft seal ring"), each slot one token and the run's last the rest."""
     old, new = tokens(stored_instruction), tokens(instruction)
-    if len(old) != len(new) or any(i >= len(old) for i in slots):
+    if any(i >= len(old) for i in slots):
         return None
     blank = set(slots)
-    for i, (a, b) in enumerate(zip(old, new, strict=True)):
-        if i not in blank and a.norm != b.norm:
-            return None
-    return [t.text for t in new]
+    pairs = enumerate(zip(old, new, strict=False))
+    if len(old) == len(new) and all(i in blank or a.norm == b.norm for i, (a, b) in pairs):
+        return [t.text for t in new]
+    runs: list[tuple[int, ...] | Token] = []
+    for i, token in enumerate(old):
+        if i in blank and runs and isinstance(runs[-1], tuple) and runs[-1][-1] == i - 1:
+            runs[-1] = (*runs[-1], i)
+        else:
+            runs.append((i,) if i in blank else token)
+    taken = _align(runs, new, 0, 0)
+    if taken is None:
+        return None
+    values = [t.text for t in old]
+    for group, span in taken:
+        words = [t.text for t in span]
+        for n, slot in enumerate(group):
+            last = n == len(group) - 1
+            values[slot] = " ".join(words[n:]) if last else (words[n] if n < len(words) else "")
+    return values
+
+
+def _align(
+    runs: Sequence[tuple[int, ...] | Token], new: Sequence[Token], r: int, t: int
+) -> list[tuple[tuple[int, ...], Sequence[Token]]] | None:
+    """Literal tokens equal in order; a run of slots one token or more (shortest first), a
+    single slot exactly one ("Berlin" never takes "Paris today")."""
+    if r == len(runs):
+        return [] if t == len(new) else None
+    run = runs[r]
+    if isinstance(run, Token):
+        if t < len(new) and new[t].norm == run.norm:
+            return _align(runs, new, r + 1, t + 1)
+        return None
+    longest = len(new) if len(run) > 1 else min(t + 1, len(new))  # one word stays one
+    for end in range(t + 1, longest + 1):
+        rest = _align(runs, new, r + 1, end)
+        if rest is not None:
+            return [(run, new[t:end]), *rest]
+    return None
 
 
 # --- templates -----------------------------------------------------------------------------------
@@ -194,6 +232,17 @@ class Slots:
     def of(cls, instruction: str) -> Slots:
         toks = tuple(tokens(instruction))
         return cls(toks, tuple(i for i, t in enumerate(toks) if t.candidate))
+
+    @property
+    def named(self) -> tuple[int, ...]:
+        """The candidates that name a value outright: quoted, numbers, capitalised names and
+        the words right after one ("Hex bolt": a name of several words)."""
+        out: list[int] = []
+        for i in self.candidates:
+            token = self.values[i]
+            if token.kind != "word" or (i > 0 and token.text[:1].isupper()) or i - 1 in out:
+                out.append(i)
+        return tuple(out)
 
     def _pattern(self, allowed: Sequence[int]) -> re.Pattern[str] | None:
         values = sorted({self.values[i].norm for i in allowed}, key=len, reverse=True)

@@ -47,8 +47,9 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from workers.agent.memory.ledger import domain_of
 from workers.agent.memory.route_values import (
+    _CONTROL,
+    _HEADING,
     _ID_LIKE,
-    _LINE,
     _PLACE,
     WILD,
     Slots,
@@ -64,15 +65,26 @@ from workers.agent.memory.route_values import (
 
 @dataclass(frozen=True)
 class Target:
-    """An element as the route keeps it: role, accessible name, place, rank among equals."""
+    """An element as the route keeps it: role, accessible name, place (the landmark above
+    it), rank among equals, the heading above it in that landmark, and the task values its
+    row, card or list item carried (one template per line: "{5}")."""
 
     role: str
     name: str
     place: str = ""
     nth: int = 0
+    heading: str = ""
+    row: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "name": self.name, "place": self.place, "nth": self.nth}
+        return {
+            "role": self.role,
+            "name": self.name,
+            "place": self.place,
+            "nth": self.nth,
+            "heading": self.heading,
+            "row": list(self.row),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Target:
@@ -81,6 +93,8 @@ class Target:
             str(data.get("name", "")),
             str(data.get("place", "")),
             int(data.get("nth", 0)),
+            str(data.get("heading", "")),
+            tuple(str(v) for v in data.get("row") or ()),
         )
 
 
@@ -90,6 +104,8 @@ class Element:
     role: str
     name: str
     place: str
+    heading: str = ""
+    line: str = ""  # the whole line it stands on (a table row's cells, a card's text)
 
     @property
     def label(self) -> str:
@@ -104,18 +120,25 @@ def _unquote_name(quoted: str | None) -> str:
 
 
 def elements(page_text: str) -> list[Element]:
-    """The controls of an observation in page order, each with the landmark line above it."""
-    out, place = [], ""
+    """The controls of an observation in page order, each with the landmark line and the
+    heading above it and the line it stands on (a grid row puts several on one line)."""
+    out, place, heading = [], "", ""
     for line in page_text.splitlines():
         landmark = _PLACE.match(line)
         if landmark:
-            place = landmark.group(1)
+            place, heading = landmark.group(1), ""
             continue
-        m = _LINE.match(line)
-        if m:
+        title = _HEADING.match(line)
+        if title:
+            heading = title.group(1).strip()
+            continue
+        for m in _CONTROL.finditer(line):
             name = _unquote_name(m.group(3)).split("…[+", 1)[0]
-            out.append(Element(m.group(1), m.group(2), name, place))
+            out.append(Element(m.group(1), m.group(2), name, place, heading, line.strip()))
     return out
+
+
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def _same(a: str, b: str) -> bool:
@@ -123,27 +146,53 @@ def _same(a: str, b: str) -> bool:
 
 
 def target_of(page_text: str, ref: str) -> Target | None:
-    """The route's record of the element with this ref (None when it is not in the text)."""
+    """The route's record of the element with this ref (None when it is not in the text);
+    its `row` is the whole line it stands on, for the recorder to keep the task's values of."""
     found = elements(page_text)
     element = next((e for e in found if e.ref == ref), None)
     if element is None:
         return None
-    equal = [
-        e
-        for e in found
-        if e.role == element.role and _same(e.name, element.name) and e.place == element.place
-    ]
-    return Target(element.role, element.name, element.place, equal.index(element))
+    equal = [e for e in found if _equal(e, element)]
+    row = (element.line,) if _CONTROL.sub("", element.line).strip(" |") else ()
+    return Target(
+        element.role, element.name, element.place, equal.index(element), element.heading, row
+    )
+
+
+def _section(a: str, b: str) -> bool:
+    """Same heading, counts aside ("3 kettles" is the section "2 kettles" was)."""
+    return _same(_DIGITS.sub("#", a), _DIGITS.sub("#", b))
+
+
+def _equal(a: Element, b: Element) -> bool:
+    return (
+        a.role == b.role
+        and _same(a.name, b.name)
+        and _same(a.place, b.place)
+        and _section(a.heading, b.heading)
+    )
+
+
+def _carries(line: str, values: Sequence[str]) -> bool:
+    text = " ".join(line.lower().split())
+    return all(" ".join(v.lower().split()) in text for v in values if v.strip())
 
 
 def find(page_text: str, target: Target) -> Element | None:
-    """The element a recorded target names, in the current observation: same role and name
-    in the same place (its rank among equals), else the only one with that role and name."""
-    found = [e for e in elements(page_text) if e.role == target.role and _same(e.name, target.name)]
-    here = [e for e in found if _same(e.place, target.place)]
-    if here:
-        return here[target.nth] if target.nth < len(here) else None
-    return found[0] if len(found) == 1 else None
+    """The element a recorded target names, in the current observation: same role, name,
+    place and heading, on a line that carries the task's values of its row (if it had any),
+    by its rank among equals. Nothing else: a same-named control in another section is
+    never taken for it (issue 32 item 2); the replay hands over to the model instead."""
+    here = [
+        e
+        for e in elements(page_text)
+        if e.role == target.role
+        and _same(e.name, target.name)
+        and _same(e.place, target.place)
+        and _section(e.heading, target.heading)
+        and _carries(e.line, target.row)
+    ]
+    return here[target.nth] if target.nth < len(here) else None
 
 
 def labels(page_text: str) -> list[str]:

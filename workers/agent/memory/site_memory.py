@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -62,6 +62,46 @@ DEAD_END_TTL_HOURS: Mapping[str, float | None] = {
 }
 _ID_LIKE = re.compile(r"^(?:\d+|[0-9a-f]{8,}|[0-9a-f-]{32,36})$", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+# page text that speaks to the agent instead of stating a value (issue 32 item 5): never a fact
+_ADDRESSED = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|prompts?|rules?|tasks?)\b"
+    r"|\b(?:system|admin(?:istrator)?|developer)\s+(?:note|message|prompt|instruction|override)"
+    r"|\b(?:you|agents?|assistants?|models?|ai)\s+"
+    r"(?:must|should|shall|need to|are (?:now|required))\b"
+    r"|\b(?:type|enter|paste|send|reveal|share|submit)\b.{0,30}"
+    r"\b(?:api[ _-]?keys?|passwords?|secrets?|tokens?|credentials?)\b"
+    r"|\b(?:new|updated|previous|prior)\s+instructions?\b"
+    r"|\bimportant\b\s*[:!]",
+    re.I | re.S,
+)
+MAX_FACT_CHARS = 200
+
+
+def addressed_to_agent(text: str) -> bool:
+    """Does this text read as an instruction to the agent (prompt injection), not a value?"""
+    return bool(_ADDRESSED.search(" ".join(str(text).split())))
+
+
+def fact_seen(value: str, page_text: str) -> bool:
+    """A fact the run verified: a short value whose every word and number the page it was
+    recorded on showed (the model's paraphrase of a page, or text it made up, is not one)."""
+    words = _WORD.findall(value.lower())
+    if not words or len(value) > MAX_FACT_CHARS:
+        return False
+    shown = set(_WORD.findall(page_text.lower()))
+    return all(w in shown for w in words)
+
+
+def fact_intent(instruction: str) -> str:
+    """A task's intent for its facts: its words with the values it names blanked (quoted
+    text, numbers, capitalised names), so the same task with other values shares them."""
+    words = []
+    for i, token in enumerate(route_values.tokens(instruction)):
+        named = token.kind == "word" and i > 0 and token.text[:1].isupper() and token.candidate
+        words.append("{}" if token.kind in ("quoted", "number") or named else token.norm)
+    return " ".join(words)
 
 
 def dead_end_expiry(cause: str, last_seen: datetime) -> datetime | None:
@@ -225,6 +265,16 @@ def merge_templates(
     return ordered[:MAX_TEMPLATES]
 
 
+def _constant(template: UrlTemplate, row: Mapping[str, Any]) -> UrlTemplate:
+    """A template's fixed query values as read back: kept only when at least two runs saw
+    the same value (issue 34: `part=FA-1042` of one run is that run's value, not the site's)."""
+    runs = row.get("runs")
+    if isinstance(runs, list) and len(set(map(str, runs))) >= 2:
+        return template
+    params = tuple(sorted({*template.params, *(k for k, _ in template.fixed)}))
+    return UrlTemplate(template.segments, params)
+
+
 def _rows(value: Any) -> list[Mapping[str, Any]]:
     return [r for r in value if isinstance(r, Mapping)] if isinstance(value, list) else []
 
@@ -254,7 +304,7 @@ class SiteMemory:
         templates = []
         for row in _rows(learnings.get(URL_TEMPLATES)):
             if isinstance(row.get("pattern"), str):
-                templates.append(UrlTemplate.parse(row["pattern"]))
+                templates.append(_constant(UrlTemplate.parse(row["pattern"]), row))
         route = learnings.get(ROUTE)
         tier = learnings.get(CLICK_TIER)
         wins = tier.get("wins") if isinstance(tier, Mapping) else None
@@ -265,7 +315,7 @@ class SiteMemory:
             domain=domain,
             templates=tuple(templates),
             popups=tuple(_rows(learnings.get(POPUPS)))[:MAX_POPUPS],
-            facts=tuple(_rows(learnings.get(FACTS)))[:MAX_FACTS],
+            facts=tuple(f for f in _rows(learnings.get(FACTS)) if not _poisoned(f))[:MAX_FACTS],
             bot_protected=learnings.get(BOT_PROTECTED) is True,
             click_tier=best,
             route=str(route.get("kind", "")) if isinstance(route, Mapping) else "",
@@ -282,8 +332,26 @@ class SiteMemory:
             and self.site_map.empty
         )
 
+    def scoped(self, instruction: str, url: str) -> SiteMemory:
+        """Issue 34 "Scope": only the facts of this task's intent or of the page it entered
+        the site on (that page's path or one under it; a fact of the site's root page only
+        by intent), never every fact learned on the host."""
+        intent, path = fact_intent(instruction), urlsplit(url).path.rstrip("/")
+
+        def belongs(fact: Mapping[str, Any]) -> bool:
+            if fact.get("intent") and fact.get("intent") == intent:
+                return True
+            where = urlsplit(str(fact.get("url") or "")).path.rstrip("/")
+            return bool(where) and (path == where or path.startswith(where + "/"))
+
+        return replace(self, facts=tuple(f for f in self.facts if belongs(f)))
+
     def template_for(self, url: str) -> UrlTemplate | None:
         return next((t for t in self.templates if t.matches(url)), None)
+
+
+def _poisoned(fact: Mapping[str, Any]) -> bool:
+    return addressed_to_agent(f"{fact.get('key', '')} {fact.get('value', '')}")
 
 
 def _clip(text: Any, limit: int = LIST_CHARS) -> str:

@@ -21,6 +21,7 @@ class GuardedNavigation:
 
     def __init__(self, browser: Browser, task: AgentTask) -> None:
         self.browser = browser
+        self.start_url = task.start_url or ""
         self.guard = DomainGuard(task.allowed_domains)
         self.nav_guard = NavigationGuard(task.allowed_domains, task.start_url)
         self.grammar = UrlGrammar(task.start_url, task.instruction)

@@ -176,10 +176,12 @@ class Replayer:
                 render(step.target.name, self.values),
                 render(step.target.place, self.values),
                 step.target.nth,
+                render(step.target.heading, self.values),
+                tuple(render(v, self.values) for v in step.target.row),
             )
             element = find(state.text, wanted)
             if element is None:
-                where = f" in {wanted.place}" if wanted.place else ""
+                where = " in ".join(("", *filter(None, (wanted.heading, wanted.place))))
                 return None, f'no {wanted.role} "{wanted.name}"{where} on the page'
             args["ref"] = element.ref
         return Action(step.action, args), ""

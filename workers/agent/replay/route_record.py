@@ -27,7 +27,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.contracts import EventType, TaskStatus
-from workers.agent.memory.route_values import MAX_APPEARED, MAX_STEPS, Slots, template_arg
+from workers.agent.memory.route_values import (
+    MAX_APPEARED,
+    MAX_STEPS,
+    Slots,
+    slots_in,
+    template_arg,
+)
 from workers.agent.memory.routes import (
     Route,
     RouteStep,
@@ -199,14 +205,16 @@ class RouteRecorder:
     def route(self, entries: Sequence[Entry] | None = None) -> Route | None:
         """The trace as a route (None without a start page or a recorded step)."""
         entries = self.entries if entries is None else entries
-        if not self.opened or not entries:
-            return None
+        if not self.opened or not entries or all(self._reopens(e) for e in entries):
+            return None  # issue 34: re-opening the start page is no route
         slots, used = Slots.of(self.instruction), set[int]()
         for entry in entries:  # first pass: the slots are the values the trace used
             for key, value in entry.args.items():
                 template_arg(key, value, slots, used)
             if entry.target is not None:
                 slots.template(entry.target.name, used)
+                for line in entry.target.row:  # the row that names the task's value
+                    slots.template(line, used, slots.named)
         steps = tuple(_step(entry, slots, used) for entry in entries)
         return Route(
             domain=route_domain(self.opened),
@@ -215,6 +223,16 @@ class RouteRecorder:
             start=url_pattern(self.opened, slots, used),
             steps=steps,
         )
+
+    def _reopens(self, entry: Entry) -> bool:
+        """A reload, or a navigation back to the start page."""
+        if entry.action not in ("navigate", "go_back", "go_forward", "scroll"):
+            return False
+        if entry.action != "navigate":
+            return True
+        url = str(entry.args.get("url") or "")
+        start = relative_url(self.opened, self.opened)
+        return url.split("#", 1)[0].rstrip("/") in (start.rstrip("/"), self.opened.rstrip("/"))
 
     async def commit(self, store: RouteStore, outcome: AgentOutcome) -> Route | None:
         """Write what this checked outcome earned; returns the route written (if any)."""
@@ -278,6 +296,8 @@ def _step(entry: Entry, slots: Slots, used: set[int]) -> RouteStep:
             slots.template(target.name, set(), used),
             slots.template(target.place, set(), used),
             target.nth,
+            slots.template(target.heading, set(), used),
+            row_values(target.row, slots, used),
         )
     appeared = tuple(slots.template(lb, set(), used) for lb in entry.appeared or ())
     return RouteStep(
@@ -289,6 +309,15 @@ def _step(entry: Entry, slots: Slots, used: set[int]) -> RouteStep:
         url=url_pattern(entry.url, slots, used) if entry.url else "",
         appeared=appeared,
     )
+
+
+def row_values(lines: Sequence[str], slots: Slots, used: set[int]) -> tuple[str, ...]:
+    """The task's values a target's row, card or list item carried, as slot templates
+    (`{5}`): replay takes the same-named control only on a line that carries them."""
+    found: list[str] = []
+    for line in lines:
+        found += [f"{{{i}}}" for i in sorted(slots_in(slots.template(line, set(), used)))]
+    return tuple(dict.fromkeys(found))
 
 
 class RecordingBrowser(BrowserProxy):
