@@ -171,8 +171,7 @@ async def live_input(
     task_id: TaskIdPath, body: LiveInput, session: SessionDep, bus: BusDep, tenant: WriterDep
 ) -> LiveAccepted:
     """A click, scroll or key on the page, while the agent is paused for you (after Take
-    over) or waits for an approval; 409 otherwise (issue 32 item 6: it was accepted and
-    dropped)."""
+    over) or waits for an approval; 409 otherwise."""
     await _live_task(session, task_id, tenant)
     hub = live_hub(bus)
     if await hub.control(task_id) != "person":

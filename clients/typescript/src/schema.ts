@@ -576,8 +576,7 @@ export interface paths {
         /**
          * Send a click, scroll or key to the page
          * @description A click, scroll or key on the page, while the agent is paused for you (after Take
-         *     over) or waits for an approval; 409 otherwise (issue 32 item 6: it was accepted and
-         *     dropped).
+         *     over) or waits for an approval; 409 otherwise.
          */
         post: operations["liveInput"];
         delete?: never;

@@ -206,7 +206,8 @@ async def test_learnings_keep_the_runs_that_wrote_them_and_a_site_can_be_forgott
         ]
         assert await repo.list_domains(s, tenant_id="other") == []
         assert await repo.forget_domain(s, tenant_id="other", domain="shop.test") == 0
-        assert await repo.forget_domain(s, tenant_id=DEFAULT_TENANT, domain="Shop.test") == 2
+        # the learning and the site dead end deleted, the run's own dead end row detached
+        assert await repo.forget_domain(s, tenant_id=DEFAULT_TENANT, domain="Shop.test") == 3
         await s.commit()
         assert await repo.list_domains(s, tenant_id=DEFAULT_TENANT) == []
 

@@ -62,7 +62,8 @@ def tool_results(prompt: list[Any]) -> list[dict[str, Any]]:
     [
         ("assistant", {"click", "type", "press_key", "tabs", "select_option"}, {"read_text"}),
         ("research", {"upload_file", "select_option", "evaluate_script"}, {"click", "type"}),
-        ("data_entry", {"tabs", "evaluate_script", "drag"}, {"type", "select_option"}),
+        # select_option comes with the page's first dropdown (tools by need, issue 31 item 3)
+        ("data_entry", {"tabs", "evaluate_script", "drag"}, {"type", "click"}),
         # tools by need: the page's searchbox brings `search`; tabs and drag wait for a need
         ("general", set(), {"click", "type", "search", "more_tools"}),
     ],
