@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import httpx
+
 from app.contracts import EventType
 from app.settings import Settings
 from workers.bench.realapps_catalog import Catalog
@@ -136,7 +138,9 @@ def follow(service: TaskService, task_id: str) -> list[str]:
             asked.append(str(data.get("reason") or data.get("kind") or "?"))
             try:
                 service.decide_approval(task_id, str(data.get("approval_id")), "approve")
-            except Exception as exc:  # noqa: BLE001 - decided or expired meanwhile: noted
+            # the API refused (decided or expired meanwhile: the client's ApiError is a
+            # RuntimeError) or could not be reached: noted as a finding, the run goes on
+            except (RuntimeError, httpx.HTTPError) as exc:
                 asked[-1] += f" (approve failed: {exc})"
     return asked
 
