@@ -174,7 +174,11 @@ def test_compose_split_deployment_runs_a_secret_task_and_serves_its_screenshot(
                 ):
                     assert time.monotonic() < deadline, task
                     time.sleep(0.2)
-                assert task["status"] == "succeeded", (task, worker_dir / "worker.log")
+                assert task["status"] == "succeeded", (
+                    task,
+                    client.get(f"/v1/tasks/{task_id}/events").text[-4000:],
+                    (worker_dir / "worker.log").read_text()[-4000:],
+                )
                 assert site.received == [PASSWORD]
                 listed = client.get(f"/v1/tasks/{task_id}/artifacts").json()
                 shots = [a for a in listed if a["kind"] == "screenshot"]
