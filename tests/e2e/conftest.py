@@ -94,6 +94,10 @@ def e2e_site() -> Iterator[TestSite]:
 
 
 def _settings(chromium: str, llm: ScriptedLLMServer, data_dir: Path, **kw: Any) -> Settings:
+    """An embedded deployment's settings; plain input unless asked, as worker_settings() in
+    tests/integration/workers/test_jobs.py says why (`webagent run` in test_cli_e2e.py keeps
+    the humanized default)."""
+    kw.setdefault("humanize", False)
     return Settings(
         chromium_path=chromium,
         data_dir=str(data_dir),

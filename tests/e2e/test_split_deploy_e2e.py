@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -147,14 +148,19 @@ def test_compose_split_deployment_runs_a_secret_task_and_serves_its_screenshot(
             addresses["WEBAGENT_ARTIFACT_S3_ENDPOINT"] = s3_server.endpoint
             bucket = api_env["WEBAGENT_ARTIFACT_S3_BUCKET"]
             httpx.put(f"{s3_server.endpoint}/{bucket}", timeout=10)  # the `bucket` service
+        # a queue of its own, as two deployments on one Redis have: the e2e package's
+        # production worker (tests/e2e/conftest.py) is alive on the default queue and the same
+        # Postgres database, and took this test's job in full runs (it failed the task: other
+        # secrets key, other model server)
+        own_queue = {"WEBAGENT_QUEUE_NAME": f"split-{uuid.uuid4().hex[:8]}"}
         api_dir, worker_dir = tmp_path / "api", tmp_path / "worker"
         api_dir.mkdir()
         worker_dir.mkdir()
-        env = {**local(compose_env("worker", shell), **addresses)}
+        env = {**local(compose_env("worker", shell), **addresses), **own_queue}
         env["WEBAGENT_CHROMIUM_PATH"] = chromium_path
         env.pop("WEBAGENT_WORKER_METRICS_PORT")  # worker_process picks a free one
         with worker_process(env, worker_dir / "worker.log", cwd=worker_dir):
-            base_url = api_process(local(api_env, **addresses), api_dir)
+            base_url = api_process({**local(api_env, **addresses), **own_queue}, api_dir)
             with httpx.Client(base_url=base_url, timeout=30.0) as client:
                 created = client.post(
                     "/v1/tasks",

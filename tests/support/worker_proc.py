@@ -57,6 +57,8 @@ def worker_env(
         "llm_max_retries": 0,
         "chromium_path": chromium_path,
         "allow_private_networks": "true",
+        # plain input: worker_settings() in tests/integration/workers/test_jobs.py says why
+        "humanize": "false",
         # the suite's artifact folder (tests/conftest.py): the API in the test process reads
         # what the worker process writes there
         "artifact_dir": os.environ.get("WEBAGENT_ARTIFACT_DIR", ""),

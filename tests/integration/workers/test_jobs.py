@@ -45,6 +45,11 @@ def read_home_policy(request: dict[str, Any]) -> Reply:
 
 
 def worker_settings(chromium_path: str, db_url: str, llm: ScriptedLLMServer, **kw: Any) -> Settings:
+    """Settings of a job test's worker. Plain input unless asked (`humanize=True`): these tests
+    check the loop, the store and the events, not the hand; the hand's timing has its own tests
+    (tests/unit/browser/test_humanize.py, the click gallery) and here only cost wall time (a
+    12-step run of the route shop: 45 s humanized, 16 s plain on one loaded machine)."""
+    kw.setdefault("humanize", False)
     return Settings(
         chromium_path=chromium_path,
         database_url=db_url,
