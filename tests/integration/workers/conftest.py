@@ -1,4 +1,11 @@
-"""Fixtures for worker integration tests: a local site and migrated databases (both backends)."""
+"""Fixtures for worker integration tests: a local site and a migrated database.
+
+A job test runs on SQLite (the embedded layout's store) unless its module is marked
+`both_databases`: then on Postgres too. The repositories themselves are tested on both
+backends (tests/integration/db), and the production e2e chain runs jobs on Postgres; a job
+test repeated per backend doubled the suite's longest runs (1,100 s of worker time) to
+check the same moves. Modules about the store's own guarantees (ownership, the sink and its
+outages, the reaper, final events) keep both."""
 
 from __future__ import annotations
 
@@ -49,7 +56,17 @@ def supervisor_env(
     )
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+BOTH = "both_databases"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "db_url" in metafunc.fixturenames:
+        both = metafunc.definition.get_closest_marker(BOTH) is not None
+        backends = ["sqlite", "postgres"] if both else ["sqlite"]
+        metafunc.parametrize("db_url", backends, indirect=True)
+
+
+@pytest.fixture
 def db_url(request: pytest.FixtureRequest) -> str:
     """A migrated database: a fresh SQLite file, or the session's Postgres database."""
     if request.param == "postgres":

@@ -26,7 +26,7 @@ from workers.adapters.sink import DbEventSink
 from workers.agent.errors import TaskCancelled
 from workers.agent.protocols import ApprovalDecision, ApprovalRequest
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.services, pytest.mark.both_databases]
 
 REQUEST = ApprovalRequest(
     kind="sensitive_action",

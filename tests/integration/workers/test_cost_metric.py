@@ -4,6 +4,7 @@ the event and counts it; a model without a price adds nothing."""
 
 from __future__ import annotations
 
+import pytest
 from prometheus_client import REGISTRY
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -13,6 +14,8 @@ from tests.integration.workers.conftest import new_task
 from tests.integration.workers.test_jobs import stored_events
 from workers.adapters.sink import DbEventSink
 from workers.agent.loop.metered import Prices
+
+pytestmark = pytest.mark.both_databases
 
 Sessions = async_sessionmaker[AsyncSession]
 

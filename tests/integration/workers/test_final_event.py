@@ -16,6 +16,8 @@ from tests.integration.workers.conftest import new_task
 from tests.integration.workers.test_jobs import Sessions
 from workers.adapters.sink import DbEventSink
 
+pytestmark = pytest.mark.both_databases
+
 
 async def _running(sessions: Sessions) -> str:
     task_id = await new_task(sessions)

@@ -19,7 +19,7 @@ from workers import jobs
 from workers.adapters.secrets import SecretVault
 from workers.process.embedded import EmbeddedWorkers
 
-pytestmark = [pytest.mark.browser, pytest.mark.services]
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.both_databases]
 __all__ = ["embedded"]  # the fixture, used by name
 
 SECRET = "tangerine-4471-secret"

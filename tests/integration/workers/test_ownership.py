@@ -20,7 +20,7 @@ from tests.support.sites import TestSite
 from workers import jobs
 from workers.process.embedded import EmbeddedWorkers
 
-pytestmark = [pytest.mark.browser, pytest.mark.services]
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.both_databases]
 
 Sessions = async_sessionmaker[AsyncSession]
 

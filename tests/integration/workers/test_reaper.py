@@ -17,7 +17,7 @@ from app.events import MemoryEventBus
 from app.reaper import interrupt_tasks, reap_explorations, reap_once
 from tests.integration.workers.conftest import new_task
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.services, pytest.mark.both_databases]
 
 
 async def test_reaps_stale_running_task(sessions: async_sessionmaker[AsyncSession]) -> None:

@@ -13,7 +13,7 @@ from tests.support.llm_server import ScriptedLLMServer
 from tests.support.sites import TestSite
 from workers.process.embedded import EmbeddedWorkers
 
-pytestmark = [pytest.mark.browser, pytest.mark.services]
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.both_databases]
 __all__ = ["embedded"]  # the fixture, used by name
 
 

@@ -14,7 +14,7 @@ from app.store.records import read_artifact
 from tests.integration.workers.conftest import new_task
 from workers.adapters.sink import DbEventSink
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.services, pytest.mark.both_databases]
 
 
 class CheckingBus:

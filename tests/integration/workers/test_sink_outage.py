@@ -21,7 +21,7 @@ from workers import jobs
 from workers.adapters import outage as outage_module
 from workers.adapters.sink import DbEventSink
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.services, pytest.mark.both_databases]
 
 
 class Outage:
