@@ -37,7 +37,10 @@ def probe_port() -> Iterator[int]:
 
 @pytest.fixture
 def settings(chromium_path: str) -> Settings:
-    return Settings(chromium_path=chromium_path, snapshot_max_tokens=1500)
+    """Plain input (humanize off): these tests check what a tool does to a page; the humanized
+    hand has its own tests, which turn it on where they need it (test_humanize.py, the click
+    gallery's motion tests, test_type_at.py)."""
+    return Settings(chromium_path=chromium_path, snapshot_max_tokens=1500, humanize=False)
 
 
 @pytest.fixture

@@ -26,6 +26,12 @@ from .conftest import PAGES, _Quiet
 pytestmark = pytest.mark.browser
 
 
+@pytest.fixture
+def settings(chromium_path: str) -> Settings:
+    """Humanized: the gallery compares the humanized hand (`session`) with `plain` input."""
+    return Settings(chromium_path=chromium_path, snapshot_max_tokens=1500, humanize=True)
+
+
 @pytest.fixture(scope="module")
 def second_port() -> Iterator[int]:
     """The same pages on another port, loaded as http://localhost:<port> (another origin)."""

@@ -14,6 +14,12 @@ from workers.browser.session import PageSession
 pytestmark = pytest.mark.browser
 
 
+@pytest.fixture
+def settings(chromium_path: str) -> Settings:
+    """Humanized (type_at is checked with humanized typing: keys, one by one)."""
+    return Settings(chromium_path=chromium_path, snapshot_max_tokens=1500, humanize=True)
+
+
 async def _centre(page: Page, frame_selector: str | None, selector: str) -> tuple[float, float]:
     box = await page.locator(selector).bounding_box() if frame_selector is None else None
     if frame_selector is not None:

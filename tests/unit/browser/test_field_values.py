@@ -27,6 +27,10 @@ from workers.browser.act.field_values import native_form, parse_date, same_value
         ("month", "05/2010", "2010-05"),
         ("week", "2010-W7", "2010-W07"),
         ("text", "05/20/2010", None),
+        ("number", "1,000", "1000"),  # plain input's fill() refuses grouped digits
+        ("number", "-12 500.5", "-12500.5"),
+        ("number", "42", None),  # typed as it is
+        ("number", "1,00", None),  # no grouping: left to the read-back to judge
     ],
 )
 def test_native_form(kind: str, text: str, native: str | None) -> None:

@@ -21,6 +21,7 @@ _WORDS = re.compile(r"^\s*([A-Za-z]{3,})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{
 _WORDS_DMY = re.compile(r"^\s*(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,})\.?,?\s+(\d{4})\s*$")
 _TIME = re.compile(r"^\s*(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([AaPp]\.?[Mm]\.?)?\s*$")
 _MONTH = re.compile(r"^\s*(\d{1,2})\s*[/.\-]\s*(\d{4})\s*$")
+_GROUPED = re.compile(r"^\s*([+-]?)(\d{1,3}(?:[,\s]\d{3})+)(\.\d+)?\s*$")  # 1,000 / 12 500.5
 _WEEK = re.compile(r"^\s*(\d{4})\s*[-/ ]?\s*W\s*(\d{1,2})\s*$", re.IGNORECASE)
 
 
@@ -75,6 +76,10 @@ def native_form(kind: str, text: str) -> str | None:
             return f"{int(m.group(2)):04d}-{int(m.group(1)):02d}"
         day = parse_date(text)
         return f"{day.year:04d}-{day.month:02d}" if day else None
+    if kind == "number":  # grouped digits: fill() refuses "1,000", keys drop the comma
+        if m := _GROUPED.match(text):
+            return m.group(1) + re.sub(r"[,\s]", "", m.group(2)) + (m.group(3) or "")
+        return None
     if kind == "week":
         if m := _WEEK.match(text):
             return f"{int(m.group(1)):04d}-W{int(m.group(2)):02d}"
