@@ -2,6 +2,9 @@
 // while the run is going, and a person's takeover: after "Take over" (or while the run waits
 // for an approval) clicks, wheel scrolls and keys on the picture go to the page; "Hand back"
 // lets the agent go on. Coordinates are sent as fractions of the picture.
+// Input goes out in order (issue 37 item 1): one request at a time, each sent after the
+// previous one answered; characters typed meanwhile are joined into one `text` input, so a
+// burst of keys reaches the page as typed.
 "use strict";
 
 (() => {
@@ -49,6 +52,25 @@
     }
   }
 
+  const outbox = [];
+  let sending = false;
+
+  function input(body) {
+    const last = outbox[outbox.length - 1];
+    if (body.kind === "text" && last && last.kind === "text" && last.text.length < 500) {
+      last.text += body.text;
+    } else {
+      outbox.push(body);
+    }
+    if (!sending) drain();
+  }
+
+  async function drain() {
+    sending = true;
+    while (outbox.length) await send("/live/input", outbox.shift());
+    sending = false;
+  }
+
   function point(event) {
     const box = screen.getBoundingClientRect();
     const clamp = (v) => Math.min(1, Math.max(0, v));
@@ -58,7 +80,7 @@
   screen.addEventListener("click", (event) => {
     screen.focus();
     if (state.control !== "person") return;
-    send("/live/input", { kind: "click", ...point(event) });
+    input({ kind: "click", ...point(event) });
   });
   screen.addEventListener("wheel", (event) => {
     if (state.control !== "person") return;
@@ -66,13 +88,13 @@
     const now = Date.now();
     if (now - state.wheelAt < 150) return; // a few scrolls a second are enough
     state.wheelAt = now;
-    send("/live/input", { kind: "wheel", ...point(event), dx: event.deltaX, dy: event.deltaY });
+    input({ kind: "wheel", ...point(event), dx: event.deltaX, dy: event.deltaY });
   }, { passive: false });
   screen.addEventListener("keydown", (event) => {
     if (state.control !== "person" || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key.length !== 1 && !/^(Enter|Tab|Backspace|Delete|Escape|Arrow(Left|Right|Up|Down)|Home|End|PageUp|PageDown)$/.test(event.key)) return;
     event.preventDefault();
-    send("/live/input", { kind: "key", key: event.key });
+    input(event.key.length === 1 ? { kind: "text", text: event.key } : { kind: "key", key: event.key });
   });
   if (takeButton) takeButton.addEventListener("click", () => { state.requested = true; show(); send("/live/takeover"); });
   if (backButton) backButton.addEventListener("click", () => { state.requested = false; send("/live/handback"); });

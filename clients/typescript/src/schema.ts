@@ -1634,10 +1634,16 @@ export interface components {
             key?: string;
             /**
              * Kind
-             * @description click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter)
+             * @description click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter); text: a whole string typed key by key, in order (a newline presses Enter)
              * @enum {string}
              */
-            kind: "click" | "wheel" | "key";
+            kind: "click" | "wheel" | "key" | "text";
+            /**
+             * Text
+             * @description text: the characters to type (printable, or a newline for Enter)
+             * @default
+             */
+            text?: string;
             /**
              * X
              * @description 0 = left edge, 1 = right edge

@@ -111,6 +111,30 @@ async def test_person_input_lands_only_while_the_agent_is_paused(page: Page) -> 
     assert "h!" not in note  # what was typed is never recorded
 
 
+async def test_a_whole_text_is_typed_in_order_and_counted_as_key_presses(page: Page) -> None:
+    await page.set_content(PAGE)
+    await page.focus("#name")
+    hub, takeover = MemoryLiveHub(), Takeover()
+    room = LiveRoom(page, hub, TASK, takeover)
+    async with room.running():
+        await takeover.request("local")
+        turn = asyncio.create_task(takeover.agent_turn(lambda: page.url))
+        await _until(lambda: takeover.person_may_act)
+        await room.apply(input_command(LiveInput(kind="text", text="hello agent")))
+        await room.apply(input_command(LiveInput(kind="key", key="!")))
+        assert await page.input_value("#name") == "hello agent!"
+        await takeover.hand_back("local")
+        await asyncio.wait_for(turn, 20)
+    [note] = takeover.take_notes()
+    assert "12 key presses" in note and "hello" not in note
+
+
+async def _until(check: Any) -> None:
+    async with asyncio.timeout(20):
+        while not check():
+            await asyncio.sleep(0.01)
+
+
 class _CancelTurnedIntoTimeout(MemoryLiveHub):
     """A relay client that turns the first cancel during its blocking read into its own
     timeout error, as a client library's read timeout can when both land together (the

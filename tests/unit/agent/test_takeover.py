@@ -103,3 +103,42 @@ async def test_the_worker_reads_the_note_beside_the_page_not_in_it() -> None:
     assert "A person took over the browser (takeover)" in current
     page = current[current.index("<page_content") : current.index("</page_content>")]
     assert "A person took over" not in page
+
+
+class _TakenOverMidCall(FakeLLM):
+    """The person presses Take over while the model decides its first step."""
+
+    def __init__(self, takeover: Takeover, script: list[Any]) -> None:
+        super().__init__(script)
+        self.takeover = takeover
+
+    async def scripted(self, role: str, messages: Any, tools: Any) -> Any:
+        answer = await super().scripted(role, messages, tools)
+        if len(self.prompts) == 1:
+            await self.takeover.request("key:abc")
+        return answer
+
+
+async def test_a_takeover_during_the_model_call_voids_its_decision_and_is_said_first() -> None:
+    sink = RecordingSink()
+    takeover, fake = Takeover(sink), FakeBrowser(PAGES)
+    llm = _TakenOverMidCall(
+        takeover,
+        [
+            reply(("click", {"ref": "1:1"})),  # decided on the page before the person acted
+            reply(("done", {"answer": "the person added one", "success": True})),
+        ],
+    )
+    run = asyncio.create_task(
+        run_agent(_task(), TakeoverBrowser(fake, takeover), llm, sink, memory=InMemoryMemoryStore())
+    )
+    await _until(lambda: takeover.paused)
+    takeover.record("click", HOME)
+    await takeover.hand_back("key:abc")
+    assert (await run).success
+    assert [a.name for a in fake.actions if a.name == "click"] == []  # the void choice
+    [_, second] = llm.prompts
+    current = [m["content"] for m in second if m["role"] == "user"][-1]
+    assert current.startswith("A person took over the browser (takeover): 1 click")
+    assert "was not carried out" in current.split("<page_content")[0]
+    assert len(sink.of_type("takeover.ended")) == 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Protocol
@@ -222,11 +222,14 @@ def observation_message(
     *,
     clock: str = "",
     image_jpeg: bytes | None = None,
+    lead: Sequence[str] = (),
 ) -> Message:
     """The current page as the last user message; with `image_jpeg`, OpenAI content parts
-    (the text, then the screenshot as a base64 `image_url` part)."""
+    (the text, then the screenshot as a base64 `image_url` part). `lead`: notes said before
+    the page (what a person did on it since the model last looked)."""
     text = prompts.render(
         "observation.md",
+        lead="".join(f"{sanitize_page_text(note)}\n" for note in lead),
         step=step,
         max_steps=max_steps,
         clock=f" {clock}" if clock else "",
@@ -274,6 +277,7 @@ class CompressedHistory:
         self._preamble = preamble(task)
         self._vision = VisionChannel(ChannelConfig.of(task))
         self._records: list[StepRecord] = []
+        self.lead: list[str] = []  # one-off notes said first in the next request (a person)
 
     def record(self, record: StepRecord, seen: Observation) -> None:
         self._records.append(record)
@@ -288,7 +292,8 @@ class CompressedHistory:
             messages.append(assistant_message(last))
             messages.extend(tool_messages(last))
         notes = observation_notes(last, step, self._task.max_steps)
-        current = observation_message(observation, step, self._task.max_steps, notes)
+        lead, self.lead = self.lead, []
+        current = observation_message(observation, step, self._task.max_steps, notes, lead=lead)
         current["content"] = self._vision.content(current["content"], observation, step)
         return self._vision.finish([*messages, current])
 
@@ -374,6 +379,7 @@ class LedgerHistory:
         self._last: StepRecord | None = None
         self.current_url = task.start_url or ""
         self.notes: list[str] = []  # one-off notes for the next observation (Planner feedback)
+        self.lead: list[str] = []  # one-off notes said first in the next request (a person)
 
     def record(self, record: StepRecord, seen: Observation) -> None:
         self._last = record
@@ -401,6 +407,7 @@ class LedgerHistory:
         if first and not self._ledger.checklist:  # seed 004 §3.2, from step 1
             notes.append(prompts.load("checklist_ask.md").strip())
         self.notes = []
+        lead, self.lead = self.lead, []
         current = observation_message(
             observation,
             step,
@@ -408,6 +415,7 @@ class LedgerHistory:
             "\n".join(n for n in notes if n),
             clock=self._clock.line(step - 1),
             image_jpeg=image_jpeg,
+            lead=lead,
         )
         current["content"] = self._vision.content(current["content"], observation, step)
         return self._vision.finish([*messages, current])

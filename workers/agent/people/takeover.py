@@ -58,8 +58,8 @@ def activity_note(acts: Mapping[str, int], start_url: str, end_url: str, reason:
     else:
         where = f"the page stayed at {end_url}"
     return (
-        f"A person took over the browser ({reason}) and acted on the page: {what}; {where}. "
-        "The observation after this note shows the page as they left it."
+        f"A person took over the browser ({reason}): {what}; {where}. "
+        "The page below is as they left it."
     )
 
 
@@ -106,11 +106,11 @@ class Takeover:
             self._handed_back.set()
             await self._changed()
 
-    def record(self, kind: str, url: str) -> None:
-        """One input the room forwarded to the page."""
+    def record(self, kind: str, url: str, count: int = 1) -> None:
+        """An input the room forwarded to the page (`count` key presses for a typed text)."""
         if not sum(self.acts.values()):
             self.start_url = url
-        self.acts[kind] += 1
+        self.acts[kind] += count
 
     async def agent_turn(self, url: Callable[[], str]) -> None:
         """Between steps: wait while a person has the page; note what they did since."""

@@ -135,13 +135,18 @@ class LiveRoom:
                 await self.screen.click(event.x, event.y)
             elif event.kind == "wheel":
                 await self.screen.wheel(event.x, event.y, event.dx, event.dy)
+            elif event.kind == "text":
+                await self.screen.type_text(event.text)
             else:
                 await self.screen.key(event.key)
         except (ValidationError, UnknownKey) as exc:
             # the error's text may quote what the person typed: its kind only
             log.info("live input of %s ignored: %s", self.task_id, type(exc).__name__)
             return
-        self.takeover.record(event.kind, self.page.url)
+        if event.kind == "text":  # counted as key presses: the keys themselves are never kept
+            self.takeover.record("key", self.page.url, len(event.text))
+        else:
+            self.takeover.record(event.kind, self.page.url)
 
 
 def _being_cancelled() -> bool:

@@ -202,3 +202,9 @@ class Screencast:
             raise UnknownKey(name)
         await cdp.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": name, "text": name})
         await cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": name})
+
+    async def type_text(self, text: str) -> None:
+        """A whole string, key by key in order (each awaited before the next is sent); a
+        newline presses Enter."""
+        for char in text:
+            await self.key("Enter" if char == "\n" else char)

@@ -583,12 +583,13 @@ class LiveAccepted(BaseModel):
 
 class Kind(StrEnum):
     """
-    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter)
+    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter); text: a whole string typed key by key, in order (a newline presses Enter)
     """
 
     click = "click"
     wheel = "wheel"
     key = "key"
+    text = "text"
 
 
 class LiveInput(BaseModel):
@@ -613,7 +614,11 @@ class LiveInput(BaseModel):
     """
     kind: Annotated[Kind, Field(title="Kind")]
     """
-    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter)
+    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter); text: a whole string typed key by key, in order (a newline presses Enter)
+    """
+    text: Annotated[str | None, Field(max_length=1000, title="Text")] = ""
+    """
+    text: the characters to type (printable, or a newline for Enter)
     """
     x: Annotated[float | None, Field(ge=0.0, le=1.0, title="X")] = 0.5
     """
