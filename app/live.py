@@ -107,10 +107,22 @@ def frame_message(jpeg: bytes, width: float, height: float) -> dict[str, Any]:
     }
 
 
-def control_message(by: Literal["agent", "person"], requested: bool) -> dict[str, Any]:
+def control_message(
+    by: Literal["agent", "person"],
+    requested: bool,
+    task_left_s: float | None = None,
+    pause_left_s: float | None = None,
+) -> dict[str, Any]:
     """Who acts on the page: `person` while the agent is paused for a takeover or waits
-    for an approval; `requested`: a takeover was asked for and the agent has not paused yet."""
-    return {"type": "control", "by": by, "requested": requested}
+    for an approval; `requested`: a takeover was asked for and the agent has not paused yet.
+    `task_left_s`: the task's time left (standing still during a takeover); `pause_left_s`:
+    how much longer this takeover keeps the task's clock stopped (0 when not paused)."""
+    message: dict[str, Any] = {"type": "control", "by": by, "requested": requested}
+    if task_left_s is not None:
+        message["task_left_s"] = round(task_left_s)
+    if pause_left_s is not None:
+        message["pause_left_s"] = round(pause_left_s)
+    return message
 
 
 def input_command(event: LiveInput) -> dict[str, Any]:

@@ -194,6 +194,9 @@ class Settings(BaseSettings):
     # and `webagent run` at a terminal send the full wait): short, then the action is undone
     approval_unattended_timeout_s: float = Field(default=60.0, gt=0)
     approval_poll_s: float = Field(default=0.5, gt=0, le=10)
+    # a person's takeover stops the task's clock (timeout_s) while they hold the page, up to
+    # this many seconds in all per run; past it the clock runs again (issue 37 item 1)
+    takeover_pause_max_s: float = Field(default=600.0, ge=0, le=86400)
     # an operator's CAPTCHA/challenge solving service, "package.module:factory" returning a
     # workers.agent.protocols.ChallengeSolver; tried before a person is asked (none built in)
     challenge_solver: str = ""

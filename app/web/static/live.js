@@ -20,16 +20,31 @@
   const note = $("live-state");
   const takeButton = $("take-over");
   const backButton = $("hand-back");
-  const state = { source: null, control: "agent", requested: false, wheelAt: 0 };
+  const state = { source: null, control: "agent", requested: false, wheelAt: 0, clock: null };
 
   if (TERMINAL.has(root.dataset.status)) return;
   panel.hidden = false;
+
+  const clockText = (s) => Math.floor(s / 60) + ":" + String(Math.floor(s % 60)).padStart(2, "0");
+
+  // the task's clock as the worker last said, counted down here between its messages
+  function clockNote() {
+    const clock = state.clock;
+    if (!clock || typeof clock.left !== "number") return "";
+    const gone = (Date.now() - clock.at) / 1000;
+    if (clock.pause > 0 && gone < clock.pause) {
+      return " The task's clock is stopped with " + clockText(clock.left) + " left for the agent;" +
+        " it runs again in " + clockText(clock.pause - gone) + " if you keep the page.";
+    }
+    const left = Math.max(0, clock.left - Math.max(0, gone - clock.pause));
+    return " The task's clock is running: " + clockText(left) + " left.";
+  }
 
   function show() {
     const person = state.control === "person";
     screen.classList.toggle("controlled", person);
     note.textContent = person
-      ? "You have the page: clicks, scrolls and keys on the picture go to the browser."
+      ? "You have the page: clicks, scrolls and keys on the picture go to the browser." + clockNote()
       : state.requested
         ? "Taking over after the agent's current step…"
         : "The agent is acting.";
@@ -127,6 +142,9 @@
       if (!control) return;
       state.control = control.by === "person" ? "person" : "agent";
       state.requested = Boolean(control.requested);
+      state.clock = typeof control.task_left_s === "number"
+        ? { left: control.task_left_s, pause: control.pause_left_s || 0, at: Date.now() }
+        : null;
       root.dataset.control = state.control;
       show();
     });
@@ -144,4 +162,5 @@
 
   connect();
   show();
+  setInterval(() => { if (state.control === "person") show(); }, 1000);
 })();

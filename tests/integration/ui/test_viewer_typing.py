@@ -100,6 +100,9 @@ async def test_keys_typed_as_a_burst_on_the_picture_arrive_in_order(
     await expect(picture).to_have_attribute("data-frames", re.compile(r"\d+"), timeout=30_000)
     await page.click("#take-over")
     await expect(page.locator("#run")).to_have_attribute("data-control", "person", timeout=30_000)
+    # the task's clock stands still while the person has the page, and the panel says so
+    clock = re.compile(r"clock is stopped with \d+:\d\d left for the agent; it runs again in")
+    await expect(page.locator("#live-state")).to_contain_text(clock)
     box = await picture.bounding_box()
     assert box is not None
     await picture.click(position={"x": box["width"] * 0.2, "y": box["height"] * 0.1})

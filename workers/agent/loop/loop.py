@@ -33,6 +33,7 @@ from functools import partial
 from app import metrics
 from app.contracts import ErrorCode, EventType, TaskStatus
 from workers.agent import prompts, textcut
+from workers.agent.clock import TaskClock
 from workers.agent.context.history import (
     CompressedHistory,
     History,
@@ -120,6 +121,7 @@ class AgentLoop:
         )
         self._nudged_last = False
         self._observed: Observation | None = None  # what the step's model call was shown
+        self.clock = task.clock or TaskClock(task.deadline)  # stands still in a takeover
 
     async def run(self) -> AgentOutcome:
         try:
@@ -171,15 +173,14 @@ class AgentLoop:
 
     async def _bounded(self, work: Callable[[], Awaitable[Ending | None]]) -> Ending | None:
         """Run `work` within the task deadline; running out of time ends the run."""
-        remaining = self.task.deadline - time.monotonic()
-        if remaining <= 0:
+        if self.clock.deadline <= time.monotonic():
             return Ending.timed_out()
-        budget = asyncio.timeout(remaining)
+        budget: asyncio.Timeout | None = None
         try:
-            async with budget:
+            async with self.clock.bounded() as budget:
                 return await work()
         except TimeoutError:
-            if not budget.expired():
+            if budget is None or not budget.expired():
                 raise
             return Ending.timed_out()
 

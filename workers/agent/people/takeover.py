@@ -6,7 +6,8 @@ Ledger note of what the person did.
 with the person's commands and consulted by the agent's side:
 
 - `request()` ("Take over"): the agent pauses before its next observation
-  (`TakeoverBrowser.observe` awaits `agent_turn()`); once it is paused the person may act.
+  (`TakeoverBrowser.observe` awaits `agent_turn()`); once it is paused the person may act,
+  and the task's clock stands still (up to its allowance, workers/agent/clock.py).
 - While an approval or challenge handoff waits (`gated()` wraps the ApprovalGate) the person
   may act too, without a takeover.
 - `hand_back()`: the paused agent observes the page as the person left it; what the person
@@ -24,6 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from app.contracts import EventType
+from workers.agent.clock import TaskClock
 from workers.agent.people.proxy import BrowserProxy
 from workers.agent.protocols import (
     ApprovalDecision,
@@ -72,8 +74,9 @@ def _count(n: int, word: str) -> str:
 class Takeover:
     """One run's takeover state; every method runs on the worker's event loop."""
 
-    def __init__(self, sink: EventSink | None = None) -> None:
+    def __init__(self, sink: EventSink | None = None, clock: TaskClock | None = None) -> None:
         self.sink = sink
+        self.clock = clock  # stands still while the person holds the page (clock.py)
         self.requested = False
         self.paused = False
         self.gate_waits = 0
@@ -116,6 +119,8 @@ class Takeover:
         """Between steps: wait while a person has the page; note what they did since."""
         if self.requested:
             self.paused = True
+            if self.clock is not None:
+                self.clock.pause()
             self.start_url = self.start_url or url()
             started = takeover_started_event(self.by, "takeover")
             await self._emit(EventType.takeover_started, started)
@@ -124,6 +129,8 @@ class Takeover:
                 await self._handed_back.wait()
             finally:
                 self.paused = False
+                if self.clock is not None:
+                    self.clock.resume()
             await self._emit(
                 EventType.takeover_ended, takeover_ended_event(self.by, self.acts, url())
             )

@@ -116,7 +116,10 @@ class LiveRoom:
         requested = t.requested and not t.paused
         by: Literal["agent", "person"] = "person" if t.person_may_act else "agent"
         await self.hub.set_control(self.task_id, by)  # the API refuses input unless "person"
-        await self.hub.publish(self.task_id, control_message(by, requested))
+        clock = t.clock
+        left = None if clock is None else clock.left_s()
+        pause_left = None if clock is None else clock.pause_left_s()
+        await self.hub.publish(self.task_id, control_message(by, requested, left, pause_left))
 
     async def apply(self, command: Mapping[str, Any]) -> None:
         kind = command.get("type")
