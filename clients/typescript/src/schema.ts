@@ -1157,6 +1157,18 @@ export interface components {
             /** By */
             by: string;
             /**
+             * Held S
+             * @description how long the person held the page
+             * @default 0
+             */
+            held_s?: number;
+            /**
+             * Screenshot
+             * @description artifact id of the page's screenshot at hand-back (kind takeover; GET /v1/tasks/{id}/artifacts/{artifact_id}), null when none was kept
+             * @default null
+             */
+            screenshot?: string | null;
+            /**
              * Url
              * @description the page the person left
              */

@@ -6,20 +6,21 @@ the worker's live room. The site records the field's value as the worker's page 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Page, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse
 from starlette.routing import Route
 
 from bench.support import serve
-from tests.integration.ui.conftest import ROUTES, OfflinePage, Viewer
+from tests.integration.ui.conftest import ROOT, ROUTES, OfflinePage, Viewer
 from tests.support.llm_server import Reply, prompt_text, tool_reply
 
 pytestmark = pytest.mark.browser
@@ -72,6 +73,12 @@ def field() -> Iterator[tuple[Field, str]]:
         ROUTES.pop(TYPING, None)
 
 
+async def _docs_shot(page: Page, name: str) -> None:
+    """With WEBAGENT_DOCS_SCREENSHOTS=1, the viewport as docs/img/`name` (docs/viewer.md)."""
+    if os.environ.get("WEBAGENT_DOCS_SCREENSHOTS") == "1":
+        await page.screenshot(path=str(ROOT / "docs" / "img" / name))
+
+
 async def _value_reaches(site: Field, length: int) -> str:
     async with asyncio.timeout(20):  # the worker's page reports each change of the field
         while len(site.value) < length:
@@ -111,7 +118,21 @@ async def test_keys_typed_as_a_burst_on_the_picture_arrive_in_order(
     assert await _value_reaches(site, len("hello agent")) == "hello agent"
     await page.keyboard.type(", again", delay=10)
     assert await _value_reaches(site, len(TYPED)) == TYPED
+    await _docs_shot(page, "takeover-live.png")
 
     await page.click("#hand-back")
     await expect(page.locator("#status")).to_have_text("succeeded", timeout=30_000)
+
+    # the finished run's timeline shows the takeover as a span, with the page at hand-back
+    await page.reload()
+    span = page.locator("#steps .takeover")
+    await expect(span).to_have_count(1)
+    await expect(span).to_have_attribute("data-state", "handed-back")
+    held = re.compile(r"A person had the page from .+: 1 click, 18 key presses; handed back at")
+    await expect(span).to_contain_text(held)
+    shot = span.locator("img")
+    await expect(shot).to_have_js_property("complete", True)
+    assert await shot.evaluate("img => img.naturalWidth") > 100
+    await span.scroll_into_view_if_needed()
+    await _docs_shot(page, "takeover-span.png")
     assert offline_page.blocked == []

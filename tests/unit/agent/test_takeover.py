@@ -52,9 +52,15 @@ async def test_paused_agent_resumes_on_hand_back_with_a_ledger_note() -> None:
     [note] = [n for n in loop.ledger.episodic if n.kind == "person"]
     assert "2 clicks, 1 scroll, 1 key press" in note.text and HOME in note.text
     assert sink.of_type("takeover.started") == [{"by": "key:abc", "reason": "takeover"}]
-    assert sink.of_type("takeover.ended") == [
-        {"by": "key:abc", "acts": {"click": 2, "wheel": 1, "key": 1}, "url": HOME}
-    ]
+    [ended] = sink.of_type("takeover.ended")
+    assert {k: ended[k] for k in ("by", "acts", "url")} == {
+        "by": "key:abc",
+        "acts": {"click": 2, "wheel": 1, "key": 1},
+        "url": HOME,
+    }
+    # the page as the person left it is kept, and the event names it (the run page shows it)
+    assert ended["screenshot"] == "takeover-1" and sink.takeover_shots[1].startswith(b"\xff\xd8")
+    assert ended["held_s"] >= 0
     assert not takeover.person_may_act
 
 

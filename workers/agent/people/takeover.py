@@ -20,6 +20,8 @@ with the person's commands and consulted by the agent's side:
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
@@ -36,6 +38,8 @@ from workers.agent.protocols import (
     Observation,
 )
 
+log = logging.getLogger(__name__)
+
 ACTS = ("click", "wheel", "key")
 ACT_WORDS = {"click": "click", "wheel": "scroll", "key": "key press"}
 NOTE_KIND = "person"  # the Ledger note's kind
@@ -46,9 +50,18 @@ def takeover_started_event(by: str, reason: str) -> Mapping[str, Any]:
     return {"by": by, "reason": reason}
 
 
-def takeover_ended_event(by: str, acts: Mapping[str, int], url: str) -> Mapping[str, Any]:
-    """The person handed back: how many inputs of each kind they sent, the page they left."""
-    return {"by": by, "acts": {kind: int(acts.get(kind, 0)) for kind in ACTS}, "url": url}
+def takeover_ended_event(
+    by: str, acts: Mapping[str, int], url: str, held_s: float = 0.0, screenshot: str | None = None
+) -> Mapping[str, Any]:
+    """The person handed back: how many inputs of each kind they sent, the page they left,
+    how long they held it and the artifact id of the page's screenshot at hand-back."""
+    return {
+        "by": by,
+        "acts": {kind: int(acts.get(kind, 0)) for kind in ACTS},
+        "url": url,
+        "held_s": round(held_s, 1),
+        "screenshot": screenshot,
+    }
 
 
 def activity_note(acts: Mapping[str, int], start_url: str, end_url: str, reason: str) -> str:
@@ -84,6 +97,7 @@ class Takeover:
         self.acts: Counter[str] = Counter()
         self.start_url = ""
         self._handed_back = asyncio.Event()
+        self.count = 0  # takeovers handed back so far
         self._notes: list[str] = []
         self.on_change: Callable[[], Awaitable[None]] | None = None  # the room tells watchers
 
@@ -115,9 +129,13 @@ class Takeover:
             self.start_url = url
         self.acts[kind] += count
 
-    async def agent_turn(self, url: Callable[[], str]) -> None:
-        """Between steps: wait while a person has the page; note what they did since."""
+    async def agent_turn(
+        self, url: Callable[[], str], shot: Callable[[], Awaitable[bytes]] | None = None
+    ) -> None:
+        """Between steps: wait while a person has the page; note what they did since. `shot`
+        takes the page's screenshot at hand-back, kept when the sink keeps such shots."""
         if self.requested:
+            held_from = time.monotonic()
             self.paused = True
             if self.clock is not None:
                 self.clock.pause()
@@ -131,13 +149,24 @@ class Takeover:
                 self.paused = False
                 if self.clock is not None:
                     self.clock.resume()
-            await self._emit(
-                EventType.takeover_ended, takeover_ended_event(self.by, self.acts, url())
-            )
+            self.count += 1
+            kept = await self._keep_shot(shot)
+            held = time.monotonic() - held_from
+            ended = takeover_ended_event(self.by, self.acts, url(), held, kept)
+            await self._emit(EventType.takeover_ended, ended)
             await self._changed()
             self._note("takeover", url())
         elif sum(self.acts.values()):  # inputs during an approval wait
             self._note("while the run waited for a decision", url())
+
+    async def _keep_shot(self, shot: Callable[[], Awaitable[bytes]] | None) -> str | None:
+        if shot is None or not isinstance(self.sink, KeepsTakeoverShots):
+            return None
+        try:
+            return await self.sink.save_takeover_shot(self.count, await shot())
+        except Exception as exc:  # noqa: BLE001 - a lost picture never stops the run
+            log.warning("takeover %d: no screenshot at hand-back: %r", self.count, exc)
+            return None
 
     def _note(self, reason: str, url: str) -> None:
         self._notes.append(activity_note(self.acts, self.start_url or url, url, reason))
@@ -172,6 +201,14 @@ class _WatchedGate:
 
 
 @runtime_checkable
+class KeepsTakeoverShots(Protocol):
+    """A sink that stores the page's screenshot at each hand-back (artifact kind "takeover",
+    numbered 1, 2, ...) and says its artifact id."""
+
+    async def save_takeover_shot(self, number: int, jpeg: bytes) -> str | None: ...
+
+
+@runtime_checkable
 class PersonNotes(Protocol):
     """A browser that knows what a person did on the page since the agent last looked."""
 
@@ -186,7 +223,7 @@ class TakeoverBrowser(BrowserProxy):
         self.takeover = takeover
 
     async def observe(self, mode: str = "compact") -> Observation:
-        await self.takeover.agent_turn(lambda: self.inner.url)
+        await self.takeover.agent_turn(lambda: self.inner.url, self.inner.screenshot)
         return await self.inner.observe(mode)
 
     def person_notes(self) -> list[str]:

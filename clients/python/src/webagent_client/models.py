@@ -375,6 +375,14 @@ class EventDataTakeoverEnded(BaseModel):
     how many clicks, wheel scrolls and key presses the person sent (the keys themselves are not recorded)
     """
     by: Annotated[str, Field(title="By")]
+    held_s: Annotated[float | None, Field(title="Held S")] = 0.0
+    """
+    how long the person held the page
+    """
+    screenshot: Annotated[str | None, Field(title="Screenshot")] = None
+    """
+    artifact id of the page's screenshot at hand-back (kind takeover; GET /v1/tasks/{id}/artifacts/{artifact_id}), null when none was kept
+    """
     url: Annotated[str, Field(title="Url")]
     """
     the page the person left
