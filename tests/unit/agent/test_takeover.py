@@ -106,7 +106,7 @@ async def test_the_worker_reads_the_note_beside_the_page_not_in_it() -> None:
     await takeover.hand_back("local")
     assert (await run).success
     [current] = [m["content"] for m in llm.prompts[0] if m["role"] == "user"][-1:]
-    assert "A person took over the browser (takeover)" in current
+    assert current.startswith("A person took over the browser (takeover): 1 click")
     page = current[current.index("<page_content") : current.index("</page_content>")]
     assert "A person took over" not in page
 
