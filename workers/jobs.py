@@ -56,6 +56,7 @@ from workers.browser.runtime.live_room import LiveRoom
 from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
 from workers.browser.session import PageSession
+from workers.llm.endpoint_check import require_endpoint
 from workers.llm.vision_check import require_vision
 from workers.process import lease, runtime
 from workers.process.cancellation import cancel_on_request, cancelled_outcome
@@ -173,6 +174,7 @@ async def _run_agent(
         if problem is not None:  # before a browser context is taken from the pool
             raise ConfigurationError(problem)
         budget.check_prices(budgets.roles_in_use(rt.settings))  # a cost budget needs prices
+        await require_endpoint(rt.settings)  # a base URL or key that cannot serve any call
         await require_vision(rt.llm, rt.settings)  # image settings need models that see
         memory = DbMemoryStore(
             rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id, redact=sink.vault.redact
