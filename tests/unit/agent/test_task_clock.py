@@ -4,11 +4,13 @@ issue 37 item 1), up to its allowance; the loop's step budget follows it."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import pytest
 
 from workers.agent.clock import TaskClock
+from workers.agent.context.history import RunClock
 from workers.agent.loop.loop import run_agent
 from workers.agent.people.takeover import Takeover, TakeoverBrowser
 from workers.agent.protocols import AgentTask
@@ -69,3 +71,11 @@ async def test_the_loop_is_not_timed_out_by_a_takeover_longer_than_its_time_left
     await takeover.hand_back("local")
     outcome = await run
     assert outcome.success, outcome
+
+
+def test_the_models_clock_line_counts_the_time_a_takeover_gave_back() -> None:
+    clock = TaskClock(time.monotonic() + 100, max_pause_s=600.0)
+    line = RunClock.start(clock.base, "UTC", clock)
+    assert re.search(r"\b(99|100) s left", line.line(0))
+    clock.paused_s = 300.0  # a takeover held the page for 5 minutes
+    assert re.search(r"\b(399|400) s left", line.line(0))

@@ -15,12 +15,13 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from workers.agent import prompts, textcut
+from workers.agent.clock import TaskClock
 from workers.agent.context.blocks import ledger_block
 from workers.agent.context.vision_channel import (
     ChannelConfig,
@@ -306,22 +307,27 @@ class RunClock:
     """Time awareness (seed 003 §7.1): wall clock in the task's zone, elapsed, budget left.
 
     `started` and `deadline` are time.monotonic() values; `started_at` the wall-clock start.
+    With `task_clock` the time left is its deadline's, later by a person's takeovers.
     """
 
     started: float
     deadline: float
     started_at: datetime
     zone: tzinfo
+    task_clock: TaskClock | None = field(default=None, compare=False)
 
     @classmethod
-    def start(cls, deadline: float, zone_name: str = "UTC") -> RunClock:
+    def start(
+        cls, deadline: float, zone_name: str = "UTC", task_clock: TaskClock | None = None
+    ) -> RunClock:
         zone = _zone(zone_name)
-        return cls(time.monotonic(), deadline, datetime.now(zone), zone)
+        return cls(time.monotonic(), deadline, datetime.now(zone), zone, task_clock)
 
     def line(self, steps_done: int) -> str:
         """The date only once it differs from the start's (the session message has that)."""
         now = time.monotonic()
-        elapsed, left = now - self.started, max(0.0, self.deadline - now)
+        deadline = self.deadline if self.task_clock is None else self.task_clock.deadline
+        elapsed, left = now - self.started, max(0.0, deadline - now)
         wall = self.started_at + timedelta(seconds=elapsed)
         same_day = wall.date() == self.started_at.date()
         shown = wall.strftime("%H:%M:%S %Z" if same_day else "%Y-%m-%d %H:%M:%S %Z")
