@@ -112,12 +112,16 @@ def control_message(
     requested: bool,
     task_left_s: float | None = None,
     pause_left_s: float | None = None,
+    reason: Literal["takeover", "approval"] | None = None,
 ) -> dict[str, Any]:
     """Who acts on the page: `person` while the agent is paused for a takeover or waits
     for an approval; `requested`: a takeover was asked for and the agent has not paused yet.
     `task_left_s`: the task's time left (standing still during a takeover); `pause_left_s`:
-    how much longer this takeover keeps the task's clock stopped (0 when not paused)."""
+    how much longer this takeover keeps the task's clock stopped (0 when not paused);
+    `reason`: why a person may act (a takeover, or a wait for an approval)."""
     message: dict[str, Any] = {"type": "control", "by": by, "requested": requested}
+    if reason is not None:
+        message["reason"] = reason
     if task_left_s is not None:
         message["task_left_s"] = round(task_left_s)
     if pause_left_s is not None:

@@ -20,7 +20,7 @@
   const note = $("live-state");
   const takeButton = $("take-over");
   const backButton = $("hand-back");
-  const state = { source: null, control: "agent", requested: false, wheelAt: 0, clock: null };
+  const state = { source: null, control: "agent", requested: false, reason: null, wheelAt: 0, clock: null };
 
   if (TERMINAL.has(root.dataset.status)) return;
   panel.hidden = false;
@@ -43,13 +43,16 @@
   function show() {
     const person = state.control === "person";
     screen.classList.toggle("controlled", person);
-    note.textContent = person
+    const tookOver = person && state.reason !== "approval"; // not just an approval wait
+    note.textContent = tookOver
       ? "You have the page: clicks, scrolls and keys on the picture go to the browser." + clockNote()
-      : state.requested
-        ? "Taking over after the agent's current step…"
-        : "The agent is acting.";
-    if (takeButton) takeButton.hidden = !canWrite || person || state.requested;
-    if (backButton) backButton.hidden = !canWrite || !(person || state.requested);
+      : person
+        ? "The run waits for your decision; meanwhile clicks, scrolls and keys on the picture go to the browser." + clockNote()
+        : state.requested
+          ? "Taking over after the agent's current step…"
+          : "The agent is acting.";
+    if (takeButton) takeButton.hidden = !canWrite || tookOver || state.requested;
+    if (backButton) backButton.hidden = !canWrite || !(tookOver || state.requested);
   }
 
   async function send(path, body) {
@@ -142,6 +145,7 @@
       if (!control) return;
       state.control = control.by === "person" ? "person" : "agent";
       state.requested = Boolean(control.requested);
+      state.reason = control.reason || null;
       state.clock = typeof control.task_left_s === "number"
         ? { left: control.task_left_s, pause: control.pause_left_s || 0, at: Date.now() }
         : null;
@@ -159,6 +163,11 @@
       else setTimeout(connect, 1000);
     });
   }
+
+  // the run page's status (run.js) says the run ended before the live stream's `end` does
+  new MutationObserver(() => {
+    if (TERMINAL.has(root.dataset.status)) stop();
+  }).observe(root, { attributes: true, attributeFilter: ["data-status"] });
 
   connect();
   show();

@@ -111,7 +111,9 @@ async def test_keys_typed_as_a_burst_on_the_picture_arrive_in_order(
     clock = re.compile(r"clock is stopped with \d+:\d\d left for the agent; it runs again in")
     await expect(page.locator("#live-state")).to_contain_text(clock)
     box = await picture.bounding_box()
-    assert box is not None
+    back = await page.locator("#hand-back").bounding_box()
+    assert box is not None and back is not None
+    assert back["y"] + back["height"] <= box["y"]  # above a tall picture, not below it
     await picture.click(position={"x": box["width"] * 0.2, "y": box["height"] * 0.1})
 
     await page.keyboard.type("hello agent")  # a burst: no delay between the keys

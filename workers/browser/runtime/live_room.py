@@ -119,7 +119,11 @@ class LiveRoom:
         clock = t.clock
         left = None if clock is None else clock.left_s()
         pause_left = None if clock is None else clock.pause_left_s()
-        await self.hub.publish(self.task_id, control_message(by, requested, left, pause_left))
+        reason: Literal["takeover", "approval"] | None = (
+            "takeover" if t.paused else "approval" if t.gate_waits else None
+        )
+        message = control_message(by, requested, left, pause_left, reason)
+        await self.hub.publish(self.task_id, message)
 
     async def apply(self, command: Mapping[str, Any]) -> None:
         kind = command.get("type")
