@@ -68,7 +68,13 @@ def test_typescript_client_calls(
     assert approved["found"] and approved["ledger"] and approved["calls"]
     assert approved["noData"] == "NoDataError"  # no output_schema: no data to type
     assert approved["gone"] == {"status": 404, "code": "not_found"}  # deleted
-    assert report["denied"] == {"decided": "denied", "status": "failed", "error": "bot_blocked"}
+    not_live = {"status": 409, "code": "conflict"}
+    assert report["denied"] == {
+        "decided": "denied",
+        "status": "failed",
+        "error": "bot_blocked",
+        "live": [not_live, not_live, not_live],  # takeOver, sendInput, handBack: routes found
+    }
     typed = report["typed"]
     assert typed["status"] == "succeeded"
     assert typed["data"] == {"name": cheapest().name, "price": cheapest().price}

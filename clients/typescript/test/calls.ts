@@ -93,7 +93,13 @@ async function deny(client: WebAgentClient) {
   const task = await client.submitTask({ instruction: members, start_url: protectedUrl });
   const decided = await client.deny(task.id, await pending(client, task.id));
   const done = await client.waitTask(task.id, { timeoutMs: 60_000 });
-  return { decided: decided.status, status: done.status, error: done.error };
+  // the live calls reach their routes: a finished task is not live (409, not a 404)
+  const live = [
+    await refused(() => client.takeOver(task.id)),
+    await refused(() => client.sendInput(task.id, { kind: "text", text: "hi" })),
+    await refused(() => client.handBack(task.id)),
+  ];
+  return { decided: decided.status, status: done.status, error: done.error, live };
 }
 
 async function typedData(client: WebAgentClient) {
