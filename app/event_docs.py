@@ -143,6 +143,12 @@ class TakeoverEnded(_Data):
         "(the keys themselves are not recorded)"
     )
     url: str = Field(description="the page the person left")
+    held_s: float = Field(default=0.0, description="how long the person held the page")
+    screenshot: str | None = Field(
+        default=None,
+        description="artifact id of the page's screenshot at hand-back (kind takeover; "
+        "GET /v1/tasks/{id}/artifacts/{artifact_id}), null when none was kept",
+    )
 
 
 class StepScoped(_Data):

@@ -38,6 +38,7 @@ FEED_SIZE = 4  # messages a slow watcher may lag behind before the oldest are dr
 COMMAND_TTL_S = 60  # commands nobody takes (no worker runs the task) expire
 CONTROL_TTL_S = 3600  # who may act on the page, as the worker last said (refreshed on change)
 MAX_COMMANDS = 200  # queued per task; a flood is cut to the newest
+MAX_TEXT = 1000  # characters in one `text` input
 
 
 KEY_NAMES = frozenset(
@@ -49,9 +50,10 @@ KEY_NAMES = frozenset(
 class LiveInput(BaseModel):
     """One input of the person on the live view; x and y are fractions of the shown frame."""
 
-    kind: Literal["click", "wheel", "key"] = Field(
+    kind: Literal["click", "wheel", "key", "text"] = Field(
         description="click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); "
-        "key: one key press (a character or a key name such as Enter)"
+        "key: one key press (a character or a key name such as Enter); text: a whole string "
+        "typed key by key, in order (a newline presses Enter)"
     )
     x: float = Field(default=0.5, ge=0.0, le=1.0, description="0 = left edge, 1 = right edge")
     y: float = Field(default=0.5, ge=0.0, le=1.0, description="0 = top edge, 1 = bottom edge")
@@ -63,6 +65,11 @@ class LiveInput(BaseModel):
         description="key: one character, or Enter, Tab, Backspace, Delete, Escape, "
         "ArrowLeft/Right/Up/Down, Home, End, PageUp, PageDown",
     )
+    text: str = Field(
+        default="",
+        max_length=MAX_TEXT,
+        description="text: the characters to type (printable, or a newline for Enter)",
+    )
 
     model_config = ConfigDict(extra="forbid")
 
@@ -73,10 +80,19 @@ class LiveInput(BaseModel):
             raise ValueError("one printable character or a key name such as Enter")
         return key
 
+    @field_validator("text")
+    @classmethod
+    def _typeable(cls, text: str) -> str:
+        if any(not (c.isprintable() or c == "\n") for c in text):
+            raise ValueError("printable characters and newlines only")
+        return text
+
     @model_validator(mode="after")
     def _key_for_key(self) -> LiveInput:
         if self.kind == "key" and not self.key:
             raise ValueError("kind key needs `key`")
+        if self.kind == "text" and not self.text:
+            raise ValueError("kind text needs `text`")
         return self
 
 
@@ -91,10 +107,26 @@ def frame_message(jpeg: bytes, width: float, height: float) -> dict[str, Any]:
     }
 
 
-def control_message(by: Literal["agent", "person"], requested: bool) -> dict[str, Any]:
+def control_message(
+    by: Literal["agent", "person"],
+    requested: bool,
+    task_left_s: float | None = None,
+    pause_left_s: float | None = None,
+    reason: Literal["takeover", "approval"] | None = None,
+) -> dict[str, Any]:
     """Who acts on the page: `person` while the agent is paused for a takeover or waits
-    for an approval; `requested`: a takeover was asked for and the agent has not paused yet."""
-    return {"type": "control", "by": by, "requested": requested}
+    for an approval; `requested`: a takeover was asked for and the agent has not paused yet.
+    `task_left_s`: the task's time left (standing still during a takeover); `pause_left_s`:
+    how much longer this takeover keeps the task's clock stopped (0 when not paused);
+    `reason`: why a person may act (a takeover, or a wait for an approval)."""
+    message: dict[str, Any] = {"type": "control", "by": by, "requested": requested}
+    if reason is not None:
+        message["reason"] = reason
+    if task_left_s is not None:
+        message["task_left_s"] = round(task_left_s)
+    if pause_left_s is not None:
+        message["pause_left_s"] = round(pause_left_s)
+    return message
 
 
 def input_command(event: LiveInput) -> dict[str, Any]:

@@ -7,6 +7,7 @@ composition root injects an in-process dispatcher and the bus shared with its wo
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 
@@ -29,7 +30,7 @@ from app.api.access import OperatorPagesGuard
 from app.api.deps import AUTH_RESPONSES
 from app.api.inputs import validation_error_handler
 from app.db.session import create_engine, is_sqlite, session_factory
-from app.dispatch import Dispatcher, RqDispatcher
+from app.dispatch import JOB_TIMEOUT_GRACE_S, Dispatcher, RqDispatcher
 from app.events import EventBus, MemoryEventBus, RedisEventBus
 from app.http_metrics import HttpMetrics
 from app.openapi import install as install_openapi
@@ -91,7 +92,12 @@ def _build_dispatcher(settings: Settings, stack: AsyncExitStack) -> Dispatcher:
             "embedded mode (no WEBAGENT_REDIS_URL) needs an injected dispatcher: start the "
             "service with `webagent serve`, or pass create_app(dispatcher=InProcessDispatcher(...))"
         )
-    dispatcher = RqDispatcher(settings.redis_url, queue_name=settings.queue_name)
+    dispatcher = RqDispatcher(
+        settings.redis_url,
+        queue_name=settings.queue_name,
+        # a takeover may stop a task's clock (workers/agent/clock.py): rq's limit leaves room
+        grace_s=JOB_TIMEOUT_GRACE_S + math.ceil(settings.takeover_pause_max_s),
+    )
     stack.callback(dispatcher.close)
     return dispatcher
 

@@ -133,6 +133,9 @@ class Settings(BaseSettings):
     # (seed 002 dual channel); refused at start unless the model answers an image probe
     llm_worker_vision: bool = False
     llm_vision_probe: bool = True  # false: trust the worker/vision models without the probe
+    # before a task takes a browser, GET {llm_base_url}/models: an endpoint that refuses
+    # connections or the key fails the task at once as `configuration` (issue 37).
+    llm_endpoint_check: bool = True
     llm_image_detail: Literal["low", "high", "auto"] = "auto"  # OpenAI image_url detail
     llm_image_max_side: int = Field(default=1024, ge=256, le=2048)  # seed 002: 1024 px
     # what the Worker is shown of the page each step (PageSession.observe modes):
@@ -194,6 +197,9 @@ class Settings(BaseSettings):
     # and `webagent run` at a terminal send the full wait): short, then the action is undone
     approval_unattended_timeout_s: float = Field(default=60.0, gt=0)
     approval_poll_s: float = Field(default=0.5, gt=0, le=10)
+    # a person's takeover stops the task's clock (timeout_s) while they hold the page, up to
+    # this many seconds in all per run; past it the clock runs again (issue 37 item 1).
+    takeover_pause_max_s: float = Field(default=600.0, ge=0, le=86400)
     # an operator's CAPTCHA/challenge solving service, "package.module:factory" returning a
     # workers.agent.protocols.ChallengeSolver; tried before a person is asked (none built in)
     challenge_solver: str = ""

@@ -93,6 +93,12 @@ NOTES: dict[str, str] = {
     "time.",
     "llm_vision_probe": "Before a task or bench run, each role that gets images is sent one tiny "
     "test image and refused with a configuration error if it cannot read it.",
+    "llm_endpoint_check": "Also a model list that is no OpenAI answer, or a base URL without "
+    "`/v1`; the detail names "
+    "the setting (`tests/integration/workers/test_endpoint_check.py`). A pass is remembered "
+    "for 60 s.",
+    "takeover_pause_max_s": "The panel shows the time left (`tests/unit/agent/test_task_clock.py`, "
+    "`tests/integration/ui/test_viewer_typing.py`).",
     "llm_image_max_side": "Long side of a screenshot sent to a model, pixels.",
     "observation_mode": "`compact` is the viewport-first snapshot with versioned refs; `som` "
     "needs `LLM_WORKER_VISION=true`, `vision` needs `VISION_ENABLED=true`; `pipeline` is "

@@ -7,7 +7,6 @@ any exception into a failed task instead of a crashed worker.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import time
@@ -38,6 +37,7 @@ from workers.adapters.route_store import DbRouteStore
 from workers.adapters.secrets import RedactingLLM, SecretVault
 from workers.adapters.sink import DbEventSink
 from workers.adapters.site_learning import RunLearnings
+from workers.agent.clock import TaskClock
 from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
 from workers.agent.loop.brain import BrainConfig
 from workers.agent.loop.metered import MeteredLLM, Prices
@@ -56,6 +56,7 @@ from workers.browser.runtime.live_room import LiveRoom
 from workers.browser.runtime.pool import is_browser_fault
 from workers.browser.runtime.profile import SessionProfile, task_profile
 from workers.browser.session import PageSession
+from workers.llm.endpoint_check import require_endpoint
 from workers.llm.vision_check import require_vision
 from workers.process import lease, runtime
 from workers.process.cancellation import cancel_on_request, cancelled_outcome
@@ -78,7 +79,8 @@ def run_task(task_id: str) -> None:
         task_id,
         _claim,
         lambda rt, task: _logged(task.id, execute(rt, task)),
-        lambda task: float(task.timeout_s) + HARD_STOP_SLACK_S,
+        # a takeover may stop the task's clock for up to takeover_pause_max_s (clock.py)
+        lambda task: float(task.timeout_s) + rt.settings.takeover_pause_max_s + HARD_STOP_SLACK_S,
         # a crash of this process leaves the folder to the supervisor's sweep
         cleanup=lambda task: remove_task_dir(_scratch(rt), task.id),
     )
@@ -144,13 +146,16 @@ async def _run_agent(
     budget = budgets.for_task(rt.settings, spec)  # max_tokens / max_cost_usd, every role
     # defence in depth: no request carries a secret's value
     llm = budgets.budgeted(RedactingLLM(rt.llm, sink.vault), budget, sink)
+    deadline = time.monotonic() + spec.timeout_s
+    clock = TaskClock(deadline, rt.settings.takeover_pause_max_s)  # stands still in a takeover
     agent_task = AgentTask(
         instruction=results.instruction(
             spec.instruction + secrets_note(spec.secret_names) + attachments_note(spec.attachments)
         ),
         start_url=spec.start_url,
         max_steps=spec.max_steps,
-        deadline=time.monotonic() + spec.timeout_s,
+        deadline=deadline,
+        clock=clock,
         allowed_domains=spec.allowed_domains,
         task_profile=spec.task_profile.value,
         forbid_login=spec.forbid_login,
@@ -169,6 +174,7 @@ async def _run_agent(
         if problem is not None:  # before a browser context is taken from the pool
             raise ConfigurationError(problem)
         budget.check_prices(budgets.roles_in_use(rt.settings))  # a cost budget needs prices
+        await require_endpoint(rt.settings)  # a base URL or key that cannot serve any call
         await require_vision(rt.llm, rt.settings)  # image settings need models that see
         memory = DbMemoryStore(
             rt.sessions, task_id=spec.task_id, tenant_id=spec.tenant_id, redact=sink.vault.redact
@@ -197,10 +203,11 @@ async def _run_agent(
             budget=budget,
             learner=learner,
             recorder=recorder,
+            clock=clock,
         )
         try:
             async with (
-                asyncio.timeout(spec.timeout_s + HARD_STOP_SLACK_S),
+                clock.bounded(HARD_STOP_SLACK_S),
                 cancel_on_request(sink.cancel_requested, checked_at=lambda: sink.cancel_checked_at),
             ):
                 outcome = await run_routed(
@@ -275,6 +282,7 @@ async def _open_browser(
     budget: budgets.Budget | None = None,
     learner: RunLearnings | None = None,
     recorder: RouteRecorder | None = None,
+    clock: TaskClock | None = None,
 ) -> AsyncIterator[Browser]:
     """A fresh browser context for the browser route (the search route never opens one)."""
     async with (
@@ -308,7 +316,7 @@ async def _open_browser(
         # seed 003 §9.4: the task's private regions never reach the model (regions.py)
         browser.hidden_regions = regions.HiddenRegions.of(spec.private_regions)
         # the live view and a person's takeover (issue 23 item 2; live_room.py, takeover.py)
-        takeover = Takeover(sink)
+        takeover = Takeover(sink, clock)
         room = LiveRoom(page, live_hub(rt.bus), spec.task_id, takeover, browser.hidden_regions)
         try:
             # a Chromium or page crash ends the run at once as browser_crashed (crash.py)

@@ -1,6 +1,7 @@
 """Task artifacts: the files a run kept, listed and fetched by id.
 
-`GET /v1/tasks/{id}/artifacts` lists them (step screenshots, approval screenshots, and the
+`GET /v1/tasks/{id}/artifacts` lists them (step screenshots, approval screenshots, the page
+at each takeover's hand-back (kind "takeover", numbered 1, 2, ... in `step`), and the
 files the page produced: downloads and printed PDFs, kind "download", numbered 1, 2, ... in
 `step`); `GET /v1/tasks/{id}/artifacts/{artifact_id}` returns the bytes. A download is page
 content: it is served as an attachment that the browser neither renders nor sniffs. Another
@@ -29,7 +30,7 @@ ArtifactIdPath = Annotated[str, Path(pattern=TASK_ID_PATTERN)]
 
 class ArtifactOut(BaseModel):
     id: str
-    kind: str  # "screenshot", "approval", "download", "trace"
+    kind: str  # "screenshot", "approval", "download", "trace", "takeover" (page at hand-back)
     name: str | None  # the file name of a download; None for screenshots
     content_type: str
     size: int  # bytes

@@ -77,3 +77,35 @@ async def test_base_url_without_v1_fails_readiness_saying_so() -> None:
     message = await failure(probe)
     assert "http://llm.test/v1" in message and "WEBAGENT_LLM_BASE_URL" in message, message
     assert "/v1" in message
+
+
+async def test_the_workers_check_blocks_only_what_stops_every_call() -> None:
+    """blocking_problem (workers/llm/endpoint_check.py, issue 37): refused connections and
+    keys and a page that is no model list block a run; a timeout, an error status of the
+    list or a model the list lacks are left to the run's own calls."""
+
+    def raising(exc: type[httpx.HTTPError]) -> httpx.MockTransport:
+        def handler(request: httpx.Request) -> httpx.Response:
+            raise exc("no", request=request)
+
+        return httpx.MockTransport(handler)
+
+    html = httpx.MockTransport(lambda request: httpx.Response(200, text="<html>shop</html>"))
+    blocked = {
+        "refused": LLMProbe(settings(), transport=raising(httpx.ConnectError)),
+        "key": LLMProbe(settings(), transport=serving(401)),
+        "html": LLMProbe(settings(), transport=html),
+    }
+    passing = {
+        "timeout": LLMProbe(settings(), transport=raising(httpx.ReadTimeout)),
+        "status": LLMProbe(settings(), transport=serving(502)),
+        "unlisted": LLMProbe(settings(llm_model_planner="other"), transport=serving()),
+        "no list": LLMProbe(settings(), transport=serving(405)),
+    }
+    reasons = {name: await probe.blocking_problem() for name, probe in blocked.items()}
+    assert "unreachable (WEBAGENT_LLM_BASE_URL)" in str(reasons["refused"])
+    assert "(WEBAGENT_LLM_API_KEY)" in str(reasons["key"])
+    assert "not an OpenAI-compatible API" in str(reasons["html"])
+    assert {
+        name: await probe.blocking_problem() for name, probe in passing.items()
+    } == dict.fromkeys(passing)

@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
 SCREENSHOT_KIND = "screenshot"
 DOWNLOAD_KIND = "download"  # files the page produced (workers/browser/act/files.py)
+TAKEOVER_KIND = "takeover"  # the page at a person's hand-back (workers/agent/people/takeover.py)
 TRACE_KIND = "trace"  # the run's Playwright trace (workers/browser/runtime/tracing.py)
 TRACE_NAME = "trace.zip"
 T = TypeVar("T")
@@ -263,6 +264,14 @@ class DbEventSink:
 
     async def _save_screenshot(self, step: int, jpeg: bytes) -> None:
         await self._keep(SCREENSHOT_KIND, step, "image/jpeg", jpeg)
+
+    async def save_takeover_shot(self, number: int, jpeg: bytes) -> str | None:
+        """The page when a person handed it back, artifact kind "takeover" (step = the
+        takeover's number in the run); its artifact id, None when it could not be kept."""
+        keep = partial(
+            _ignore_retry, partial(self._keep, TAKEOVER_KIND, number, "image/jpeg", jpeg)
+        )
+        return await asyncio.shield(retry_outage(keep, f"{self.task_id} takeover {number}"))
 
     async def save_file(self, name: str, content_type: str, data: bytes) -> None:
         """A file the page produced (download, printed PDF) as artifact kind "download",

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from workers.agent.clock import TaskClock
 from workers.agent.memory.ledger import DeadEnd, EpisodicNote, Fact, StepOutcome
 from workers.agent.memory.routes import Route
 
@@ -237,6 +238,8 @@ class AgentTask:
     private_regions: tuple[str, ...] = ()  # seed 003 §9.4: never the text-only search route
     reuse_routes: bool = True  # replay a proven route of the domain (workers/agent/replay/)
     output_schema: Mapping[str, Any] | None = None  # types `done`'s data (tools/typed_done.py)
+    # the deadline that stands still during a takeover (clock.py); None: `deadline`, fixed
+    clock: TaskClock | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

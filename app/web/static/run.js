@@ -19,6 +19,7 @@
     steps: new Map(),
     usage: { steps: 0, calls: 0, input: 0, output: 0, cost: 0, unpriced: 0 },
     approvals: new Map(),
+    takeover: null, // the span of a takeover not yet handed back
     finished: false,
     source: null,
   };
@@ -246,10 +247,43 @@
         el("li", {}, el("strong", { text: d.cause || "dead end" }), " " + (d.description || ""), " ", el("code", { text: d.url || "" })),
       );
     },
+    "takeover.started": (d, event) => tookOver(d, event),
+    "takeover.ended": (d, event) => handedBack(d, event),
     "approval.requested": (d) => requestApproval(d),
     "approval.resolved": (d) => resolveApproval(d.approval_id, d.decision, d.by),
     "task.finished": (d) => finish(d),
   };
+
+  // -- takeovers (issue 37 item 1): a span in the step the agent paused in ----------------
+  const clock = (ts) => (ts ? new Date(ts).toLocaleTimeString() : "");
+  const ACT_WORDS = { click: "click", wheel: "scroll", key: "key press" };
+
+  function tookOver(d, event) {
+    const box = stepBox(state.usage.steps || 0);
+    const span = el("li", { class: "takeover", "data-state": "holding" });
+    span.append(el("span", { class: "mark", "aria-hidden": "true", text: "✋" }), " ",
+      el("span", { class: "what", text: "A person took over" + (d.by ? " (" + d.by + ")" : "") + " at " + clock(event.ts) + "." }));
+    box.actions.append(span);
+    state.takeover = { span, started: event.ts };
+  }
+
+  function handedBack(d, event) {
+    const open = state.takeover;
+    if (!open) tookOver({ by: d.by }, event);
+    const { span, started } = state.takeover;
+    state.takeover = null;
+    const acts = Object.entries(d.acts || {}).filter(([, n]) => n > 0)
+      .map(([kind, n]) => n + " " + (ACT_WORDS[kind] || kind) + (n === 1 ? "" : kind === "key" ? "es" : "s"));
+    const held = typeof d.held_s === "number" ? Math.round(d.held_s) + " s" : "";
+    const text = "A person had the page " + [started ? "from " + clock(started) : "", "to " + clock(event.ts)].join(" ") +
+      (held ? " (" + held + ")" : "") + ": " + (acts.join(", ") || "no input") + "; handed back at ";
+    span.dataset.state = "handed-back";
+    span.querySelector(".what").replaceChildren(text, el("code", { text: d.url || "" }));
+    if (d.screenshot) {
+      const url = api + "/artifacts/" + encodeURIComponent(d.screenshot);
+      span.append(el("div", { class: "shot" }, thumbnail(url, "The page when it was handed back", null).button));
+    }
+  }
 
   // -- approvals ---------------------------------------------------------------------
   // a challenge or login handoff is "approved" once the person has dealt with the page
@@ -418,7 +452,7 @@
     if (typeof event.seq !== "number" || event.seq <= state.lastSeq) return; // replayed twice
     state.lastSeq = event.seq;
     const handle = handlers[event.type];
-    if (handle) handle(event.data || {});
+    if (handle) handle(event.data || {}, event);
     root.dataset.lastSeq = String(event.seq);
   }
 

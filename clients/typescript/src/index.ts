@@ -3,10 +3,13 @@
 import type { components } from "./schema.js";
 import { ApiError, errorFor } from "./errors.js";
 import { lines, parseSSE } from "./sse.js";
+import { type Parser, type TypedTask, typed } from "./typed.js";
 
 export type { components, paths } from "./schema.js";
 export { ApiError } from "./errors.js";
 export type { FieldError, ProblemCode, ProblemDetails } from "./errors.js";
+export { NoDataError, dataAs, isEvent, typed } from "./typed.js";
+export type { EventDataMap, EventType, Parser, TypedEvent, TypedTask } from "./typed.js";
 
 type Schemas = components["schemas"];
 export type TaskCreate = Schemas["TaskCreate"];
@@ -16,6 +19,14 @@ export type TaskStatus = Schemas["TaskStatus"];
 export type StepList = Schemas["StepList"];
 export type ProfileOut = Schemas["ProfileOut"];
 export type EventOut = Schemas["EventOut"];
+export type LedgerOut = Schemas["LedgerOut"];
+export type ApprovalOut = Schemas["ApprovalOut"];
+export type ArtifactOut = Schemas["ArtifactOut"];
+export type DomainOut = Schemas["DomainOut"];
+export type Forgotten = Schemas["Forgotten"];
+export type GuideOut = Schemas["GuideOut"];
+export type LiveInput = Schemas["LiveInput"];
+export type LiveAccepted = Schemas["LiveAccepted"];
 
 export const TERMINAL: readonly TaskStatus[] = ["succeeded", "failed", "cancelled", "timed_out"];
 
@@ -28,6 +39,7 @@ export interface ClientOptions {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const id = encodeURIComponent;
 
 export class WebAgentClient {
   private readonly baseUrl: string;
@@ -64,7 +76,8 @@ export class WebAgentClient {
     return this.request("GET", `/v1/tasks/${encodeURIComponent(taskId)}`);
   }
 
-  listTasks(query: { status?: TaskStatus; domain?: string; limit?: number; cursor?: string } = {}): Promise<TaskPage> {
+  /** Newest first; `next_cursor` pages on; `q` searches the instruction, start URL and answer. */
+  listTasks(query: { status?: TaskStatus; domain?: string; limit?: number; cursor?: string; q?: string } = {}): Promise<TaskPage> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
     const suffix = params.size ? `?${params}` : "";
@@ -77,6 +90,71 @@ export class WebAgentClient {
 
   listSteps(taskId: string): Promise<StepList> {
     return this.request("GET", `/v1/tasks/${encodeURIComponent(taskId)}/steps`);
+  }
+
+  getLedger(taskId: string): Promise<LedgerOut> {
+    return this.request("GET", `/v1/tasks/${id(taskId)}/ledger`);
+  }
+
+  /** A finished task and everything it kept (events, steps, artifacts); 409 while it runs. */
+  deleteTask(taskId: string): Promise<void> {
+    return this.request("DELETE", `/v1/tasks/${id(taskId)}`);
+  }
+
+  async listApprovals(taskId: string): Promise<ApprovalOut[]> {
+    return (await this.request<Schemas["ApprovalList"]>("GET", `/v1/tasks/${id(taskId)}/approvals`)).items;
+  }
+
+  approve(taskId: string, approvalId: string): Promise<ApprovalOut> {
+    return this.decide(taskId, approvalId, "approve");
+  }
+
+  deny(taskId: string, approvalId: string): Promise<ApprovalOut> {
+    return this.decide(taskId, approvalId, "deny");
+  }
+
+  private decide(taskId: string, approvalId: string, decision: Schemas["ApprovalDecisionIn"]["decision"]): Promise<ApprovalOut> {
+    return this.request("POST", `/v1/tasks/${id(taskId)}/approvals/${id(approvalId)}`, { body: { decision } });
+  }
+
+  listArtifacts(taskId: string): Promise<ArtifactOut[]> {
+    return this.request("GET", `/v1/tasks/${id(taskId)}/artifacts`);
+  }
+
+  /** The artifact's bytes (a 307 to a signed URL is followed). */
+  async downloadArtifact(taskId: string, artifactId: string): Promise<Uint8Array> {
+    const response = await fetch(`${this.baseUrl}/v1/tasks/${id(taskId)}/artifacts/${id(artifactId)}`, { headers: this.headers });
+    if (!response.ok) throw await errorFor(response);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  /** What the service learned about a site; 404 when nothing. */
+  getDomain(domain: string): Promise<DomainOut> {
+    return this.request("GET", `/v1/domains/${id(domain)}`);
+  }
+
+  forgetDomain(domain: string): Promise<Forgotten> {
+    return this.request("DELETE", `/v1/domains/${id(domain)}/learnings`);
+  }
+
+  async listGuides(): Promise<GuideOut[]> {
+    return (await this.request<Schemas["GuideList"]>("GET", "/v1/guides")).guides;
+  }
+
+  /** Pause the agent before its next step; the live view's `control` message says when the
+   * page is yours. */
+  takeOver(taskId: string): Promise<LiveAccepted> {
+    return this.request("POST", `/v1/tasks/${id(taskId)}/live/takeover`);
+  }
+
+  /** A click, scroll, key or whole text on the page while it is yours (409 before). Send the
+   * next input after this one answered: inputs are applied in the order they arrive. */
+  sendInput(taskId: string, input: LiveInput): Promise<LiveAccepted> {
+    return this.request("POST", `/v1/tasks/${id(taskId)}/live/input`, { body: input });
+  }
+
+  handBack(taskId: string): Promise<LiveAccepted> {
+    return this.request("POST", `/v1/tasks/${id(taskId)}/live/handback`);
   }
 
   createProfile(name: string): Promise<ProfileOut> {
@@ -100,6 +178,12 @@ export class WebAgentClient {
       if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status}`);
       await sleep(options.pollMs ?? 500);
     }
+  }
+
+  /** waitTask, then `result.data` checked by `parser` (a zod schema, or `{ parse }`);
+   * `data` is null when the task ended without data. */
+  async waitTyped<T>(taskId: string, parser: Parser<T>, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<TypedTask<T>> {
+    return typed(await this.waitTask(taskId, options), parser);
   }
 
   /** Every event after seq `after` once, in order, until task.finished. A dropped stream is

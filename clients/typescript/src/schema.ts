@@ -1157,6 +1157,18 @@ export interface components {
             /** By */
             by: string;
             /**
+             * Held S
+             * @description how long the person held the page
+             * @default 0
+             */
+            held_s?: number;
+            /**
+             * Screenshot
+             * @description artifact id of the page's screenshot at hand-back (kind takeover; GET /v1/tasks/{id}/artifacts/{artifact_id}), null when none was kept
+             * @default null
+             */
+            screenshot?: string | null;
+            /**
              * Url
              * @description the page the person left
              */
@@ -1634,10 +1646,16 @@ export interface components {
             key?: string;
             /**
              * Kind
-             * @description click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter)
+             * @description click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter); text: a whole string typed key by key, in order (a newline presses Enter)
              * @enum {string}
              */
-            kind: "click" | "wheel" | "key";
+            kind: "click" | "wheel" | "key" | "text";
+            /**
+             * Text
+             * @description text: the characters to type (printable, or a newline for Enter)
+             * @default
+             */
+            text?: string;
             /**
              * X
              * @description 0 = left edge, 1 = right edge

@@ -111,6 +111,77 @@ async def test_person_input_lands_only_while_the_agent_is_paused(page: Page) -> 
     assert "h!" not in note  # what was typed is never recorded
 
 
+async def test_a_whole_text_is_typed_in_order_and_counted_as_key_presses(page: Page) -> None:
+    await page.set_content(PAGE)
+    await page.focus("#name")
+    hub, takeover = MemoryLiveHub(), Takeover()
+    room = LiveRoom(page, hub, TASK, takeover)
+    async with room.running():
+        await takeover.request("local")
+        turn = asyncio.create_task(takeover.agent_turn(lambda: page.url))
+        await _until(lambda: takeover.person_may_act)
+        await room.apply(input_command(LiveInput(kind="text", text="hello agent")))
+        await room.apply(input_command(LiveInput(kind="key", key="!")))
+        assert await page.input_value("#name") == "hello agent!"
+        await takeover.hand_back("local")
+        await asyncio.wait_for(turn, 20)
+    [note] = takeover.take_notes()
+    assert "12 key presses" in note and "hello" not in note
+
+
+BANDS = "".join(
+    f'<div style="height: 100px; background: rgb({i * 8}, {255 - i * 8}, 128)"></div>'
+    for i in range(30)
+)
+
+
+def _band(y: int) -> tuple[int, int, int]:
+    """The colour of BANDS at page offset y."""
+    i = y // 100
+    return (i * 8, 255 - i * 8, 128)
+
+
+def _close(a: Any, b: tuple[int, ...]) -> bool:
+    return all(abs(x - y) <= 16 for x, y in zip(a, b, strict=True))
+
+
+async def test_after_a_scroll_the_picture_shows_the_page_at_rest(page: Page) -> None:
+    """Issue 37 item 1: frames of a scroll come faster than the rate limit; the one the
+    burst ends on must reach the watcher (it stayed a stale, half-painted frame before)."""
+    await page.set_content(f"<!doctype html><style>body {{ margin: 0; }}</style>{BANDS}")
+    hub, takeover = MemoryLiveHub(), Takeover()
+    room = LiveRoom(page, hub, TASK, takeover)
+    async with room.running(), hub.watch(TASK) as feed:
+        await _message(feed, "frame")
+        await takeover.request("local")
+        turn = asyncio.create_task(takeover.agent_turn(lambda: page.url))
+        await _until(lambda: takeover.person_may_act)
+        height = await page.evaluate("innerHeight")
+        top, bottom = _band(1800 + 5), _band(1800 + height - 5)
+        for _ in range(3):  # a person's flick of the wheel: three turns in quick succession
+            await room.apply(input_command(LiveInput(kind="wheel", x=0.5, y=0.5, dy=600)))
+            await asyncio.sleep(0.05)
+        # nothing touches the page from here (a screenshot or a wait would make a frame)
+        async with asyncio.timeout(20):  # the page at rest, top and bottom, in a frame
+            while True:
+                frame = _image(await _message(feed, "frame"))
+                seen = frame.getpixel((5, 5)), frame.getpixel((5, frame.height - 5))
+                if _close(seen[0], top) and _close(seen[1], bottom):
+                    break
+        # ...and it is the frame a late joiner is sent again, not an earlier one
+        again = _image(await _message(feed, "frame"))
+        assert _close(again.getpixel((5, 5)), top)
+        assert await page.evaluate("scrollY") == 1800
+        await takeover.hand_back("local")
+        await asyncio.wait_for(turn, 20)
+
+
+async def _until(check: Any) -> None:
+    async with asyncio.timeout(20):
+        while not check():
+            await asyncio.sleep(0.01)
+
+
 class _CancelTurnedIntoTimeout(MemoryLiveHub):
     """A relay client that turns the first cancel during its blocking read into its own
     timeout error, as a client library's read timeout can when both land together (the

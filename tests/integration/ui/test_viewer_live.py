@@ -166,12 +166,19 @@ async def test_approve_a_guarded_action_from_the_run_page(
         await expect(request).to_contain_text("Delete account", timeout=AGENT_WAIT_MS)
         await expect(page.locator("#status")).to_have_text("awaiting_approval")
         assert site.deletions == 0  # the click waits for a person
+        # the live panel: the person may act while the run waits, but nobody took over
+        await expect(page.locator("#run")).to_have_attribute("data-control", "person")
+        await expect(page.locator("#live-state")).to_contain_text("waits for your decision")
+        await expect(page.locator("#hand-back")).to_be_hidden()
+        await expect(page.locator("#take-over")).to_be_visible()
         shot = await request.locator(".thumb img").element_handle()  # the page when it asked
         assert shot is not None
         await page.wait_for_function("(i) => i.complete && i.naturalWidth > 0", arg=shot)
         await request.locator("button[data-decision=approve]").click()
         await expect(request.locator(".outcome")).to_contain_text("Approved")
         await expect(page.locator("#status")).to_have_text("succeeded", timeout=AGENT_WAIT_MS)
+        # the live panel goes with the run's end, not seconds later ("The agent is acting")
+        assert await page.locator("#live-view").is_hidden()
         await expect(page.locator("#final-answer")).to_have_text("deleted")
         assert site.deletions == 1
         approvals = (await client.get(f"/v1/tasks/{task_id}/approvals")).json()["items"]

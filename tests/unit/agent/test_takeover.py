@@ -52,9 +52,15 @@ async def test_paused_agent_resumes_on_hand_back_with_a_ledger_note() -> None:
     [note] = [n for n in loop.ledger.episodic if n.kind == "person"]
     assert "2 clicks, 1 scroll, 1 key press" in note.text and HOME in note.text
     assert sink.of_type("takeover.started") == [{"by": "key:abc", "reason": "takeover"}]
-    assert sink.of_type("takeover.ended") == [
-        {"by": "key:abc", "acts": {"click": 2, "wheel": 1, "key": 1}, "url": HOME}
-    ]
+    [ended] = sink.of_type("takeover.ended")
+    assert {k: ended[k] for k in ("by", "acts", "url")} == {
+        "by": "key:abc",
+        "acts": {"click": 2, "wheel": 1, "key": 1},
+        "url": HOME,
+    }
+    # the page as the person left it is kept, and the event names it (the run page shows it)
+    assert ended["screenshot"] == "takeover-1" and sink.takeover_shots[1].startswith(b"\xff\xd8")
+    assert ended["held_s"] >= 0
     assert not takeover.person_may_act
 
 
@@ -100,6 +106,45 @@ async def test_the_worker_reads_the_note_beside_the_page_not_in_it() -> None:
     await takeover.hand_back("local")
     assert (await run).success
     [current] = [m["content"] for m in llm.prompts[0] if m["role"] == "user"][-1:]
-    assert "A person took over the browser (takeover)" in current
+    assert current.startswith("A person took over the browser (takeover): 1 click")
     page = current[current.index("<page_content") : current.index("</page_content>")]
     assert "A person took over" not in page
+
+
+class _TakenOverMidCall(FakeLLM):
+    """The person presses Take over while the model decides its first step."""
+
+    def __init__(self, takeover: Takeover, script: list[Any]) -> None:
+        super().__init__(script)
+        self.takeover = takeover
+
+    async def scripted(self, role: str, messages: Any, tools: Any) -> Any:
+        answer = await super().scripted(role, messages, tools)
+        if len(self.prompts) == 1:
+            await self.takeover.request("key:abc")
+        return answer
+
+
+async def test_a_takeover_during_the_model_call_voids_its_decision_and_is_said_first() -> None:
+    sink = RecordingSink()
+    takeover, fake = Takeover(sink), FakeBrowser(PAGES)
+    llm = _TakenOverMidCall(
+        takeover,
+        [
+            reply(("click", {"ref": "1:1"})),  # decided on the page before the person acted
+            reply(("done", {"answer": "the person added one", "success": True})),
+        ],
+    )
+    run = asyncio.create_task(
+        run_agent(_task(), TakeoverBrowser(fake, takeover), llm, sink, memory=InMemoryMemoryStore())
+    )
+    await _until(lambda: takeover.paused)
+    takeover.record("click", HOME)
+    await takeover.hand_back("key:abc")
+    assert (await run).success
+    assert [a.name for a in fake.actions if a.name == "click"] == []  # the void choice
+    [_, second] = llm.prompts
+    current = [m["content"] for m in second if m["role"] == "user"][-1]
+    assert current.startswith("A person took over the browser (takeover): 1 click")
+    assert "was not carried out" in current.split("<page_content")[0]
+    assert len(sink.of_type("takeover.ended")) == 1

@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from workers.agent import prompts, textcut
+from workers.agent.clock import TaskClock
 from workers.agent.context.blocks import ledger_block
 from workers.agent.context.vision_channel import (
     ChannelConfig,
@@ -222,11 +223,14 @@ def observation_message(
     *,
     clock: str = "",
     image_jpeg: bytes | None = None,
+    lead: Sequence[str] = (),
 ) -> Message:
     """The current page as the last user message; with `image_jpeg`, OpenAI content parts
-    (the text, then the screenshot as a base64 `image_url` part)."""
+    (the text, then the screenshot as a base64 `image_url` part). `lead`: notes said before
+    the page (what a person did on it since the model last looked)."""
     text = prompts.render(
         "observation.md",
+        lead="".join(f"{sanitize_page_text(note)}\n" for note in lead),
         step=step,
         max_steps=max_steps,
         clock=f" {clock}" if clock else "",
@@ -274,6 +278,7 @@ class CompressedHistory:
         self._preamble = preamble(task)
         self._vision = VisionChannel(ChannelConfig.of(task))
         self._records: list[StepRecord] = []
+        self.lead: list[str] = []  # one-off notes said first in the next request (a person)
 
     def record(self, record: StepRecord, seen: Observation) -> None:
         self._records.append(record)
@@ -288,7 +293,8 @@ class CompressedHistory:
             messages.append(assistant_message(last))
             messages.extend(tool_messages(last))
         notes = observation_notes(last, step, self._task.max_steps)
-        current = observation_message(observation, step, self._task.max_steps, notes)
+        lead, self.lead = self.lead, []
+        current = observation_message(observation, step, self._task.max_steps, notes, lead=lead)
         current["content"] = self._vision.content(current["content"], observation, step)
         return self._vision.finish([*messages, current])
 
@@ -301,22 +307,27 @@ class RunClock:
     """Time awareness (seed 003 §7.1): wall clock in the task's zone, elapsed, budget left.
 
     `started` and `deadline` are time.monotonic() values; `started_at` the wall-clock start.
+    With `task_clock` the time left is its deadline's, later by a person's takeovers.
     """
 
     started: float
     deadline: float
     started_at: datetime
     zone: tzinfo
+    task_clock: TaskClock | None = field(default=None, compare=False)
 
     @classmethod
-    def start(cls, deadline: float, zone_name: str = "UTC") -> RunClock:
+    def start(
+        cls, deadline: float, zone_name: str = "UTC", task_clock: TaskClock | None = None
+    ) -> RunClock:
         zone = _zone(zone_name)
-        return cls(time.monotonic(), deadline, datetime.now(zone), zone)
+        return cls(time.monotonic(), deadline, datetime.now(zone), zone, task_clock)
 
     def line(self, steps_done: int) -> str:
         """The date only once it differs from the start's (the session message has that)."""
         now = time.monotonic()
-        elapsed, left = now - self.started, max(0.0, self.deadline - now)
+        deadline = self.deadline if self.task_clock is None else self.task_clock.deadline
+        elapsed, left = now - self.started, max(0.0, deadline - now)
         wall = self.started_at + timedelta(seconds=elapsed)
         same_day = wall.date() == self.started_at.date()
         shown = wall.strftime("%H:%M:%S %Z" if same_day else "%Y-%m-%d %H:%M:%S %Z")
@@ -374,6 +385,7 @@ class LedgerHistory:
         self._last: StepRecord | None = None
         self.current_url = task.start_url or ""
         self.notes: list[str] = []  # one-off notes for the next observation (Planner feedback)
+        self.lead: list[str] = []  # one-off notes said first in the next request (a person)
 
     def record(self, record: StepRecord, seen: Observation) -> None:
         self._last = record
@@ -401,6 +413,7 @@ class LedgerHistory:
         if first and not self._ledger.checklist:  # seed 004 §3.2, from step 1
             notes.append(prompts.load("checklist_ask.md").strip())
         self.notes = []
+        lead, self.lead = self.lead, []
         current = observation_message(
             observation,
             step,
@@ -408,6 +421,7 @@ class LedgerHistory:
             "\n".join(n for n in notes if n),
             clock=self._clock.line(step - 1),
             image_jpeg=image_jpeg,
+            lead=lead,
         )
         current["content"] = self._vision.content(current["content"], observation, step)
         return self._vision.finish([*messages, current])

@@ -204,7 +204,7 @@ class Brain:
             view = worker_view(ledger, url, adaptive.window, text, replayed)
             return render_worker(view, include_goal=False)
 
-        clock = RunClock.start(task.deadline, task.time_zone)
+        clock = RunClock.start(task.deadline, task.time_zone, task.clock)
         history = LedgerHistory(task, ledger, clock, render)
         store = memory if memory is not None else InMemoryMemoryStore()
         brain = cls(Planner(llm), adaptive, store, sink, history, config)

@@ -32,13 +32,13 @@ from functools import partial
 
 from app import metrics
 from app.contracts import ErrorCode, EventType, TaskStatus
-from workers.agent import textcut
+from workers.agent import prompts, textcut
+from workers.agent.clock import TaskClock
 from workers.agent.context.history import (
     CompressedHistory,
     History,
     StepRecord,
     call_line,
-    sanitize_page_text,
 )
 from workers.agent.errors import AgentError, TaskCancelled, recovery_signal
 from workers.agent.loop.batch import Batch, BatchRunner
@@ -121,6 +121,7 @@ class AgentLoop:
         )
         self._nudged_last = False
         self._observed: Observation | None = None  # what the step's model call was shown
+        self.clock = task.clock or TaskClock(task.deadline)  # stands still in a takeover
 
     async def run(self) -> AgentOutcome:
         try:
@@ -172,15 +173,14 @@ class AgentLoop:
 
     async def _bounded(self, work: Callable[[], Awaitable[Ending | None]]) -> Ending | None:
         """Run `work` within the task deadline; running out of time ends the run."""
-        remaining = self.task.deadline - time.monotonic()
-        if remaining <= 0:
+        if self.clock.deadline <= time.monotonic():
             return Ending.timed_out()
-        budget = asyncio.timeout(remaining)
+        budget: asyncio.Timeout | None = None
         try:
-            async with budget:
+            async with self.clock.bounded() as budget:
                 return await work()
         except TimeoutError:
-            if not budget.expired():
+            if budget is None or not budget.expired():
                 raise
             return Ending.timed_out()
 
@@ -258,16 +258,7 @@ class AgentLoop:
                 return Ending.finished(verdict.final_answer, verdict.success)
         turn = await self._think(step, state)  # line 15
         if turn.calls and self._observed is not None:  # issue 26 item 7: stale under a slow call
-            seen = self._observed
-            look = await look_again(self.browser, self.task.observation_mode, seen)
-            kept = None if look.changed is None else retarget(turn.calls, seen, look.now)
-            if kept is not None:  # issue 31 item 2: its targets did not change
-                turn = replace(turn, calls=kept)
-            elif look.changed is not None:
-                state = await self._seen(step, look.changed)
-                turn = await self._think(step, state)
-            elif look.now.version != seen.version:  # same text, new snapshot: keep the choice
-                turn = replace(turn, calls=carry_refs(turn.calls, seen.version, look.now.version))
+            state, turn = await self._recheck(step, state, self._observed, turn)
         if not turn.calls:
             return await self._no_tool_call(step, state, turn)
         self._nudged_last = False
@@ -279,6 +270,28 @@ class AgentLoop:
         if batch.claim is not None:
             return await self._claimed(step, state, batch)
         return None
+
+    async def _recheck(
+        self, step: int, state: Observation, seen: Observation, turn: WorkerTurn
+    ) -> tuple[Observation, WorkerTurn]:
+        """The page again before acting on a decision made on `seen`. A person who took the
+        page over meanwhile (issue 37 item 1) voids the decision: the model decides again on
+        the page they left, told first what they did (the void call stays in the usage)."""
+        look = await look_again(self.browser, self.task.observation_mode, seen)
+        if self._take_person_notes(step, discarded=True):
+            state = await self._seen(step, look.now)
+            return state, await self._think(step, state)
+        kept = None if look.changed is None else retarget(turn.calls, seen, look.now)
+        if kept is not None:  # issue 31 item 2: its targets did not change
+            return state, replace(turn, calls=kept)
+        if look.changed is not None:
+            state = await self._seen(step, look.changed)
+            return state, await self._think(step, state)
+        if look.now.version != seen.version:  # same text, new snapshot: keep the choice
+            return state, replace(
+                turn, calls=carry_refs(turn.calls, seen.version, look.now.version)
+            )
+        return state, turn
 
     def _with_known_menus(self, state: Observation) -> Observation:
         """Menus the site's exploration learned, under their controls where the live page
@@ -301,15 +314,19 @@ class AgentLoop:
         self.screenshots.start(step)  # stored while the model thinks (issue 13)
         return observation
 
-    def _take_person_notes(self, step: int) -> None:
+    def _take_person_notes(self, step: int, *, discarded: bool = False) -> bool:
         """What a person did on the page since the last look (workers/agent/people/takeover.py):
-        a Ledger note, and a note beside this observation (outside the page's text)."""
+        a Ledger note, and the first words of the next request (outside the page's text).
+        `discarded`: the model's decision in flight when they took over is not carried out."""
         notes = self.browser.person_notes() if isinstance(self.browser, PersonNotes) else []
+        if notes and discarded:
+            notes[-1] += f" {prompts.load('person_discarded.md').strip()}"
         for text in notes:
             self.ledger.note(text, step, kind=PERSON_NOTE)
-        pending = getattr(self.history, "notes", None)  # LedgerHistory's one-off notes
-        if notes and isinstance(pending, list):
-            pending.extend(sanitize_page_text(text) for text in notes)
+        lead = getattr(self.history, "lead", None)  # said first in the next model request
+        if notes and isinstance(lead, list):
+            lead.extend(notes)
+        return bool(notes)
 
     async def _seen(self, step: int, observation: Observation) -> Observation:
         """A refreshed view (issue 26 item 7) under the same checks as the step's first."""

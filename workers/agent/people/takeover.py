@@ -6,7 +6,8 @@ Ledger note of what the person did.
 with the person's commands and consulted by the agent's side:
 
 - `request()` ("Take over"): the agent pauses before its next observation
-  (`TakeoverBrowser.observe` awaits `agent_turn()`); once it is paused the person may act.
+  (`TakeoverBrowser.observe` awaits `agent_turn()`); once it is paused the person may act,
+  and the task's clock stands still (up to its allowance, workers/agent/clock.py).
 - While an approval or challenge handoff waits (`gated()` wraps the ApprovalGate) the person
   may act too, without a takeover.
 - `hand_back()`: the paused agent observes the page as the person left it; what the person
@@ -19,11 +20,14 @@ with the person's commands and consulted by the agent's side:
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from app.contracts import EventType
+from workers.agent.clock import TaskClock
 from workers.agent.people.proxy import BrowserProxy
 from workers.agent.protocols import (
     ApprovalDecision,
@@ -33,6 +37,8 @@ from workers.agent.protocols import (
     EventSink,
     Observation,
 )
+
+log = logging.getLogger(__name__)
 
 ACTS = ("click", "wheel", "key")
 ACT_WORDS = {"click": "click", "wheel": "scroll", "key": "key press"}
@@ -44,9 +50,18 @@ def takeover_started_event(by: str, reason: str) -> Mapping[str, Any]:
     return {"by": by, "reason": reason}
 
 
-def takeover_ended_event(by: str, acts: Mapping[str, int], url: str) -> Mapping[str, Any]:
-    """The person handed back: how many inputs of each kind they sent, the page they left."""
-    return {"by": by, "acts": {kind: int(acts.get(kind, 0)) for kind in ACTS}, "url": url}
+def takeover_ended_event(
+    by: str, acts: Mapping[str, int], url: str, held_s: float = 0.0, screenshot: str | None = None
+) -> Mapping[str, Any]:
+    """The person handed back: how many inputs of each kind they sent, the page they left,
+    how long they held it and the artifact id of the page's screenshot at hand-back."""
+    return {
+        "by": by,
+        "acts": {kind: int(acts.get(kind, 0)) for kind in ACTS},
+        "url": url,
+        "held_s": round(held_s, 1),
+        "screenshot": screenshot,
+    }
 
 
 def activity_note(acts: Mapping[str, int], start_url: str, end_url: str, reason: str) -> str:
@@ -58,8 +73,8 @@ def activity_note(acts: Mapping[str, int], start_url: str, end_url: str, reason:
     else:
         where = f"the page stayed at {end_url}"
     return (
-        f"A person took over the browser ({reason}) and acted on the page: {what}; {where}. "
-        "The observation after this note shows the page as they left it."
+        f"A person took over the browser ({reason}): {what}; {where}. "
+        "The page below is as they left it."
     )
 
 
@@ -72,8 +87,9 @@ def _count(n: int, word: str) -> str:
 class Takeover:
     """One run's takeover state; every method runs on the worker's event loop."""
 
-    def __init__(self, sink: EventSink | None = None) -> None:
+    def __init__(self, sink: EventSink | None = None, clock: TaskClock | None = None) -> None:
         self.sink = sink
+        self.clock = clock  # stands still while the person holds the page (clock.py)
         self.requested = False
         self.paused = False
         self.gate_waits = 0
@@ -81,6 +97,7 @@ class Takeover:
         self.acts: Counter[str] = Counter()
         self.start_url = ""
         self._handed_back = asyncio.Event()
+        self.count = 0  # takeovers handed back so far
         self._notes: list[str] = []
         self.on_change: Callable[[], Awaitable[None]] | None = None  # the room tells watchers
 
@@ -106,16 +123,22 @@ class Takeover:
             self._handed_back.set()
             await self._changed()
 
-    def record(self, kind: str, url: str) -> None:
-        """One input the room forwarded to the page."""
+    def record(self, kind: str, url: str, count: int = 1) -> None:
+        """An input the room forwarded to the page (`count` key presses for a typed text)."""
         if not sum(self.acts.values()):
             self.start_url = url
-        self.acts[kind] += 1
+        self.acts[kind] += count
 
-    async def agent_turn(self, url: Callable[[], str]) -> None:
-        """Between steps: wait while a person has the page; note what they did since."""
+    async def agent_turn(
+        self, url: Callable[[], str], shot: Callable[[], Awaitable[bytes]] | None = None
+    ) -> None:
+        """Between steps: wait while a person has the page; note what they did since. `shot`
+        takes the page's screenshot at hand-back, kept when the sink keeps such shots."""
         if self.requested:
+            held_from = time.monotonic()
             self.paused = True
+            if self.clock is not None:
+                self.clock.pause()
             self.start_url = self.start_url or url()
             started = takeover_started_event(self.by, "takeover")
             await self._emit(EventType.takeover_started, started)
@@ -124,13 +147,26 @@ class Takeover:
                 await self._handed_back.wait()
             finally:
                 self.paused = False
-            await self._emit(
-                EventType.takeover_ended, takeover_ended_event(self.by, self.acts, url())
-            )
+                if self.clock is not None:
+                    self.clock.resume()
+            self.count += 1
+            kept = await self._keep_shot(shot)
+            held = time.monotonic() - held_from
+            ended = takeover_ended_event(self.by, self.acts, url(), held, kept)
+            await self._emit(EventType.takeover_ended, ended)
             await self._changed()
             self._note("takeover", url())
         elif sum(self.acts.values()):  # inputs during an approval wait
             self._note("while the run waited for a decision", url())
+
+    async def _keep_shot(self, shot: Callable[[], Awaitable[bytes]] | None) -> str | None:
+        if shot is None or not isinstance(self.sink, KeepsTakeoverShots):
+            return None
+        try:
+            return await self.sink.save_takeover_shot(self.count, await shot())
+        except Exception as exc:  # noqa: BLE001 - a lost picture never stops the run
+            log.warning("takeover %d: no screenshot at hand-back: %r", self.count, exc)
+            return None
 
     def _note(self, reason: str, url: str) -> None:
         self._notes.append(activity_note(self.acts, self.start_url or url, url, reason))
@@ -165,6 +201,14 @@ class _WatchedGate:
 
 
 @runtime_checkable
+class KeepsTakeoverShots(Protocol):
+    """A sink that stores the page's screenshot at each hand-back (artifact kind "takeover",
+    numbered 1, 2, ...) and says its artifact id."""
+
+    async def save_takeover_shot(self, number: int, jpeg: bytes) -> str | None: ...
+
+
+@runtime_checkable
 class PersonNotes(Protocol):
     """A browser that knows what a person did on the page since the agent last looked."""
 
@@ -179,7 +223,7 @@ class TakeoverBrowser(BrowserProxy):
         self.takeover = takeover
 
     async def observe(self, mode: str = "compact") -> Observation:
-        await self.takeover.agent_turn(lambda: self.inner.url)
+        await self.takeover.agent_turn(lambda: self.inner.url, self.inner.screenshot)
         return await self.inner.observe(mode)
 
     def person_notes(self) -> list[str]:

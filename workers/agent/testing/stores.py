@@ -17,6 +17,7 @@ from workers.agent.protocols import ApprovalDecision, ApprovalRequest, Guide
 class RecordingSink:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     screenshots: dict[int, bytes] = field(default_factory=dict)
+    takeover_shots: dict[int, bytes] = field(default_factory=dict)
     cancel_after_checks: int | None = None
     checks: int = 0
 
@@ -25,6 +26,10 @@ class RecordingSink:
 
     async def save_screenshot(self, step: int, jpeg: bytes) -> None:
         self.screenshots[step] = jpeg
+
+    async def save_takeover_shot(self, number: int, jpeg: bytes) -> str | None:
+        self.takeover_shots[number] = jpeg
+        return f"takeover-{number}"
 
     async def cancel_requested(self) -> bool:
         self.checks += 1

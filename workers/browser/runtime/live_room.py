@@ -116,7 +116,14 @@ class LiveRoom:
         requested = t.requested and not t.paused
         by: Literal["agent", "person"] = "person" if t.person_may_act else "agent"
         await self.hub.set_control(self.task_id, by)  # the API refuses input unless "person"
-        await self.hub.publish(self.task_id, control_message(by, requested))
+        clock = t.clock
+        left = None if clock is None else clock.left_s()
+        pause_left = None if clock is None else clock.pause_left_s()
+        reason: Literal["takeover", "approval"] | None = (
+            "takeover" if t.paused else "approval" if t.gate_waits else None
+        )
+        message = control_message(by, requested, left, pause_left, reason)
+        await self.hub.publish(self.task_id, message)
 
     async def apply(self, command: Mapping[str, Any]) -> None:
         kind = command.get("type")
@@ -135,13 +142,18 @@ class LiveRoom:
                 await self.screen.click(event.x, event.y)
             elif event.kind == "wheel":
                 await self.screen.wheel(event.x, event.y, event.dx, event.dy)
+            elif event.kind == "text":
+                await self.screen.type_text(event.text)
             else:
                 await self.screen.key(event.key)
         except (ValidationError, UnknownKey) as exc:
             # the error's text may quote what the person typed: its kind only
             log.info("live input of %s ignored: %s", self.task_id, type(exc).__name__)
             return
-        self.takeover.record(event.kind, self.page.url)
+        if event.kind == "text":  # counted as key presses: the keys themselves are never kept
+            self.takeover.record("key", self.page.url, len(event.text))
+        else:
+            self.takeover.record(event.kind, self.page.url)
 
 
 def _being_cancelled() -> bool:

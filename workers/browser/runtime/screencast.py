@@ -86,6 +86,9 @@ class Screencast:
         self._cdp: CDPSession | None = None
         self._sink: FrameSink | None = None
         self._sent_at = 0.0
+        self._held: bytes | None = None  # the latest frame not sent yet (rate limit)
+        self._arrived = self._newest = 0  # order of the frames in, and of the newest kept
+        self._trailing: asyncio.TimerHandle | None = None
         self._navigated = True
         self._pending: set[asyncio.Task[None]] = set()
         page.on("framenavigated", self._on_navigated)
@@ -119,6 +122,9 @@ class Screencast:
 
     async def close(self) -> None:
         await self.stop()
+        if self._trailing is not None:
+            self._trailing.cancel()
+            self._trailing = None
         for task in list(self._pending):
             task.cancel()
         self.page.remove_listener("framenavigated", self._on_navigated)
@@ -128,11 +134,12 @@ class Screencast:
             self._cdp = None
 
     def _on_frame(self, params: dict[str, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(self._frame(params))
+        self._arrived += 1  # frames are handled concurrently: their order is kept here
+        task = asyncio.get_running_loop().create_task(self._frame(params, self._arrived))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
-    async def _frame(self, params: dict[str, Any]) -> None:
+    async def _frame(self, params: dict[str, Any], order: int) -> None:
         cdp = self._cdp
         if cdp is None:
             return
@@ -144,14 +151,34 @@ class Screencast:
                 self.viewport = Viewport(float(width), float(height))
             if not self.casting or self._sink is None or not await self._private_safe():
                 return
-            now = time.monotonic()
-            if now - self._sent_at < 1.0 / MAX_FPS:
+            if order < self._newest:  # a later frame got here first: this one is stale
                 return
-            self._sent_at = now
-            jpeg = base64.b64decode(params.get("data", ""))
-            await self._sink(jpeg, self.viewport.width, self.viewport.height)
+            self._newest = order
+            self._held = base64.b64decode(params.get("data", ""))
+            wait = self._sent_at + 1.0 / MAX_FPS - time.monotonic()
+            if wait > 0:  # too soon: the latest frame goes out when the interval is over
+                if self._trailing is None:
+                    self._trailing = asyncio.get_running_loop().call_later(wait, self._flush)
+                return
+            await self._send_held()
         except PlaywrightError as exc:  # the page or its session went away
             log.debug("live frame dropped: %r", exc)
+
+    def _flush(self) -> None:
+        self._trailing = None
+        task = asyncio.get_running_loop().create_task(self._send_held())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _send_held(self) -> None:
+        """The latest frame, if any: a burst (a scroll, an animation) ends on its last frame,
+        never on one the rate limit skipped over (issue 37 item 1: a stale half-painted
+        frame stayed on the live picture after a scroll)."""
+        jpeg, self._held = self._held, None
+        if jpeg is None or not self.casting or self._sink is None:
+            return
+        self._sent_at = time.monotonic()
+        await self._sink(jpeg, self.viewport.width, self.viewport.height)
 
     async def _private_safe(self) -> bool:
         """May this frame be shown? Without private regions always; with them only when the
@@ -202,3 +229,9 @@ class Screencast:
             raise UnknownKey(name)
         await cdp.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": name, "text": name})
         await cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": name})
+
+    async def type_text(self, text: str) -> None:
+        """A whole string, key by key in order (each awaited before the next is sent); a
+        newline presses Enter."""
+        for char in text:
+            await self.key("Enter" if char == "\n" else char)

@@ -375,6 +375,14 @@ class EventDataTakeoverEnded(BaseModel):
     how many clicks, wheel scrolls and key presses the person sent (the keys themselves are not recorded)
     """
     by: Annotated[str, Field(title="By")]
+    held_s: Annotated[float | None, Field(title="Held S")] = 0.0
+    """
+    how long the person held the page
+    """
+    screenshot: Annotated[str | None, Field(title="Screenshot")] = None
+    """
+    artifact id of the page's screenshot at hand-back (kind takeover; GET /v1/tasks/{id}/artifacts/{artifact_id}), null when none was kept
+    """
     url: Annotated[str, Field(title="Url")]
     """
     the page the person left
@@ -583,12 +591,13 @@ class LiveAccepted(BaseModel):
 
 class Kind(StrEnum):
     """
-    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter)
+    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter); text: a whole string typed key by key, in order (a newline presses Enter)
     """
 
     click = "click"
     wheel = "wheel"
     key = "key"
+    text = "text"
 
 
 class LiveInput(BaseModel):
@@ -613,7 +622,11 @@ class LiveInput(BaseModel):
     """
     kind: Annotated[Kind, Field(title="Kind")]
     """
-    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter)
+    click: a left click at (x, y); wheel: scroll by (dx, dy) at (x, y); key: one key press (a character or a key name such as Enter); text: a whole string typed key by key, in order (a newline presses Enter)
+    """
+    text: Annotated[str | None, Field(max_length=1000, title="Text")] = ""
+    """
+    text: the characters to type (printable, or a newline for Enter)
     """
     x: Annotated[float | None, Field(ge=0.0, le=1.0, title="X")] = 0.5
     """
