@@ -12,11 +12,16 @@ value forwards and reversed, any letter case, where each character may be writte
                                     encodeURIComponent/encodeURI and the WHATWG
                                     application/x-www-form-urlencoded serializer, which
                                     leave different characters unescaped, all match; a
-                                    space may be + or %20)
+                                    space may be + or %20), also encoded twice (%2556: a
+                                    URL inside a URL), and the one byte of a Latin-1
+                                    character (%E9: a form on a windows-1252 page)
     hex of its UTF-8 bytes          56  \\x56  0x56
-    a character code                86  0086  \\u0056  \\u{56}
+    a character code                86  0086  \\u0056  \\u{56}  %u0056 (JavaScript's
+                                    escape()); outside the BMP as a UTF-16 surrogate pair
+                                    (\\ud83d\\ude00, %uD83D%uDE00), as JSON and escape() write it
     an HTML character reference     &#86; &#0086; &#x56; &#x0056; &amp; &quot; (';' optional)
-    a JSON escape                   \\"  \\\\  \\/
+    a JSON escape                   \\"  \\\\  \\/, and URL-encoded (%5C%22, %5Cu00e9: JSON in a
+                                    query string or a form body)
 
 (characters of one value may mix these), and between two characters up to SEPARATORS_MAX
 of: whitespace - _ . , : ; | / \\ * + · • %20 &nbsp; and the zero-width characters U+200B..
@@ -28,14 +33,16 @@ character, so the engine skips in C every position that starts no form; separato
 possessive, so a failing candidate does not backtrack through them.
 
 Also: base64 (standard and URL-safe, padded or not, at any byte alignment inside a longer
-base64 text: the characters that depend only on the value), and, for a value of at least
+base64 text: the characters that depend only on the value; its + / = also URL-encoded, once
+or twice, as in a query or form value), and, for a value of at least
 HALVES_MIN characters, each half (split at the middle) as plain text in any letter case.
 
-Not covered (said in the README's security section): other encodings or ciphers (ROT13,
-base32, compression, encryption), a value split other than at its middle or across more than
-two places, shorter partial copies (a prefix or a few characters), a separator run longer
-than SEPARATORS_MAX or made of other characters, and values shorter than MIN_CHARS (never
-masked: they would mask ordinary words).
+Not covered (said in docs/security.md): other encodings or ciphers (ROT13, base32,
+compression, encryption), encodings nested other than as listed (base64 of URL-encoded or
+JSON-escaped text, URL encoding three times), a value split other than at its middle or
+across more than two places, shorter partial copies (a prefix or a few characters), a
+separator run longer than SEPARATORS_MAX or made of other characters, and values shorter
+than MIN_CHARS (never masked: they would mask ordinary words).
 """
 
 from __future__ import annotations
@@ -76,12 +83,23 @@ def _cases(first: str, rest: str) -> list[Alt]:
     return [(f, rest) for f in dict.fromkeys((first, first.lower(), first.upper()))]
 
 
+def _units(cp: int, lead: str, between: str) -> str:
+    """Regex for `cp` as uXXXX escapes after an escape's first character: `lead`, then the
+    escape, or a surrogate pair (outside the BMP, as JSON and JavaScript write it) with
+    `between` (a whole escape prefix) before the second half."""
+    units = [cp] if cp <= 0xFFFF else [0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + (cp & 0x3FF)]
+    return lead + between.join("[uU]" + _ci(f"{u:04x}") for u in units)
+
+
 def _encodings(c: str) -> list[Alt]:
     """One character in every per-character encoding, as (first character, rest)."""
     data, cp = c.encode("utf-8"), ord(c)
     hexes = [f"{b:02x}" for b in data]
     alts = [  # longer encodings first: the value's last character ends the match
-        ("%", _ci(hexes[0]) + "".join("%" + _ci(h) for h in hexes[1:])),
+        # URL encoding, once or twice (%25 is the % of an encoded URL encoded again)
+        ("%", "(?:25)?" + _ci(hexes[0]) + "".join("%(?:25)?" + _ci(h) for h in hexes[1:])),
+        ("%", _units(cp, "", "%")),  # JavaScript's escape(): %uXXXX
+        ("%", _units(cp, "5[cC]", "%5[cC]")),  # a JSON \uXXXX escape, URL-encoded
         *_cases(hexes[0][0], _ci(hexes[0][1] + "".join(hexes[1:]))),
         ("\\", "".join(("" if i == 0 else r"\\") + "[xX]" + _ci(h) for i, h in enumerate(hexes))),
         ("0", "".join(("" if i == 0 else "0") + "[xX]" + _ci(h) for i, h in enumerate(hexes))),
@@ -89,9 +107,11 @@ def _encodings(c: str) -> list[Alt]:
         ("0", f"0{{0,3}}+{cp}"),
         ("&", f"#0{{0,4}}+{cp};?+"),
         ("&", "#[xX]0{0,4}+" + _ci(f"{cp:x}") + ";?+"),
-        ("\\", "[uU]" + _ci(f"{cp:04x}")),
+        ("\\", _units(cp, "", r"\\")),
         ("\\", r"[uU]\{0*+" + _ci(f"{cp:x}") + r"\}"),
     ]
+    if 0x80 <= cp <= 0xFF:  # a form on a Latin-1 (windows-1252) page: one byte
+        alts.append(("%", "(?:25)?" + _ci(f"{cp:02x}")))
     name = html.entities.codepoint2name.get(cp)
     if name:
         alts.append(("&", f"{name};?+"))
@@ -99,8 +119,9 @@ def _encodings(c: str) -> list[Alt]:
         alts.append(("&", "apos;?+"))
     if c == " ":
         alts += [("+", ""), ("&", "nbsp;?+")]
-    if c in JSON_ESCAPES:
+    if c in JSON_ESCAPES:  # and URL-encoded: the backslash as %5C, the character either way
         alts.append(("\\", JSON_ESCAPES[c]))
+        alts.append(("%", "5[cC](?:%" + _ci(f"{cp:02x}") + "|" + re.escape(c) + ")"))
     return list(dict.fromkeys(alts + _cases(c, "")))
 
 
@@ -169,6 +190,22 @@ def _b64_runs(value: str) -> set[str]:
     return runs | {r.replace("+", "-").replace("/", "_") for r in runs}
 
 
+# + / = URL-encoded, once or twice
+B64_URL_ENCODED = {"+": "%(?:25)?2[bB]", "/": "%(?:25)?2[fF]", "=": "%(?:25)?3[dD]"}
+
+
+def _b64(run: str) -> list[Alt]:
+    """A base64 run (exact case) whose + / = may be URL-encoded (a query or form value)."""
+    rest = "".join(
+        f"(?:{re.escape(c)}|{B64_URL_ENCODED[c]})" if c in B64_URL_ENCODED else re.escape(c)
+        for c in run[1:]
+    )
+    alts = [(run[0], rest)]
+    if run[0] in B64_URL_ENCODED:
+        alts.append(("%", B64_URL_ENCODED[run[0]][1:] + rest))
+    return alts
+
+
 def _pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
     """One regex over every form of every value: a class of every form's first character
     (the engine skips, in C, every position that starts no form), then the alternatives.
@@ -179,10 +216,10 @@ def _pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
     whole: list[str] = []
     halves: list[str] = []
     for value in dict.fromkeys(v.strip() or v for v in values):  # spaces around: never runs
-        runs = sorted(_b64_runs(value), key=len, reverse=True)
-        firsts |= {run[0] for run in runs}
-        b64 = "|".join(f"(?<={re.escape(run[0])}){re.escape(run[1:])}" for run in runs)
-        whole.append(f"{_behind({run[0] for run in runs})}(?:{b64})")
+        runs = [alt for run in sorted(_b64_runs(value), key=len, reverse=True) for alt in _b64(run)]
+        firsts |= {first for first, _ in runs}
+        b64 = "|".join(f"(?<={re.escape(first)}){rest}" for first, rest in runs)
+        whole.append(f"{_behind({first for first, _ in runs})}(?:{b64})")
         for part in (value, value[::-1]):
             starts, regex = _chain(value, part)
             firsts |= starts

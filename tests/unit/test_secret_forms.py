@@ -53,6 +53,25 @@ BROWSER_VALUE = "Vault!Canary@5150*(x)'~ z/\\\""
 BROWSER_FORMS = SecretForms([BROWSER_VALUE, BROWSER_VALUE + "\u00e9"])
 
 
+B64_VALUE = "Vault?Canary>5150~x"
+B64 = base64.b64encode(B64_VALUE.encode()).decode()  # VmF1bHQ/Q2FuYXJ5PjUxNTB+eA==
+
+
+def js_escape(text: str) -> str:
+    """JavaScript's escape(): A-Z a-z 0-9 @*_+-./ kept, %XX below 256, else %uXXXX for each
+    UTF-16 unit."""
+    out = []
+    for c in text:
+        if c.isascii() and (c.isalnum() or c in "@*_+-./"):
+            out.append(c)
+        elif ord(c) < 256:
+            out.append(f"%{ord(c):02X}")
+        else:
+            data = c.encode("utf-16-be")
+            out += [f"%u{data[i : i + 2].hex().upper()}" for i in range(0, len(data), 2)]
+    return "".join(out)
+
+
 def codes(sep: str, fmt: str = "{}") -> str:
     return sep.join(fmt.format(ord(c)) for c in BROWSER_VALUE)
 
@@ -84,6 +103,16 @@ BROWSER_COVERED = {
     "first half": BROWSER_VALUE[: len(BROWSER_VALUE) // 2],
     "second half": BROWSER_VALUE[len(BROWSER_VALUE) // 2 :],
     "reversed, form urlencoded": quote_plus(BROWSER_VALUE[::-1], safe="*-._"),
+    # issue 32, second stop: encodings nested the way pages and browsers nest them
+    "URL-encoded twice (a URL inside a URL)": quote(quote(BROWSER_VALUE, safe=""), safe=""),
+    "JSON string, URL-encoded": quote(json.dumps(BROWSER_VALUE)[1:-1], safe=""),
+    "JSON string with \\u escapes, URL-encoded": quote(
+        json.dumps(BROWSER_VALUE + "\u00e9")[1:-1], safe=""
+    ),
+    "form urlencoded on a Latin-1 page": quote_plus(
+        BROWSER_VALUE + "\u00e9", safe="*-._", encoding="latin-1"
+    ),
+    "JavaScript escape()": js_escape(BROWSER_VALUE + "\u00e9"),
 }
 
 
@@ -93,6 +122,34 @@ def test_each_browser_encoding_is_masked(name: str) -> None:
     masked = BROWSER_FORMS.mask(text)
     assert BROWSER_FORMS.found(text)
     assert masked == f"echo=<{MASK}>", masked
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        quote(B64, safe=""),  # a query value: %2F %2B %3D
+        quote_plus(B64, safe="*-._"),  # a form body
+        quote(quote(B64, safe=""), safe=""),  # in a URL inside a URL: %252F
+        B64.replace("+", "-").replace("/", "_"),  # URL-safe alphabet
+    ],
+)
+def test_base64_with_its_url_encoded_characters_is_masked(form: str) -> None:
+    forms = SecretForms([B64_VALUE])
+    assert forms.mask(f"t={form}&x=1") == f"t={MASK}&x=1", forms.mask(form)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        json.dumps("Key\U0001f600Smile-99")[1:-1],  # JSON: a surrogate pair
+        quote(json.dumps("Key\U0001f600Smile-99")[1:-1], safe=""),  # the same, URL-encoded
+        js_escape("Key\U0001f600Smile-99"),  # %uD83D%uDE00
+        "Key\\ud83d\\ude00Smile-99",
+    ],
+)
+def test_a_character_outside_the_bmp_is_masked_as_a_surrogate_pair(form: str) -> None:
+    forms = SecretForms(["Key\U0001f600Smile-99"])
+    assert forms.mask(f"echo=<{form}>") == f"echo=<{MASK}>", forms.mask(form)
 
 
 def test_a_get_forms_query_value_is_masked_in_the_url() -> None:

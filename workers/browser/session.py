@@ -61,7 +61,7 @@ from workers.browser.observe.perception import Perception, refusal_reason
 from workers.browser.observe.refs import RefError, RefTable, RefTarget, resolve
 from workers.browser.observe.snapshot import Snapshot
 from workers.browser.observe.vision import VisionBox
-from workers.browser.runtime import net_errors
+from workers.browser.runtime import net_errors, secret_boxes
 from workers.browser.runtime.profile import Artifacts, SessionProfile
 from workers.browser.runtime.regions import HiddenRegions, blackout
 
@@ -87,6 +87,7 @@ class PageSession:
     ) -> None:
         self.page = page
         self.secrets = SecretVault()  # the task's secret values (jobs wires the task's own)
+        secret_boxes.watch(page.context, self)  # black in every screenshot (secret_boxes.py)
         self.profile = profile or SessionProfile()  # attachments, artifacts dir, scripts
         self.artifacts = Artifacts(self.profile.artifacts_dir)
         self.downloads: list[str] = []  # artifact names of files the page downloaded
@@ -283,6 +284,7 @@ class PageSession:
 
     async def screenshot(self) -> bytes:
         await blackout(self.page, self.hidden_regions)  # a document not snapshotted yet too
+        await secret_boxes.paint(self.page)
         return await self.page.screenshot(type="jpeg", quality=70)
 
     async def inspect_target(self, action: Action) -> ActionTarget | None:

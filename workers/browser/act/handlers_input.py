@@ -22,7 +22,7 @@ from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions, field_values, snapper, spin, verdicts
 from workers.browser.act.click import MODIFIER_BITS, Target
 from workers.browser.observe.vision import Rect
-from workers.browser.runtime import tracing
+from workers.browser.runtime import secret_boxes, tracing
 from workers.browser.runtime.scripts import js
 
 if TYPE_CHECKING:
@@ -158,9 +158,16 @@ async def _editable(el: ElementHandle) -> bool:
 
 async def type_into(s: InputContext, args: a.TypeArgs) -> ToolResult:
     if args.secret or s.secrets.has_token(args.text):  # no trace of the keystrokes
-        async with tracing.paused(s.page):
+        # the page is painted (secret_boxes.py) before the trace or the live view resumes
+        async with tracing.paused(s.page), secret_boxes.typing(s.page):
             return await _type_into(s, args)
     return await _type_into(s, args)
+
+
+async def _mask(el: ElementHandle) -> None:
+    """The field a secret goes into: dots, and black in every screenshot from now on."""
+    await el.evaluate(js("mask_secret.js"))
+    await secret_boxes.mark_field(el)
 
 
 async def _type_into(s: InputContext, args: a.TypeArgs) -> ToolResult:
@@ -173,10 +180,10 @@ async def _type_into(s: InputContext, args: a.TypeArgs) -> ToolResult:
         except SecretRefused as exc:
             return actions.failure(exc.code, exc.reason, "type it only on the site it is for")
         args = args.model_copy(update={"text": text, "secret": True})
-        await el.evaluate(js("mask_secret.js"))  # dots in every screenshot from now on
+        await _mask(el)
     elif args.secret:  # literal text the model marked secret: masked like a vault value
         s.secrets.learn(args.text)
-        await el.evaluate(js("mask_secret.js"))
+        await _mask(el)
     kind = str((await actions.element_kind(el))["kind"])
     if kind == "range":
         return await spin.set_range(s, el, target.frame, args)

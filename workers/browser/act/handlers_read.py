@@ -18,6 +18,7 @@ from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions
 from workers.browser.act.chunks import chunk
 from workers.browser.act.look import SCREENSHOT_LOOK
+from workers.browser.runtime import secret_boxes
 from workers.browser.runtime.regions import blackout
 from workers.browser.runtime.scripts import evaluate_settled, js
 
@@ -185,6 +186,7 @@ async def accessibility_tree(s: ReadContext, args: r.AccessibilityTreeArgs) -> T
 async def screenshot(s: ReadContext, args: r.ScreenshotArgs) -> ToolResult:
     path = s.artifacts.path_for("screenshot.png")
     await blackout(s.page, s.hidden_regions)  # private regions are black (regions.py)
+    await secret_boxes.paint(s.page)  # so are secret-bearing elements (secret_boxes.py)
     if args.ref:
         el, _ = await s.element(args.model_dump())
         await el.screenshot(path=str(path), timeout=actions.ACTION_TIMEOUT_MS)

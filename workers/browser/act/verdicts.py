@@ -16,6 +16,7 @@ from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError
 from workers.browser.act.verify import Outcome
+from workers.browser.observe.perception import is_error_page
 from workers.browser.runtime.scripts import js
 
 
@@ -82,7 +83,11 @@ def report(what: str, out: Outcome, url: str) -> ToolResult:
     """A successful action: what it changed, where the page is now."""
     evidence = out.evidence()
     reason = f"{what} done" + (f" ({evidence})" if evidence else "")
-    if out.url_changed:
+    if out.url_changed and is_error_page(url):  # refused: perception leads back and says so
+        reason += (
+            "; the page it led to was refused (the next page view says what, and where you are)"
+        )
+    elif out.url_changed:
         reason += f"; now at {url}"
     if out.popup:
         reason += " (it opened a new tab; you are now in that tab)"

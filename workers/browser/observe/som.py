@@ -28,6 +28,7 @@ from playwright.async_api import Frame, Page
 
 from workers.browser.observe.refs import RefTable
 from workers.browser.observe.snapshot import Node, Snapshot
+from workers.browser.runtime import secret_boxes
 from workers.browser.runtime.scripts import js
 
 
@@ -155,6 +156,7 @@ async def draw(
 
 async def shoot(page: Page, *, jpeg: bool, quality: int) -> bytes:
     try:
+        await secret_boxes.paint(page)  # secret-bearing elements are black (secret_boxes.py)
         if jpeg:
             return await page.screenshot(type="jpeg", quality=quality)
         return await page.screenshot(type="png")
@@ -178,6 +180,7 @@ async def capture(page: Page, region: Box, *, scale: float, quality: int = JPEG_
     except PlaywrightError as exc:
         raise SomError(f"screenshot failed: {exc}") from exc
     try:
+        await secret_boxes.paint(page)  # secret-bearing elements are black (secret_boxes.py)
         metrics = await cdp.send("Page.getLayoutMetrics")
         view = metrics["cssVisualViewport"]
         x, y, w, h = region

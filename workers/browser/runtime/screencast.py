@@ -5,7 +5,9 @@
 Private regions stay black: the task's regions are painted by the style sheet of
 regions.py; a frame is passed on only when the page's main document has adopted that sheet
 and no frame navigated since the last check (js/live_painted.js), otherwise the sheet is
-applied again and the frame dropped (the repaint brings the next one).
+applied again and the frame dropped (the repaint brings the next one). Secret-bearing
+elements (secret_boxes.py) are painted before a frame is passed on; no frame is passed on
+while a secret is typed, nor one taken before a secret-bearing element was painted.
 
 Input coordinates arrive as fractions of the frame and are mapped onto the viewport in CSS
 pixels (the frame's `deviceWidth` / `deviceHeight`).
@@ -27,6 +29,7 @@ from playwright.async_api import CDPSession, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from app.live import KEY_NAMES
+from workers.browser.runtime import secret_boxes
 from workers.browser.runtime.regions import NO_REGIONS, HiddenRegions, blackout
 from workers.browser.runtime.scripts import js
 
@@ -152,6 +155,11 @@ class Screencast:
             if not self.casting or self._sink is None or not await self._private_safe():
                 return
             if order < self._newest:  # a later frame got here first: this one is stale
+                return
+            taken_at = float(meta.get("timestamp") or time.time())
+            if not await secret_boxes.frame_safe(self.page, taken_at):
+                return  # drawn before a typed secret was painted over: never shown
+            if order < self._newest:  # a later frame got here while this one was checked
                 return
             self._newest = order
             self._held = base64.b64decode(params.get("data", ""))

@@ -49,6 +49,7 @@ def serve(
     import uvicorn
 
     from app.db.migrate import upgrade
+    from app.http_protocol import ProblemH11Protocol
     from workers.process.embedded import build_app
 
     settings = get_settings()
@@ -66,6 +67,7 @@ def serve(
         port=port or settings.port,
         # Ctrl-C: open streams (a viewer watching a run) do not hold the shutdown
         timeout_graceful_shutdown=SHUTDOWN_S,
+        http=ProblemH11Protocol,  # a request the parser refuses gets problem details too
     )
 
 
@@ -283,6 +285,7 @@ def local_server(settings: Settings) -> Iterator[str]:
     import uvicorn
 
     from app.db.migrate import upgrade
+    from app.http_protocol import ProblemH11Protocol
     from workers.process.embedded import build_app
 
     settings = settings.model_copy(update={"redis_url": ""})  # this process runs the task
@@ -290,7 +293,9 @@ def local_server(settings: Settings) -> Iterator[str]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(build_app(settings), log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        build_app(settings), log_level="warning", lifespan="on", http=ProblemH11Protocol
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="webagent-local", daemon=True

@@ -7,7 +7,7 @@
 // "ambient"; its mutations never count as the effect of an action. A burst in an input's
 // shadow is likely that input's late effect (a timer or fetch callback): a counter each click
 // updates a moment later changes once per click and must stay an effect every time.
-// Our own overlays (data-webagent-*) and attributes (data-agent-id) are ignored. The last
+// Our own overlays and attributes (data-webagent-*, data-agent-id) are ignored. The last
 // pointer position is kept (V.mouse) so a cursor path starts where the pointer really is;
 // the times of the last input event and of the last non-ambient mutation (V.inputAt,
 // V.changedAt) let settle.js start its quiet window when the page last moved.
@@ -22,7 +22,7 @@
   const V = { causal: 0, bursts: new WeakMap(), session: null, epoch: 0, inputAt: -1e9 };
   V.isAmbient = (el) => !!(V.bursts.get(el) || {}).ambient;
   const elOf = (n) => (n && n.nodeType === 1 ? n : n && n.parentElement);
-  const own = (r, el) => (r.type === 'attributes' && (r.attributeName === 'data-agent-id' || r.attributeName === 'data-webagent-overlay'))
+  const own = (r, el) => (r.type === 'attributes' && /^data-(agent|webagent)/.test(r.attributeName || ''))
     || (el.closest && el.closest('[data-webagent-overlay]'))
     || Array.from(r.addedNodes).some((n) => n.nodeType === 1 && n.hasAttribute && n.hasAttribute('data-webagent-overlay'))
     || Array.from(r.removedNodes).some((n) => n.nodeType === 1 && n.hasAttribute && n.hasAttribute('data-webagent-overlay'));
