@@ -1,0 +1,191 @@
+"""Routes through the steps real tasks take (issue 34): a login typed as a `bulk` with the
+task's `<secret:NAME>` token, then a form sent with `fill_form`. Before, the recorder dropped
+both (roundup-09/10 on bench/realapps cost 4 then 4 model calls); now run 2 replays them with
+its own values and its own secret, and the secret's value never reaches the stored route,
+the events or a prompt."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from workers.agent.loop.loop import run_agent
+from workers.agent.protocols import Action, AgentOutcome, AgentTask, ToolResult
+from workers.agent.replay.route_record import RouteRecorder
+from workers.agent.testing import (
+    BRAIN_SIDE,
+    FakeBrowser,
+    FakeLLM,
+    InMemoryRouteStore,
+    RecordingSink,
+    message_text,
+    reply,
+)
+
+HOME = "http://tracker.test/"
+ONE = (
+    "Log in as frank (password <secret:user_pw>) and file an issue titled "
+    '"Invoice PDF shows wrong VAT rate" with priority urgent'
+)
+TWO = (
+    "Log in as grace (password <secret:user_pw>) and file an issue titled "
+    '"Dark mode toggle resets after logout" with priority feature'
+)
+CANARY_ONE, CANARY_TWO = "canary-frank-7Q2", "canary-grace-9X4"
+TOKEN = re.compile(r"<secret:(\w+)>")
+
+PAGES: dict[str, list[tuple[str, str, str | None]]] = {
+    HOME: [("textbox", "Username", None), ("textbox", "Password", None), ("button", "Login", None)],
+    f"{HOME}home": [("link", "Create New", f"{HOME}new"), ("link", "Logout", HOME)],
+    f"{HOME}new": [
+        ("textbox", "Title", None),
+        ("combobox", "Priority", None),
+        ("button", "Submit", None),
+    ],
+    f"{HOME}issue/1": [("heading", "Issue filed", None)],
+}
+
+
+class Tracker(FakeBrowser):
+    """A login form and an issue form: `bulk` and `fill_form` run their parts, a `type` of a
+    `<secret:NAME>` token types the task's value (as PageSession does, inside the browser),
+    the login works only with the user's own password, Submit files the issue."""
+
+    def __init__(self, secrets: dict[str, str]) -> None:
+        super().__init__(PAGES)
+        self.secrets, self.typed, self.filed = secrets, dict[str, str](), dict[str, str]()
+
+    async def execute(self, action: Action) -> ToolResult:
+        if action.name == "bulk":
+            self.actions.append(action)
+            for call in action.args["actions"]:
+                result = await self._one(Action(call["tool"], call["args"]))
+                if not result.success:
+                    return result
+            return ToolResult(success=True, page_changed=self.current != HOME)
+        return await self._one(action)
+
+    async def _one(self, action: Action) -> ToolResult:
+        if action.name == "fill_form":
+            for field in action.args["fields"]:
+                self.typed[self._name(field["ref"])] = str(field.get("value"))
+            if action.args.get("submit_ref"):
+                return await self._one(Action("click", {"ref": action.args["submit_ref"]}))
+            return ToolResult(success=True)
+        if action.name == "type":
+            text = TOKEN.sub(lambda m: self.secrets[m.group(1)], str(action.args["text"]))
+            self.typed[self._name(action.args["ref"])] = text
+        if action.name == "click" and self._name(action.args["ref"]) == "Login":
+            user = self.typed.get("Username", "")
+            if self.typed.get("Password") != {"frank": CANARY_ONE}.get(user, CANARY_TWO):
+                return ToolResult(success=False, reason="wrong password", error="action_failed")
+            self.current = f"{HOME}home"
+            return ToolResult(success=True, page_changed=True)
+        if action.name == "click" and self._name(action.args["ref"]) == "Submit":
+            self.filed = {k: v for k, v in self.typed.items() if k in ("Title", "Priority")}
+            self.current = f"{HOME}issue/1"
+            return ToolResult(success=True, page_changed=True)
+        return await super().execute(action)
+
+    def _name(self, ref: str) -> str:
+        version, index = (int(x) for x in ref.split(":"))
+        return self.pages[self.current][index - 1][1] if version == self.version else ""
+
+
+def ref(messages: Any, name: str) -> str:
+    found = re.findall(rf'\[(\d+:\d+)\] \w+ "{re.escape(name)}"', message_text(messages))
+    assert found, name
+    return found[-1]
+
+
+def run_one_script(user: str, title: str, priority: str) -> list[Any]:
+    login = [
+        {"tool": "type", "ref": "{Username}", "text": user},
+        {"tool": "type", "ref": "{Password}", "text": "<secret:user_pw>", "secret": True},
+        {"tool": "click", "ref": "{Login}"},
+    ]
+
+    def bulk(m: Any) -> Any:
+        calls = [{**c, "ref": ref(m, c["ref"][1:-1])} for c in login]
+        return reply(("bulk", {"actions": calls}))
+
+    def form(m: Any) -> Any:
+        fields = {ref(m, "Title"): title, ref(m, "Priority"): priority}
+        return reply(("fill_form", {"fields": fields, "submit_ref": ref(m, "Submit")}))
+
+    return [
+        bulk,
+        lambda m: reply(("click", {"ref": ref(m, "Create New")})),
+        form,
+        reply(("done", {"answer": "filed", "success": True})),
+    ]
+
+
+async def _run(
+    instruction: str, script: list[Any], store: InMemoryRouteStore, secret: str
+) -> tuple[AgentOutcome, FakeLLM, RecordingSink, Tracker]:
+    task = AgentTask(instruction, HOME, 10, time.monotonic() + 60, reuse_routes=True)
+    recorder = RouteRecorder(instruction, HOME)
+    llm, sink = FakeLLM(script, side=BRAIN_SIDE), RecordingSink()
+    browser = Tracker({"user_pw": secret})
+    watched = recorder.watch_sink(sink)
+    outcome = await run_agent(task, recorder.watch(browser), llm, watched, routes=store)
+    await recorder.commit(store, outcome)
+    return outcome, llm, sink, browser
+
+
+async def test_a_login_bulk_and_a_form_are_replayed_with_the_new_values_and_secret() -> None:
+    store = InMemoryRouteStore()
+    script = run_one_script("frank", "Invoice PDF shows wrong VAT rate", "urgent")
+    first, llm_one, _, browser_one = await _run(ONE, script, store, CANARY_ONE)
+    assert first.success and len(llm_one.prompts) == 4
+    assert browser_one.filed == {"Title": "Invoice PDF shows wrong VAT rate", "Priority": "urgent"}
+    (route,) = store.routes.values()
+    assert [s.action for s in route.steps] == ["bulk", "click", "fill_form"]
+    login, _, form = route.steps
+    assert [p.action for p in login.parts] == ["type", "type", "click"]
+    assert login.parts[1].args["text"] == "<secret:user_pw>" and login.replayable
+    assert [p.action for p in form.parts] == ["field", "field", "submit"]
+    assert form.parts[0].target is not None and form.parts[0].target.name == "Title"
+
+    second, llm_two, sink, browser_two = await _run(
+        TWO, [reply(("done", {"answer": "filed", "success": True}))], store, CANARY_TWO
+    )
+    assert second.success and len(llm_two.prompts) == 1  # 4 -> 1 model calls
+    assert browser_two.filed == {
+        "Title": "Dark mode toggle resets after logout",
+        "Priority": "feature",
+    }
+    assert browser_two.typed["Username"] == "grace"
+    assert browser_two.typed["Password"] == CANARY_TWO  # the second task's own secret
+    (event,) = sink.of_type("route.replayed")
+    assert event["replayed_steps"] == [1, 2, 3] and event["fell_back_at"] is None
+
+    # the canaries: never in a stored route, an event or a prompt
+    seen = [repr(store.routes), repr(sink.events), *(message_text(p) for p in llm_two.prompts)]
+    seen += [message_text(p) for p in llm_one.prompts]
+    assert not [text for text in seen if CANARY_ONE in text or CANARY_TWO in text]
+
+
+async def test_literal_secret_text_in_a_bulk_is_never_stored_and_hands_over() -> None:
+    store = InMemoryRouteStore()
+    script = run_one_script("frank", "Invoice PDF shows wrong VAT rate", "urgent")
+    literal = script[0]
+
+    def typed_literally(m: Any) -> Any:
+        call = literal(m)
+        for c in call.tool_calls[0].arguments["actions"]:
+            if c.get("secret"):
+                c["text"] = CANARY_ONE
+        return call
+
+    script[0] = typed_literally
+    first, _, _, _ = await _run(ONE, script, store, CANARY_ONE)
+    assert first.success
+    (route,) = store.routes.values()
+    assert not route.steps[0].replayable and "text" not in route.steps[0].parts[1].args
+    assert CANARY_ONE not in repr(store.routes)
+    _, llm, sink, _ = await _run(TWO, run_one_script("grace", "X", "low"), store, CANARY_TWO)
+    (event,) = sink.of_type("route.replayed")
+    assert event["fell_back_at"] == 0 and len(llm.prompts) == 4
