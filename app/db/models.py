@@ -355,6 +355,9 @@ class SiteDeadEnd(Base):
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
     signature: Mapped[str | None] = mapped_column(Text, nullable=True)
     target: Mapped[str | None] = mapped_column(Text, nullable=True)  # element, page text
+    # the page state it was last seen in (workers/agent/memory/ledger.py page_fingerprint);
+    # migration 0019, NULL: any state
+    fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
     count: Mapped[int] = mapped_column(Integer, default=1, server_default=sql_text("1"))
     first_seen: Mapped[datetime] = mapped_column(default=utcnow)
     last_seen: Mapped[datetime] = mapped_column(default=utcnow)
