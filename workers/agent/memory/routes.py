@@ -314,7 +314,9 @@ class Route:
     steps: tuple[RouteStep, ...]
     id: str = ""
     version: int = 1
-    replays: int = 0
+    replays: int = 0  # runs that replayed it (issue 34: with how many fell back, succeeded)
+    fallbacks: int = 0
+    successes: int = 0
 
     @property
     def intent(self) -> str:

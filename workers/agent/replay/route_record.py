@@ -8,7 +8,8 @@ the same ones `RunLearnings` waits for — and writes:
 
 - for a checked success without a replay: the trace as a parameterised route of the start
   page's domain (workers/agent/memory/routes.py), replacing the route of the same intent;
-- for a checked success that replayed a route to its end: the route's replay count;
+- for any run that replayed a route: its counts (replayed; fell back to the model; passed
+  the checks), shown per route by `GET /v1/domains/{d}` (issue 34);
 - for a checked success that fell back to the model at route step j: the route rewritten as
   its first j steps followed by what the run did from there (the site changed);
 - for anything else: nothing.
@@ -125,6 +126,7 @@ class RouteRecorder:
     opened: str = ""  # the URL the run's start page resolved to
     ended: bool = False  # an action the route cannot name again ended the recording
     replay: ReplayNote | None = None
+    worker_latency: list[float] = field(default_factory=list)  # seconds per Worker call
 
     # -- watching -----------------------------------------------------------------------------
     def watch(self, browser: Browser) -> Browser:
@@ -222,6 +224,8 @@ class RouteRecorder:
     def event(self, type: str, data: Mapping[str, Any]) -> None:
         if type == EventType.step_started and isinstance(data.get("step"), int):
             self.step = int(data["step"])
+        elif type == EventType.llm_call and data.get("role") == "worker":
+            self.worker_latency.append(float(data.get("latency_s") or 0))
         elif type == EventType.route_replayed:
             fell = data.get("fell_back_at")
             self.replay = ReplayNote(
@@ -265,11 +269,16 @@ class RouteRecorder:
         return url.split("#", 1)[0].rstrip("/") in (start.rstrip("/"), self.opened.rstrip("/"))
 
     async def commit(self, store: RouteStore, outcome: AgentOutcome) -> Route | None:
-        """Write what this checked outcome earned; returns the route written (if any)."""
-        if not verified(outcome):
+        """Write what this checked outcome earned; returns the route written (if any). A
+        replayed route counts the run whatever its outcome (issue 34: replayed, fell back,
+        succeeded)."""
+        ok = verified(outcome)
+        if self.replay is not None and self.replay.route_id:
+            fell_back = self.replay.fell_back_at is not None
+            await store.route_replayed(self.replay.route_id, fell_back=fell_back, succeeded=ok)
+        if not ok:
             return None
         if self.replay is not None and self.replay.fell_back_at is None:
-            await store.route_replayed(self.replay.route_id)
             return None
         if self.replay is None:
             route = self.route()
@@ -304,6 +313,8 @@ class RouteRecorder:
             steps=(*old.steps[: note.fell_back_at], *new.steps),
             version=old.version + 1,
             replays=old.replays,
+            fallbacks=old.fallbacks,
+            successes=old.successes,
         )
 
 
