@@ -37,7 +37,9 @@ class SecretRegistry:
     """The secret values live in this process, each held while its owner object lives."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # re-entrant: a collection inside `_rebuild` (re.compile) may run an earlier
+        # owner's finalizer (`_drop`) in this thread while `register` holds the lock
+        self._lock = threading.RLock()
         self._by_owner: dict[int, frozenset[str]] = {}
         self._forms = SecretForms(())
 
