@@ -57,13 +57,15 @@ class Tracker(FakeBrowser):
         self.secrets, self.typed, self.filed = secrets, dict[str, str](), dict[str, str]()
 
     async def execute(self, action: Action) -> ToolResult:
-        if action.name == "bulk":
+        if action.name == "bulk":  # as workers/browser/act/handlers.py: `tried` what ran
             self.actions.append(action)
+            done: list[str] = []
             for call in action.args["actions"]:
                 result = await self._one(Action(call["tool"], call["args"]))
                 if not result.success:
-                    return result
-            return ToolResult(success=True, page_changed=self.current != HOME)
+                    return ToolResult(False, result.reason, tried=tuple(done), error=result.error)
+                done.append(call["tool"])
+            return ToolResult(success=True, tried=tuple(done), page_changed=self.current != HOME)
         return await self._one(action)
 
     async def _one(self, action: Action) -> ToolResult:
@@ -90,7 +92,8 @@ class Tracker(FakeBrowser):
 
     def _name(self, ref: str) -> str:
         version, index = (int(x) for x in ref.split(":"))
-        return self.pages[self.current][index - 1][1] if version == self.version else ""
+        here = self.pages[self.current]
+        return here[index - 1][1] if version == self.version and index <= len(here) else ""
 
 
 def ref(messages: Any, name: str) -> str:
@@ -189,3 +192,32 @@ async def test_literal_secret_text_in_a_bulk_is_never_stored_and_hands_over() ->
     _, llm, sink, _ = await _run(TWO, run_one_script("grace", "X", "low"), store, CANARY_TWO)
     (event,) = sink.of_type("route.replayed")
     assert event["fell_back_at"] == 0 and len(llm.prompts) == 4
+
+
+async def test_the_steps_a_failed_bulk_ran_are_in_the_route() -> None:
+    """Relay run (roundup-15): a bulk typed the first field and failed at a later step; the
+    model then did the rest. Without the first field the route replayed a form with it
+    empty: the issue was filed without its title."""
+    store = InMemoryRouteStore()
+    script = run_one_script("frank", "Invoice PDF shows wrong VAT rate", "urgent")
+
+    def half_form(m: Any) -> Any:
+        calls = [
+            {"tool": "type", "ref": ref(m, "Title"), "text": "Invoice PDF shows wrong VAT rate"},
+            {"tool": "select_option", "ref": ref(m, "Priority"), "values": ["urgent"]},
+            {"tool": "click", "ref": ref(m, "Priority").split(":")[0] + ":9"},  # no such ref
+        ]
+        return reply(("bulk", {"actions": calls}))
+
+    submit = lambda m: reply(("click", {"ref": ref(m, "Submit")}))  # noqa: E731
+    script[2:3] = [half_form, submit]
+    first, llm_one, _, _ = await _run(ONE, script, store, CANARY_ONE)
+    assert first.success and len(llm_one.prompts) == 5
+    (route,) = store.routes.values()
+    assert [s.action for s in route.steps] == ["bulk", "click", "bulk", "click"]
+    assert [p.action for p in route.steps[2].parts] == ["type", "select_option"]
+
+    done = reply(("done", {"answer": "filed", "success": True}))
+    second, llm_two, _, browser = await _run(TWO, [done], store, CANARY_TWO)
+    assert second.success and len(llm_two.prompts) == 1
+    assert browser.typed["Title"] == "Dark mode toggle resets after logout"

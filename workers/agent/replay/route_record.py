@@ -150,9 +150,12 @@ class RouteRecorder:
             self.opened = url
 
     def executed(self, action: Action, result: ToolResult, url: str) -> None:
-        if self.ended or not result.success or action.name in SKIPPED:
+        if self.ended or action.name in SKIPPED:
             return
-        entry = self._entry(action, url)
+        done = executed_part(action, result)
+        if done is None:
+            return
+        entry = self._entry(done, url)
         if entry is None or len(self.entries) >= MAX_STEPS:
             self.ended = True
             return
@@ -316,6 +319,20 @@ class RouteRecorder:
             fallbacks=old.fallbacks,
             successes=old.successes,
         )
+
+
+def executed_part(action: Action, result: ToolResult) -> Action | None:
+    """What of a call ran: the call itself when it succeeded; of a `bulk`, its first steps
+    that ran (`tried`, issue 34: a bulk that failed at its second step had typed into the
+    first field, and a route without that step replayed a form with the field empty; one
+    stopped by a page change ran only its first steps); None when nothing ran."""
+    if action.name != "bulk":
+        return action if result.success else None
+    steps = list(action.args.get("actions") or ())
+    ran = len(result.tried) if result.tried or not result.success else len(steps)
+    if ran == 0:
+        return None
+    return action if ran >= len(steps) else Action("bulk", {**action.args, "actions": steps[:ran]})
 
 
 def verified(outcome: AgentOutcome) -> bool:
