@@ -221,3 +221,42 @@ async def test_the_steps_a_failed_bulk_ran_are_in_the_route() -> None:
     second, llm_two, _, browser = await _run(TWO, [done], store, CANARY_TWO)
     assert second.success and len(llm_two.prompts) == 1
     assert browser.typed["Title"] == "Dark mode toggle resets after logout"
+
+
+async def test_a_value_the_instruction_names_twice_is_a_slot_in_both_places() -> None:
+    """Relay run (roundup-15/16): "username henry, email henry@example.com": the trace typed
+    both, the slot took the first "henry" only and the intent kept the second as a word, so
+    "username irene, email irene@example.com" never matched the route."""
+    pages = {
+        HOME: [("textbox", "Username", None), ("textbox", "Email", None), ("button", "Save", None)],
+    }
+    one = "create the user with username henry and email henry@example.com"
+    two = "create the user with username irene and email irene@example.com"
+
+    class Users(FakeBrowser):
+        async def execute(self, action: Action) -> ToolResult:
+            if action.name == "bulk":
+                self.actions.append(action)
+                return ToolResult(success=True, tried=("type", "type"))
+            return await super().execute(action)
+
+    def save(m: Any) -> Any:
+        calls = [
+            {"tool": "type", "ref": ref(m, "Username"), "text": "henry"},
+            {"tool": "type", "ref": ref(m, "Email"), "text": "henry@example.com"},
+        ]
+        return reply(("bulk", {"actions": calls}))
+
+    store, done = InMemoryRouteStore(), reply(("done", {"answer": "saved", "success": True}))
+    for text, script in ((one, [save, done]), (two, [done])):
+        recorder, llm = RouteRecorder(text, HOME), FakeLLM(script, side=BRAIN_SIDE)
+        sink, browser = RecordingSink(), Users(pages)
+        task = AgentTask(text, HOME, 6, time.monotonic() + 60, reuse_routes=True)
+        watched = recorder.watch_sink(sink)
+        outcome = await run_agent(task, recorder.watch(browser), llm, watched, routes=store)
+        await recorder.commit(store, outcome)
+    (route,) = store.routes.values()
+    assert "henry" not in route.intent  # both places are slots
+    (replayed,) = [a for a in browser.actions if a.name == "bulk"]
+    typed = [c["args"]["text"] for c in replayed.args["actions"]]
+    assert typed == ["irene", "irene@example.com"] and len(llm.prompts) == 1

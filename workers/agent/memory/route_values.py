@@ -244,6 +244,13 @@ class Slots:
                 out.append(i)
         return tuple(out)
 
+    def repeats(self, used: Iterable[int]) -> set[int]:
+        """The other places the instruction names a used value ("username henry, email
+        henry@example.com"): slots too, or the intent keeps the value there as a word and
+        no other task's values match it (issue 34, relay run roundup-15/16)."""
+        norms = {self.values[i].norm for i in used}
+        return {i for i in self.candidates if self.values[i].norm in norms}
+
     def _pattern(self, allowed: Sequence[int]) -> re.Pattern[str] | None:
         values = sorted({self.values[i].norm for i in allowed}, key=len, reverse=True)
         if not values:

@@ -252,6 +252,7 @@ class RouteRecorder:
                     slots.template(target.name, used)
                     for line in target.row:  # the row that names the task's value
                         slots.template(line, used, slots.named)
+        used |= slots.repeats(used)
         steps = tuple(step_of(entry, slots, used) for entry in entries)
         return Route(
             domain=route_domain(self.opened),
