@@ -260,3 +260,37 @@ async def test_a_value_the_instruction_names_twice_is_a_slot_in_both_places() ->
     (replayed,) = [a for a in browser.actions if a.name == "bulk"]
     typed = [c["args"]["text"] for c in replayed.args["actions"]]
     assert typed == ["irene", "irene@example.com"] and len(llm.prompts) == 1
+
+
+def test_a_value_after_a_dot_is_a_slot_of_an_address() -> None:
+    """Relay run (pretix-07/08): "marta.novak@example.org" kept "novak" as text (a dot before
+    it), so the replay typed "jan.novak@example.org" for Jan Kowalski."""
+    from workers.agent.memory.route_values import Slots, match, render
+
+    one = "buy it for Marta Novak, email marta.novak@example.org, by bank transfer"
+    two = "buy it for Jan Kowalski, email jan.kowalski@example.org, by bank transfer"
+    slots, used = Slots.of(one), set[int]()
+    for typed in ("Marta", "Novak"):
+        slots.template(typed, used)
+    email = slots.template("marta.novak@example.org", used)
+    values = match(one, sorted(used | slots.repeats(used)), two)
+    assert values is not None and render(email, values) == "jan.kowalski@example.org"
+    assert slots.template("1.7 L", set()) == "1.7 L"  # a decimal's digits stay one value
+
+
+def test_only_the_last_of_several_calls_before_a_look_expects_what_appeared() -> None:
+    """Relay run (pretix-08): the model typed the email and opened a section in one turn; the
+    type step kept the section's fields as its effect, and its replay (alone) fell back."""
+    from workers.agent.protocols import Observation
+
+    recorder = RouteRecorder("fill in the email", HOME)
+    page = '[1:1] textbox "Email"\n[1:2] button "Invoice information"'
+    recorder.opened_at(HOME)
+    recorder.observed(Observation(HOME, "", page, 1))
+    for call in (
+        Action("type", {"ref": "1:1", "text": "a@b.org"}),
+        Action("click", {"ref": "1:2"}),
+    ):
+        recorder.executed(call, ToolResult(success=True), HOME)
+    recorder.observed(Observation(HOME, "", page.replace("1:", "2:") + '\n[2:3] textbox "Name"', 2))
+    assert [e.appeared for e in recorder.entries] == [[], ['textbox "Name"']]

@@ -256,7 +256,9 @@ class Slots:
         if not values:
             return None
         alternation = "|".join(re.escape(v).replace(r"\ ", r"\s+") for v in values)
-        return re.compile(rf"(?<![\w.])(?:{alternation})(?![\w]|\.\d)", re.I)
+        # not inside a word or a decimal ("1.7"); after a dot in a name or address it is a
+        # value ("marta.novak@example.org", issue 34)
+        return re.compile(rf"(?<!\w)(?<!\d\.)(?:{alternation})(?![\w]|\.\d)", re.I)
 
     def template(self, text: str, used: set[int], only: Iterable[int] | None = None) -> str:
         """`text` with every candidate value in it as `{slot:case}` (adds the slots to `used`);

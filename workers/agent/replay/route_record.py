@@ -141,9 +141,11 @@ class RouteRecorder:
             del self.texts[old]
         self.last_text = observation.text
         now = labels(observation.text)
-        for entry in self.entries:
-            if entry.appeared is None:
-                entry.appeared = [lb for lb in now if lb not in entry.before][:MAX_APPEARED]
+        waiting = [entry for entry in self.entries if entry.appeared is None]
+        for entry in waiting[:-1]:  # issue 34: one look after several calls shows the last
+            entry.appeared = []  # one's effect; a replay of an earlier one alone lacks it
+        for entry in waiting[-1:]:
+            entry.appeared = [lb for lb in now if lb not in entry.before][:MAX_APPEARED]
 
     def opened_at(self, url: str) -> None:
         if not self.opened and url.startswith(("http://", "https://")):
