@@ -67,6 +67,7 @@ class EventType(StrEnum):
     action_executed = "action.executed"
     observation = "observation"
     memory_evicted = "memory.evicted"
+    memory_used = "memory.used"  # what the run used of its sites' memory, what it saved
     fact_recorded = "fact.recorded"
     dead_end_recorded = "dead_end.recorded"
     approval_requested = "approval.requested"

@@ -151,6 +151,27 @@ class TakeoverEnded(_Data):
     )
 
 
+class MemoryUsed(_Data):
+    """What the run used of its sites' memory and what that saved, sent once at the end
+    (only when the run used or stored some)."""
+
+    route: dict[str, Any] | None = Field(
+        description="the route replayed: id, replayed_steps, fell_back_at (the route step the "
+        "model took over at; null: replayed whole); null when none"
+    )
+    facts: list[dict[str, str]] = Field(
+        description="earlier runs' facts shown to this run's prompts: domain, key"
+    )
+    saved: dict[str, float | None] = Field(
+        description="calls: model calls not made (each replayed step); seconds: those calls "
+        "times this run's mean Worker call latency (null when it made none)"
+    )
+    stored: dict[str, Any] = Field(
+        description="route: the intent of the route this run wrote (null: none); facts: "
+        "facts kept for later runs"
+    )
+
+
 class StepScoped(_Data):
     """Brain events (plan, memory, facts, dead ends): at least the step they belong to."""
 
@@ -172,6 +193,7 @@ EVENT_DATA: dict[str, type[BaseModel]] = {
     EventType.takeover_ended.value: TakeoverEnded,
     EventType.plan_updated.value: StepScoped,
     EventType.memory_evicted.value: StepScoped,
+    EventType.memory_used.value: MemoryUsed,
     EventType.fact_recorded.value: StepScoped,
     EventType.dead_end_recorded.value: StepScoped,
 }

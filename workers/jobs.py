@@ -31,6 +31,7 @@ from app.urlpolicy import network_policy
 from workers.adapters import budget as budgets
 from workers.adapters.approval_gate import approval_gate, supervision_of
 from workers.adapters.fetcher import FetchPolicy, HttpFetcher
+from workers.adapters.memory_report import memory_used
 from workers.adapters.memory_store import DbMemoryStore
 from workers.adapters.results import TaskResults
 from workers.adapters.route_store import DbRouteStore
@@ -42,6 +43,7 @@ from workers.agent.errors import AgentError, ConfigurationError, TaskCancelled
 from workers.agent.loop.brain import BrainConfig
 from workers.agent.loop.metered import MeteredLLM, Prices
 from workers.agent.loop.search import run_task as run_routed
+from workers.agent.memory.routes import Route
 from workers.agent.people.supervised import supervise
 from workers.agent.people.takeover import Takeover, TakeoverBrowser
 from workers.agent.protocols import AgentOutcome, AgentTask, Browser
@@ -222,7 +224,10 @@ async def _run_agent(
                 )
                 outcome = await results.settle(outcome, llm)
                 await _learn(learner, memory, outcome, spec)
-                await _keep_route(recorder, routes, outcome, spec)
+                route = await _keep_route(recorder, routes, outcome, spec)
+                used = memory_used(recorder, learner.facts_used, route, learner.facts_kept)
+                if used is not None:  # issue 34: the run's record says what memory did
+                    await results.sink.emit(EventType.memory_used, used)
                 return outcome
         finally:
             await memory.settle()  # the Ledger rows run behind the loop: all in before the end
@@ -255,12 +260,13 @@ async def _learn(
 
 async def _keep_route(
     recorder: RouteRecorder, routes: DbRouteStore, outcome: AgentOutcome, spec: TaskSpec
-) -> None:
+) -> Route | None:
     """The run's route, from the checked outcome; a failed write does not fail the run."""
     try:
-        await recorder.commit(routes, outcome)
+        return await recorder.commit(routes, outcome)
     except SQLAlchemyError:
         log.warning("task %s: route not saved", spec.task_id)
+        return None
 
 
 async def _session_profile(rt: WorkerRuntime, spec: TaskSpec) -> SessionProfile:

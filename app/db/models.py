@@ -314,7 +314,9 @@ class Guide(Base):
 class Route(Base):
     """A proven route of a site for one intent (issue 21, workers/agent/memory/routes.py): the
     action trace of a verified run with the task's values as slots. One per (tenant, domain,
-    intent); `version` counts rewrites (the site changed), `replays` whole replays."""
+    intent); `version` counts rewrites (the site changed); `replays` the runs that replayed
+    it, `fallbacks` those where the model took over before its end, `successes` those that
+    passed the service's checks (issue 34, migration 0019)."""
 
     __tablename__ = "routes"
     __table_args__ = (UniqueConstraint("tenant_id", "domain", "intent_key"),)
@@ -330,6 +332,8 @@ class Route(Base):
     steps: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default=sql_text("1"))
     replays: Mapped[int] = mapped_column(Integer, default=0, server_default=sql_text("0"))
+    fallbacks: Mapped[int] = mapped_column(Integer, default=0, server_default=sql_text("0"))
+    successes: Mapped[int] = mapped_column(Integer, default=0, server_default=sql_text("0"))
     task_id: Mapped[str | None] = mapped_column(String(32), nullable=True)  # last writer
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
@@ -355,6 +359,9 @@ class SiteDeadEnd(Base):
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
     signature: Mapped[str | None] = mapped_column(Text, nullable=True)
     target: Mapped[str | None] = mapped_column(Text, nullable=True)  # element, page text
+    # the page state it was last seen in (workers/agent/memory/ledger.py page_fingerprint);
+    # migration 0019, NULL: any state
+    fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
     count: Mapped[int] = mapped_column(Integer, default=1, server_default=sql_text("1"))
     first_seen: Mapped[datetime] = mapped_column(default=utcnow)
     last_seen: Mapped[datetime] = mapped_column(default=utcnow)

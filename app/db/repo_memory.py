@@ -227,9 +227,11 @@ async def record_site_dead_end(
     task_id: str | None,
     seen: datetime,
     expires_at: datetime | None,
+    fingerprint: str | None = None,
 ) -> None:
     """Count a dead end of a site: a new (page, action) starts at 1, a repeat adds one and
-    moves last_seen, the expiry (by its cause, from last_seen) and the last run."""
+    moves last_seen, the expiry (by its cause, from last_seen), the page state it was seen in
+    (`fingerprint`) and the last run."""
     table = SiteDeadEnd.__table__
     stmt = dialect_insert(s, table).values(  # type: ignore[arg-type]
         id=new_id(),
@@ -242,6 +244,7 @@ async def record_site_dead_end(
         description=description,
         signature=signature,
         target=target,
+        fingerprint=fingerprint,
         count=1,
         first_seen=seen,
         last_seen=seen,
@@ -258,6 +261,7 @@ async def record_site_dead_end(
             "description": stmt.excluded.description,
             "last_seen": stmt.excluded.last_seen,
             "expires_at": stmt.excluded.expires_at,
+            "fingerprint": stmt.excluded.fingerprint,
             "last_task_id": stmt.excluded.last_task_id,
         },
     )

@@ -72,11 +72,25 @@ async def save_route(
     return row
 
 
-async def count_route_replay(s: AsyncSession, *, tenant_id: str, route_id: str) -> None:
+async def count_route_replay(
+    s: AsyncSession,
+    *,
+    tenant_id: str,
+    route_id: str,
+    fell_back: bool = False,
+    succeeded: bool = True,
+) -> None:
+    """One run replayed the route: whether the model took over before its end, whether the
+    run passed the service's checks (issue 34: what `GET /v1/domains/{d}` shows)."""
     await s.execute(
         update(Route)
         .where(Route.tenant_id == tenant_id, Route.id == route_id)
-        .values(replays=Route.replays + 1, last_replayed_at=utcnow())
+        .values(
+            replays=Route.replays + 1,
+            fallbacks=Route.fallbacks + int(fell_back),
+            successes=Route.successes + int(succeeded),
+            last_replayed_at=utcnow(),
+        )
     )
 
 

@@ -240,7 +240,13 @@ async def domain_page(
         {**row.model_dump(), "shown": json.dumps(row.value, indent=1, ensure_ascii=False)}
         for row in found.learnings
     ]
-    context = {"domain": found.domain, "learnings": learnings, "dead_ends": found.dead_ends}
+    context = {
+        "domain": found.domain,
+        "learnings": learnings,
+        "dead_ends": found.dead_ends,
+        "routes": found.routes,
+        "facts": found.facts,
+    }
     return _page(request, "domain.html", context)
 
 

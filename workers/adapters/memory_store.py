@@ -139,6 +139,7 @@ class DbMemoryStore:
             signature=dead_end.signature or None,
             target=dead_end.target or None,
             expires_at=dead_end_expiry(dead_end.cause, seen),
+            fingerprint=dead_end.state or None,
         )
 
     async def load_domain_dead_ends(self, domain: str) -> Sequence[DeadEnd]:
@@ -209,6 +210,7 @@ def site_dead_end_from_row(row: models.SiteDeadEnd) -> DeadEnd:
         target=row.target or "",
         count=row.count,
         earlier=True,
+        state=row.fingerprint or "",
     )
 
 

@@ -62,9 +62,17 @@ class DbRouteStore:
             )
             await s.commit()
 
-    async def route_replayed(self, route_id: str) -> None:
+    async def route_replayed(
+        self, route_id: str, *, fell_back: bool = False, succeeded: bool = True
+    ) -> None:
         async with self._sessions() as s:
-            await repo.count_route_replay(s, tenant_id=self.tenant_id, route_id=route_id)
+            await repo.count_route_replay(
+                s,
+                tenant_id=self.tenant_id,
+                route_id=route_id,
+                fell_back=fell_back,
+                succeeded=succeeded,
+            )
             await s.commit()
 
 
@@ -78,4 +86,6 @@ def route_from_row(row: models.Route) -> Route:
         id=row.id,
         version=row.version,
         replays=row.replays,
+        fallbacks=row.fallbacks,
+        successes=row.successes,
     )

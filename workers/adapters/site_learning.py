@@ -9,11 +9,13 @@ service's checks (grounding, output_schema, answer check: workers/adapters/resul
 
 - always: challenge sightings (`challenges`, and `bot_protected`: the click cascade never
   uses its scripted tier there, workers/browser/act/click_memory.py);
+- always: the run's id on the earlier runs' facts its prompts showed (`used_by`, issue 34;
+  workers/adapters/memory_report.py);
 - always: the route's outcome, counted as a win only when the checked outcome succeeded
   (workers/agent/roles/orchestrator.py, Algorithm 7's learned override);
 - only for a checked success: URL templates of the reached URLs (which path segments and
   query parameters carried state), the consent dismissals, and the run's facts worth
-  keeping (with source URL and time): properties of the site, never the run's answer —
+  keeping (with source URL, time and run): properties of the site, never the run's answer —
   a fact stating a value of the answer, or naming a value the task gave (a quoted name,
   a number, a capitalised name), belongs to that task and is not kept.
 """
@@ -28,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.contracts import EventType, TaskStatus
+from workers.adapters.memory_report import note_fact_uses
 from workers.agent.judge.answer_check import claims_in
 from workers.agent.judge.claims import claims_of
 from workers.agent.loop.brain import element_label
@@ -78,6 +81,8 @@ class RunLearnings:
         self.route: str | None = None
         self.page_text = ""
         self.page_url = ""
+        self.facts_used: list[dict[str, str]] = []  # facts of earlier runs shown to this one
+        self.facts_kept = 0
 
     # -- during the run -----------------------------------------------------------------------
     def reached_url(self, url: str) -> None:
@@ -127,8 +132,11 @@ class RunLearnings:
     async def commit(
         self, store: MemoryStore, outcome: AgentOutcome, start_url: str | None
     ) -> None:
-        """Write the learnings this run earned; `outcome` is the checked outcome."""
+        """Write the learnings this run earned; `outcome` is the checked outcome. First,
+        whatever the outcome: the earlier runs' facts its prompts showed name it (issue 34)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
+        entries = {domain: urls[0] for domain, urls in self.reached.items()}
+        self.facts_used = await note_fact_uses(store, self.instruction, self.task_id, entries)
         for domain, seen in self.challenges.items():
             prior = (await store.load_domain_learnings(domain)).get(CHALLENGES)
             count = int(prior.get("count", 0)) if isinstance(prior, Mapping) else 0
@@ -191,7 +199,7 @@ class RunLearnings:
             if not self._site_property(fact, answer):
                 continue
             row = {"key": fact.key, "value": fact.value, "url": url, "seen": now, "intent": intent}
-            by_domain.setdefault(domain_of(url), []).append(row)
+            by_domain.setdefault(domain_of(url), []).append({**row, "task_id": self.task_id})
         for domain, rows in by_domain.items():
             if not domain:
                 continue
@@ -199,6 +207,7 @@ class RunLearnings:
             keys = {r["key"] for r in rows}
             older = [r for r in stored or [] if isinstance(r, Mapping) and r.get("key") not in keys]
             await store.record_learning(domain, FACTS, [*reversed(rows), *older][:MAX_FACTS])
+            self.facts_kept += len(rows)
 
 
 class LearningBrowser(BrowserProxy):

@@ -184,8 +184,11 @@ class RouteStore(Protocol):
         """Insert, or replace the route of the same domain and intent."""
         ...
 
-    async def route_replayed(self, route_id: str) -> None:
-        """Count one whole replay of the route."""
+    async def route_replayed(
+        self, route_id: str, *, fell_back: bool = False, succeeded: bool = True
+    ) -> None:
+        """Count one run that replayed the route: `fell_back`, the model took over before
+        its end; `succeeded`, the run passed the service's checks (issue 34)."""
         ...
 
 

@@ -155,6 +155,27 @@
     return parts.join(", ");
   }
 
+  // what a run used of its sites' memory and what that saved (the memory.used event)
+  function memoryText(d) {
+    const parts = [];
+    const route = d.route;
+    if (route) {
+      const took = typeof route.fell_back_at === "number" ? ", the model took over at its step " + (route.fell_back_at + 1) : "";
+      parts.push("replayed " + route.replayed_steps + " steps of a proven route" + took);
+    }
+    const facts = (d.facts || []).map((f) => f.key);
+    if (facts.length) parts.push("shown facts of earlier runs: " + facts.join(", "));
+    const saved = d.saved || {};
+    if (saved.calls) {
+      const secs = typeof saved.seconds === "number" ? ", about " + saved.seconds + " s" : "";
+      parts.push("saved " + saved.calls + " model calls" + secs);
+    }
+    const stored = d.stored || {};
+    if (stored.route) parts.push("stored a route for: " + stored.route);
+    if (stored.facts) parts.push("kept " + stored.facts + " facts for later runs");
+    return parts.join("; ") || "nothing";
+  }
+
   // -- event handlers --------------------------------------------------------------------
   const handlers = {
     "task.started": () => {
@@ -249,6 +270,10 @@
     },
     "takeover.started": (d, event) => tookOver(d, event),
     "takeover.ended": (d, event) => handedBack(d, event),
+    "memory.used": (d) => {
+      $("memory").textContent = "Memory: " + memoryText(d);
+      $("memory").hidden = false;
+    },
     "approval.requested": (d) => requestApproval(d),
     "approval.resolved": (d) => resolveApproval(d.approval_id, d.decision, d.by),
     "task.finished": (d) => finish(d),

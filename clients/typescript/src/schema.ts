@@ -96,7 +96,10 @@ export interface paths {
          * What runs learned about one site (click tier, bot walls, route preference, URL
          * @description What runs learned about one site (click tier, bot walls, route preference, URL
          *     templates, consent banners, facts), when and from which runs, and its dead ends with
-         *     cause, count, first/last seen and expiry. 404 when this tenant has nothing there.
+         *     cause, count, first/last seen and expiry; its proven routes with their intent, slots
+         *     and how often they were replayed, fell back to the model and succeeded; its facts with
+         *     the run and page they came from and the runs they were shown to. 404 when this tenant
+         *     has nothing there.
          */
         get: operations["getDomain"];
         put?: never;
@@ -777,8 +780,12 @@ export interface components {
             dead_ends: components["schemas"]["SiteDeadEndOut"][];
             /** Domain */
             domain: string;
+            /** Facts */
+            facts?: components["schemas"]["FactOut"][];
             /** Learnings */
             learnings: components["schemas"]["LearningOut"][];
+            /** Routes */
+            routes?: components["schemas"]["RouteOut"][];
         };
         /** DomainSummary */
         DomainSummary: {
@@ -1030,6 +1037,43 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * MemoryUsed
+         * @description What the run used of its sites' memory and what that saved, sent once at the end
+         *     (only when the run used or stored some).
+         */
+        EventData_memory_used: {
+            /**
+             * Facts
+             * @description earlier runs' facts shown to this run's prompts: domain, key
+             */
+            facts: {
+                [key: string]: string;
+            }[];
+            /**
+             * Route
+             * @description the route replayed: id, replayed_steps, fell_back_at (the route step the model took over at; null: replayed whole); null when none
+             */
+            route: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Saved
+             * @description calls: model calls not made (each replayed step); seconds: those calls times this run's mean Worker call latency (null when it made none)
+             */
+            saved: {
+                [key: string]: number | null;
+            };
+            /**
+             * Stored
+             * @description route: the intent of the route this run wrote (null: none); facts: facts kept for later runs
+             */
+            stored: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /** ObservationEvent */
         EventData_observation: {
             /** Fingerprint */
@@ -1262,7 +1306,7 @@ export interface components {
         };
         /**
          * EventSchema
-         * @description One server-sent event: `event:` is `type`, `id:` is `seq`, `data:` this object. The `data` of each type: task.started -> EventData_task_started, task.finished -> EventData_task_finished, route.decided -> EventData_route_decided, route.replayed -> EventData_route_replayed, step.started -> EventData_step_started, action.executed -> EventData_action_executed, observation -> EventData_observation, llm.call -> EventData_llm_call, approval.requested -> EventData_approval_requested, approval.resolved -> EventData_approval_resolved, takeover.started -> EventData_takeover_started, takeover.ended -> EventData_takeover_ended, plan.updated -> EventData_plan_updated, memory.evicted -> EventData_memory_evicted, fact.recorded -> EventData_fact_recorded, dead_end.recorded -> EventData_dead_end_recorded
+         * @description One server-sent event: `event:` is `type`, `id:` is `seq`, `data:` this object. The `data` of each type: task.started -> EventData_task_started, task.finished -> EventData_task_finished, route.decided -> EventData_route_decided, route.replayed -> EventData_route_replayed, step.started -> EventData_step_started, action.executed -> EventData_action_executed, observation -> EventData_observation, llm.call -> EventData_llm_call, approval.requested -> EventData_approval_requested, approval.resolved -> EventData_approval_resolved, takeover.started -> EventData_takeover_started, takeover.ended -> EventData_takeover_ended, plan.updated -> EventData_plan_updated, memory.evicted -> EventData_memory_evicted, memory.used -> EventData_memory_used, fact.recorded -> EventData_fact_recorded, dead_end.recorded -> EventData_dead_end_recorded
          */
         EventSchema: {
             /** Data */
@@ -1289,7 +1333,7 @@ export interface components {
          * EventType
          * @enum {string}
          */
-        EventType: "task.started" | "route.decided" | "route.replayed" | "plan.updated" | "step.started" | "action.executed" | "observation" | "memory.evicted" | "fact.recorded" | "dead_end.recorded" | "approval.requested" | "approval.resolved" | "takeover.started" | "takeover.ended" | "llm.call" | "task.finished";
+        EventType: "task.started" | "route.decided" | "route.replayed" | "plan.updated" | "step.started" | "action.executed" | "observation" | "memory.evicted" | "memory.used" | "fact.recorded" | "dead_end.recorded" | "approval.requested" | "approval.resolved" | "takeover.started" | "takeover.ended" | "llm.call" | "task.finished";
         /** ExplorationOut */
         ExplorationOut: {
             /**
@@ -1372,6 +1416,36 @@ export interface components {
              * @description the start page (usually the homepage)
              */
             url: string;
+        };
+        /**
+         * FactOut
+         * @description A fact of the site, shown to later runs of its intent or page.
+         */
+        FactOut: {
+            /** Key */
+            key: string;
+            /**
+             * Page
+             * @description the URL it was read on
+             */
+            page: string | null;
+            /**
+             * Seen
+             * @description when (ISO 8601)
+             */
+            seen: string | null;
+            /**
+             * Task Id
+             * @description the run that recorded it
+             */
+            task_id: string | null;
+            /**
+             * Used By
+             * @description runs whose prompts showed it, newest first
+             */
+            used_by: string[];
+            /** Value */
+            value: string;
         };
         /**
          * FieldError
@@ -1827,6 +1901,68 @@ export interface components {
             };
             /** Status */
             status: string;
+        };
+        /**
+         * RouteOut
+         * @description A proven route: replayed without model calls by a later task of its intent.
+         */
+        RouteOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Fallbacks
+             * @description of those, runs where the model took over before its end
+             */
+            fallbacks: number;
+            /** Id */
+            id: string;
+            /**
+             * Instruction
+             * @description the instruction of the run that wrote it
+             */
+            instruction: string;
+            /**
+             * Intent
+             * @description the instruction with the task's values as {}
+             */
+            intent: string;
+            /** Last Replayed At */
+            last_replayed_at: string | null;
+            /**
+             * Replays
+             * @description runs that replayed it
+             */
+            replays: number;
+            /**
+             * Slots
+             * @description how many of the task's values it takes (the {} of intent)
+             */
+            slots: number;
+            /** Steps */
+            steps: number;
+            /**
+             * Successes
+             * @description of those, runs that passed the service's checks
+             */
+            successes: number;
+            /**
+             * Task Id
+             * @description the run that last wrote it
+             */
+            task_id: string | null;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /**
+             * Version
+             * @description 1 + how often it was rewritten (the site changed)
+             */
+            version: number;
         };
         /**
          * SecretIn

@@ -240,3 +240,48 @@ async def test_forgetting_a_site_forgets_its_exploration_and_facts(sessions: Ses
         assert await repo.list_facts(s, tenant_id=DEFAULT_TENANT, domain="shop.test") == []
         kept = await repo.list_facts(s, tenant_id=DEFAULT_TENANT, task_id=task.id)
         assert [f.text for f in kept] == ["kettles are on /c/kettles"]
+
+
+async def test_a_led_nowhere_dead_end_is_tried_again_once_when_its_page_changed(
+    sessions: Sessions,
+) -> None:
+    """Issue 34: "Request a quote led nowhere" on a broken page must not block the repaired
+    page forever. The page's fingerprint is stored with the site's dead end (migration 0019):
+    a later run on a page that shows something else tries the action again; if it leads
+    nowhere there too, the dead end holds on that page (tried once). After its expiry it is
+    tried again as well."""
+    from datetime import UTC, datetime, timedelta
+
+    from workers.agent.memory.ledger import LED_NOWHERE, DeadEnd, page_fingerprint
+
+    broken = '[3:1] button "Request a quote"\nThe quote service is down'
+    repaired = '[5:1] button "Request a quote"\nQuotes within a day'
+    start = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    quote = DeadEnd(
+        'click button "Request a quote" had no effect',
+        SHOP,
+        LED_NOWHERE,
+        signature='click button "request a quote"',
+        target='button "Request a quote"',
+        state=page_fingerprint(broken),
+    )
+
+    async def shown(text: str, hours: float) -> bool:
+        later = await _store(sessions)
+        later.now = lambda: start + timedelta(hours=hours)
+        ledger = Ledger("get a quote")
+        ledger.load_dead_ends(await later.load_domain_dead_ends("shop.test"))
+        return bool(ledger.relevant_dead_ends(SHOP, text))
+
+    async def record(dead_end: DeadEnd, hours: float) -> None:
+        store = await _store(sessions)
+        store.now = lambda: start + timedelta(hours=hours)
+        await store.record_dead_end("shop.test", dead_end)
+        await store.flush()
+
+    await record(quote, 0)
+    assert await shown(broken, 1)  # the same page: still a dead end
+    assert not await shown(repaired, 1)  # the page changed: tried again
+    await record(replace(quote, state=page_fingerprint(repaired)), 2)  # it failed there too
+    assert await shown(repaired, 3)  # tried once: it holds on the new page
+    assert not await shown(repaired, 2 + 24 * 15)  # expired: tried again

@@ -68,6 +68,38 @@ async def test_the_domain_page_shows_learnings_and_dead_ends_with_their_runs(
                 seen=now,
                 expires_at=None,
             )
+            await repositories.put_domain_learning(  # issue 34: a fact's run, page, users
+                s,
+                tenant_id="alice",
+                domain="shop.test",
+                key="facts",
+                value=[
+                    {
+                        "key": "delivery",
+                        "value": NAME,
+                        "url": "https://shop.test/terms",
+                        "task_id": "c" * 32,
+                        "used_by": ["d" * 32],
+                    }
+                ],
+                task_id="c" * 32,
+            )
+            route = await repositories.save_route(
+                s,
+                tenant_id="alice",
+                domain="shop.test",
+                intent_key="i" * 64,
+                task_id="e" * 32,
+                intent="open the {} kettle",
+                instruction="open the Aurora kettle",
+                slots=[2],
+                start="shop.test/",
+                steps=[{"action": "click"}],
+            )
+            for fell_back in (True, False):
+                await repositories.count_route_replay(
+                    s, tenant_id="alice", route_id=route.id, fell_back=fell_back, succeeded=True
+                )
             await s.commit()
         learner, reader, other = keys
         transport = httpx.ASGITransport(app=app)
@@ -86,6 +118,12 @@ async def test_the_domain_page_shows_learnings_and_dead_ends_with_their_runs(
                 assert f'href="/runs/{"a" * 32}"' in html and f'href="/runs/{"b" * 32}"' in html
                 assert "click Pay failed" in html and "policy_block" in html and "lasts" in html
                 assert "<script>alert" not in html and "&lt;script&gt;" in html
+                routes = html.split('id="routes"', 1)[1].split("</table>", 1)[0]
+                assert "open the {} kettle" in routes and f'href="/runs/{"e" * 32}"' in routes
+                assert "<td>2</td>\n    <td>1</td>\n    <td>2</td>" in routes  # replayed...
+                facts = html.split('id="facts"', 1)[1].split("</table>", 1)[0]
+                assert "https://shop.test/terms" in facts and "&lt;script&gt;" in facts
+                assert f'href="/runs/{"c" * 32}"' in facts and f'href="/runs/{"d" * 32}"' in facts
                 listing = await c.get("/domains")
                 assert 'href="/domains/shop.test"' in listing.text
                 assert 'href="/domains/shop.test/site"' in html

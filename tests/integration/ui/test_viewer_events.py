@@ -119,7 +119,16 @@ async def test_each_event_type_appears_as_it_arrives(
     await expect(page.locator("#fig-cost")).to_have_text("$0.0051")
     await expect(page.locator("#step-1 .thought").nth(1)).to_have_text("planner: on track")
     await emit(
-        task_id, 11, EventType.task_finished, status="succeeded", answer="Table for 2 at 7 pm",
+        task_id, 11, EventType.memory_used, route={"id": "r1", "replayed_steps": 4,
+        "fell_back_at": None}, facts=[{"domain": "shop.test", "key": "opening_hours"}],
+        saved={"calls": 4, "seconds": 12.5}, stored={"route": None, "facts": 1},
+    )  # fmt: skip
+    await expect(page.locator("#memory")).to_have_text(
+        "Memory: replayed 4 steps of a proven route; shown facts of earlier runs: "
+        "opening_hours; saved 4 model calls, about 12.5 s; kept 1 facts for later runs"
+    )
+    await emit(
+        task_id, 12, EventType.task_finished, status="succeeded", answer="Table for 2 at 7 pm",
         success=True, error=None, error_detail=None, data={"time": "19:00"},
         usage={"steps": 1, "llm_calls": 1, "input_tokens": 1200, "output_tokens": 30},
         duration_s=3.5,

@@ -133,7 +133,13 @@ async def test_run_two_replays_run_one_with_a_quarter_of_its_model_calls(
     assert "Paris" in [a["args"].get("text") for a in replayed]
     assert [a["action"] for a in actions if not a.get("replayed")][-1] == "done"
     (route,) = await _routes(sessions)
-    assert route.replays == 1 and route.version == 1
+    assert route.replays == 1 and route.version == 1 and route.successes == 1
+    # issue 34: the run's record says which memory it used and what that saved
+    (used,) = await _events(sessions, second.id, EventType.memory_used)
+    assert used["route"] == {"id": route.id, "replayed_steps": 10, "fell_back_at": None}
+    assert used["saved"]["calls"] == 10 and used["stored"]["route"] is None
+    (stored,) = await _events(sessions, first.id, EventType.memory_used)
+    assert stored["route"] is None and stored["stored"]["route"] == route.intent
 
     # opt-out: the same task with reuse_routes false is decided by the model step by step
     llm_server.requests.clear()

@@ -350,7 +350,7 @@ def test_slots_take_values_of_another_token_count() -> None:
 
 def test_a_details_link_is_kept_by_the_task_value_its_row_names() -> None:
     """Issue 34: "the Details link in the row that names {part}" (the link carries no value)."""
-    from workers.agent.replay.route_record import row_values
+    from workers.agent.replay.route_steps import row_values
 
     one = "open the part Hex bolt and read its price"
     page = 'Hex bolt | 0.40 | [1:3] link "Details"\nShaft seal ring | 2.10 | [1:4] link "Details"'

@@ -48,6 +48,7 @@ from workers.agent.loop.metered import MeteredLLM
 from workers.agent.loop.refresh import carry_refs, look_again, retarget
 from workers.agent.loop.screenshots import StepScreenshots
 from workers.agent.loop.step_events import action_event, observation_event
+from workers.agent.memory.approval_memory import annotate as annotate_approvals
 from workers.agent.memory.ledger import Ledger, StepOutcome, domain_of
 from workers.agent.memory.routes import best_route, url_matches
 from workers.agent.memory.site_map import annotate_menus
@@ -295,11 +296,13 @@ class AgentLoop:
 
     def _with_known_menus(self, state: Observation) -> Observation:
         """Menus the site's exploration learned, under their controls where the live page
-        hides their items (seed 001 §2.3: observation space augmented with dropdowns)."""
+        hides their items (seed 001 §2.3: observation space augmented with dropdowns), and
+        the elements whose action needed a person's approval last time (issue 34)."""
         site = self.ledger.sites.get(domain_of(state.url))
-        if not isinstance(site, SiteMemory) or not site.site_map.menus:
+        if not isinstance(site, SiteMemory):
             return state
         text = annotate_menus(state.text, site.site_map.menus)
+        text = annotate_approvals(text, site.approvals)  # issue 34: before the action
         return state if text == state.text else replace(state, text=text)
 
     async def _observe(self, step: int) -> Observation:

@@ -244,12 +244,21 @@ class Slots:
                 out.append(i)
         return tuple(out)
 
+    def repeats(self, used: Iterable[int]) -> set[int]:
+        """The other places the instruction names a used value ("username henry, email
+        henry@example.com"): slots too, or the intent keeps the value there as a word and
+        no other task's values match it (issue 34, relay run roundup-15/16)."""
+        norms = {self.values[i].norm for i in used}
+        return {i for i in self.candidates if self.values[i].norm in norms}
+
     def _pattern(self, allowed: Sequence[int]) -> re.Pattern[str] | None:
         values = sorted({self.values[i].norm for i in allowed}, key=len, reverse=True)
         if not values:
             return None
         alternation = "|".join(re.escape(v).replace(r"\ ", r"\s+") for v in values)
-        return re.compile(rf"(?<![\w.])(?:{alternation})(?![\w]|\.\d)", re.I)
+        # not inside a word or a decimal ("1.7"); after a dot in a name or address it is a
+        # value ("marta.novak@example.org", issue 34)
+        return re.compile(rf"(?<!\w)(?<!\d\.)(?:{alternation})(?![\w]|\.\d)", re.I)
 
     def template(self, text: str, used: set[int], only: Iterable[int] | None = None) -> str:
         """`text` with every candidate value in it as `{slot:case}` (adds the slots to `used`);

@@ -270,9 +270,12 @@ class RouteStep:
     replayable: bool = True  # False: secret text (never stored) — the model takes over here
     url: str = ""  # the URL pattern after the step
     appeared: tuple[str, ...] = ()  # controls that appeared after it (templated labels)
+    # the targets of a compound call (issue 34): fill_form's fields ("field", its value) and
+    # its submit button ("submit"), bulk's actions (each its tool, arguments and target)
+    parts: tuple[RouteStep, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "action": self.action,
             "args": dict(self.args),
             "target": self.target.to_dict() if self.target else None,
@@ -281,6 +284,7 @@ class RouteStep:
             "url": self.url,
             "appeared": list(self.appeared),
         }
+        return {**out, "parts": [p.to_dict() for p in self.parts]} if self.parts else out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RouteStep:
@@ -293,6 +297,9 @@ class RouteStep:
             replayable=bool(data.get("replayable", True)),
             url=str(data.get("url") or ""),
             appeared=tuple(str(a) for a in data.get("appeared") or ()),
+            parts=tuple(
+                cls.from_dict(p) for p in data.get("parts") or () if isinstance(p, Mapping)
+            ),
         )
 
 
@@ -307,7 +314,9 @@ class Route:
     steps: tuple[RouteStep, ...]
     id: str = ""
     version: int = 1
-    replays: int = 0
+    replays: int = 0  # runs that replayed it (issue 34: with how many fell back, succeeded)
+    fallbacks: int = 0
+    successes: int = 0
 
     @property
     def intent(self) -> str:

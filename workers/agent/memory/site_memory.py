@@ -37,6 +37,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from workers.agent import textcut
 from workers.agent.memory import route_values
+from workers.agent.memory.approval_memory import AskedBefore, remembered
 from workers.agent.memory.site_map import SiteMap
 
 URL_TEMPLATES, POPUPS, FACTS, CHALLENGES = "url_templates", "popups", "facts", "challenges"
@@ -296,6 +297,7 @@ class SiteMemory:
     route_confidence: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
     site_map: SiteMap = field(default_factory=SiteMap)  # from the newest site exploration
+    approvals: tuple[AskedBefore, ...] = ()  # actions a person was asked about (issue 34)
 
     @classmethod
     def of(
@@ -323,6 +325,7 @@ class SiteMemory:
             if isinstance(route, Mapping)
             else 0,
             site_map=site_map or SiteMap(),
+            approvals=remembered(learnings),
         )
 
     @property

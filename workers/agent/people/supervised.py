@@ -31,12 +31,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from workers.agent.errors import BotBlocked
-from workers.agent.memory.ledger import DeadEnd
+from workers.agent.memory.approval_memory import (
+    APPROVALS,
+    AskedBefore,
+    label_of,
+    remembered,
+    with_asked,
+)
+from workers.agent.memory.ledger import DeadEnd, domain_of
 from workers.agent.people import challenges
 from workers.agent.people.approvals import (
     LOGIN,
     SECRET_TOKEN,
     Sensitivity,
+    describe,
     sensitivity,
     signature,
     steps_of,
@@ -139,11 +147,30 @@ class SupervisedBrowser(BrowserProxy):
             started = time.monotonic()
             decision = await self._ask(found, target)
             waited = time.monotonic() - started
+            await self._remember(step, target, decision)
             if not decision.approved:
                 self.refused[key] = decision
                 return _refused(found, decision, waited)
             granted.append(_approved(found, decision, waited))
         return None
+
+    async def _remember(
+        self, action: Action, target: ActionTarget | None, decision: ApprovalDecision
+    ) -> None:
+        """The host's memory of what needed a person's approval (issue 34): a later run sees
+        it on the element's line before it acts (workers/agent/memory/approval_memory.py)."""
+        domain = domain_of(self.inner.url)
+        if self.memory is None or not domain:
+            return
+        ref = str(action.args.get("ref") or action.args.get("submit_ref") or "")
+        texts = self.shown.get(urlsplit(self.inner.url).hostname or "", [])
+        label = label_of(texts[-1], ref) if texts and ref else ""
+        label = label or (describe(target) if target is not None else "")
+        if not label:
+            return
+        asked = AskedBefore(action.name, label, decision.status)
+        rows = remembered(await self.memory.load_domain_learnings(domain))
+        await self.memory.record_learning(domain, APPROVALS, with_asked(rows, asked))
 
     def _shown_credential(self, action: Action, found: Sensitivity) -> bool:
         """Literal text typed into a password field that this site itself showed (a demo

@@ -21,7 +21,7 @@ of the run: which steps were replayed, which the model decided, where it fell ba
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urljoin
@@ -167,24 +167,59 @@ class Replayer:
 
     def action(self, step: RouteStep, state: Observation) -> tuple[Action | None, str]:
         """The route step as an action on this page (None and why when its target is gone)."""
-        args = {k: render_arg(k, v, self.values) for k, v in step.args.items()}
+        args = self.args(step.args)
         if isinstance(args.get("url"), str):  # stored relative to the start page's origin
             args["url"] = urljoin(state.url, args["url"])
         if step.target is not None:
-            wanted = Target(
-                step.target.role,
-                render(step.target.name, self.values),
-                render(step.target.place, self.values),
-                step.target.nth,
-                render(step.target.heading, self.values),
-                tuple(render(v, self.values) for v in step.target.row),
-            )
-            element = find(state.text, wanted)
-            if element is None:
-                where = " in ".join(("", *filter(None, (wanted.heading, wanted.place))))
-                return None, f'no {wanted.role} "{wanted.name}"{where} on the page'
-            args["ref"] = element.ref
+            ref, why = self.locate(step.target, state)
+            if ref is None:
+                return None, why
+            args["ref"] = ref
+        if step.parts:  # fill_form's fields, bulk's actions (issue 34)
+            compound, why = self.compound(step, state)
+            if compound is None:
+                return None, why
+            args.update(compound)
         return Action(step.action, args), ""
+
+    def args(self, stored: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: render_arg(k, v, self.values) for k, v in stored.items()}
+
+    def locate(self, target: Target, state: Observation) -> tuple[str | None, str]:
+        """The ref of a recorded target (values substituted) on this page, or why not."""
+        wanted = Target(
+            target.role,
+            render(target.name, self.values),
+            render(target.place, self.values),
+            target.nth,
+            render(target.heading, self.values),
+            tuple(render(v, self.values) for v in target.row),
+        )
+        element = find(state.text, wanted)
+        if element is None:
+            where = " in ".join(("", *filter(None, (wanted.heading, wanted.place))))
+            return None, f'no {wanted.role} "{wanted.name}"{where} on the page'
+        return element.ref, ""
+
+    def compound(self, step: RouteStep, state: Observation) -> tuple[dict[str, Any] | None, str]:
+        """fill_form's `fields` (and `submit_ref`) or bulk's `actions`, each part's target
+        found on this page."""
+        fields, calls, out = [], [], dict[str, Any]()
+        for part in step.parts:
+            args = self.args(part.args)
+            if part.target is not None:
+                ref, why = self.locate(part.target, state)
+                if ref is None:
+                    return None, why
+                args["ref"] = ref
+            if part.action == "submit":
+                out["submit_ref"] = args["ref"]
+            elif part.action == "field":
+                fields.append(args)
+            else:
+                calls.append({"tool": part.action, "args": args})
+        out.update({"fields": fields} if step.action == "fill_form" else {"actions": calls})
+        return out, ""
 
     def check(self, step: RouteStep, result: ToolResult, after: Observation) -> str:
         """'' when the step had its recorded effect, else what differed."""

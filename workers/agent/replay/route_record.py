@@ -8,16 +8,23 @@ the same ones `RunLearnings` waits for — and writes:
 
 - for a checked success without a replay: the trace as a parameterised route of the start
   page's domain (workers/agent/memory/routes.py), replacing the route of the same intent;
-- for a checked success that replayed a route to its end: the route's replay count;
+- for any run that replayed a route: its counts (replayed; fell back to the model; passed
+  the checks), shown per route by `GET /v1/domains/{d}` (issue 34);
 - for a checked success that fell back to the model at route step j: the route rewritten as
   its first j steps followed by what the run did from there (the site changed);
 - for anything else: nothing.
 
 Recorded are the actions that change where the run is or what a page holds (navigate,
-back/forward, click, type, keys, hover/focus, selects and dropdowns, search, scroll); read-
+back/forward, click, type, keys, hover/focus, selects and dropdowns, search, scroll, and the
+compound `fill_form` and `bulk`, each field or action with its own target: issue 34); read-
 only tools, waits and `done` are left out. An action whose target the route cannot name again
-(coordinates, a drag onto a second ref, fill_form and bulk with refs inside, scripts, tabs,
-dialogs, uploads) ends the recording: the route keeps the steps before it.
+(coordinates, a drag onto a second ref, scripts, tabs, dialogs, uploads) ends the recording:
+the route keeps the steps before it.
+
+Secrets (issue 34): text typed as a task secret's `<secret:NAME>` token is kept as the token
+(the browser swaps the value in at typing time, so a replay types the new task's secret of
+that name); literal text the model marked `secret=true` is never stored and its step hands
+over to the model on replay.
 """
 
 from __future__ import annotations
@@ -31,12 +38,10 @@ from workers.agent.memory.route_values import (
     MAX_APPEARED,
     MAX_STEPS,
     Slots,
-    slots_in,
     template_arg,
 )
 from workers.agent.memory.routes import (
     Route,
-    RouteStep,
     Target,
     labels,
     relative_url,
@@ -55,6 +60,7 @@ from workers.agent.protocols import (
     RouteStore,
     ToolResult,
 )
+from workers.agent.replay.route_steps import Entry, Part, calls_of, kept_secret, step_of
 
 RECORDED = frozenset(
     {
@@ -71,6 +77,8 @@ RECORDED = frozenset(
         "search",
         "scroll",
         "scroll_within",
+        "fill_form",
+        "bulk",
     }
 )
 SKIPPED = frozenset(
@@ -99,21 +107,6 @@ KEPT_TEXTS = 4  # observations kept by version: a batch's refs come from the one
 
 
 @dataclass
-class Entry:
-    """One executed action as seen, before the route's slots are known."""
-
-    step: int
-    action: str
-    args: dict[str, Any]
-    target: Target | None
-    optional: bool
-    replayable: bool
-    url: str
-    before: frozenset[str]
-    appeared: list[str] | None = None
-
-
-@dataclass
 class ReplayNote:
     """What `route.replayed` said: which route, which run steps it replayed and verified."""
 
@@ -133,6 +126,7 @@ class RouteRecorder:
     opened: str = ""  # the URL the run's start page resolved to
     ended: bool = False  # an action the route cannot name again ended the recording
     replay: ReplayNote | None = None
+    worker_latency: list[float] = field(default_factory=list)  # seconds per Worker call
 
     # -- watching -----------------------------------------------------------------------------
     def watch(self, browser: Browser) -> Browser:
@@ -147,18 +141,23 @@ class RouteRecorder:
             del self.texts[old]
         self.last_text = observation.text
         now = labels(observation.text)
-        for entry in self.entries:
-            if entry.appeared is None:
-                entry.appeared = [lb for lb in now if lb not in entry.before][:MAX_APPEARED]
+        waiting = [entry for entry in self.entries if entry.appeared is None]
+        for entry in waiting[:-1]:  # issue 34: one look after several calls shows the last
+            entry.appeared = []  # one's effect; a replay of an earlier one alone lacks it
+        for entry in waiting[-1:]:
+            entry.appeared = [lb for lb in now if lb not in entry.before][:MAX_APPEARED]
 
     def opened_at(self, url: str) -> None:
         if not self.opened and url.startswith(("http://", "https://")):
             self.opened = url
 
     def executed(self, action: Action, result: ToolResult, url: str) -> None:
-        if self.ended or not result.success or action.name in SKIPPED:
+        if self.ended or action.name in SKIPPED:
             return
-        entry = self._entry(action, url)
+        done = executed_part(action, result)
+        if done is None:
+            return
+        entry = self._entry(done, url)
         if entry is None or len(self.entries) >= MAX_STEPS:
             self.ended = True
             return
@@ -168,19 +167,20 @@ class RouteRecorder:
         if action.name not in RECORDED:
             return None
         args = {k: v for k, v in action.args.items() if k != "ref"}
-        if any(k in args for k in ("to_ref", "fields", "actions", "submit_ref")):
+        if "to_ref" in args:
             return None
         text, target = self.last_text, None
         if "ref" in action.args:
-            ref = str(action.args["ref"])
-            text = self.texts.get(int(ref.split(":", 1)[0]), self.last_text)
-            target = target_of(text, ref)
+            text, target = self._target(str(action.args["ref"]))
             if target is None:
                 return None
-        replayable = True
-        if action.name == "type" and args.get("secret"):
-            args.pop("text", None)  # secret=true text is never stored
-            replayable = False
+        parts: tuple[Part, ...] = ()
+        if action.name in ("fill_form", "bulk"):
+            found = self._parts(action)
+            if found is None:
+                return None
+            parts, args = found, {k: v for k, v in args.items() if k == "submit"}
+        replayable = kept_secret(action.name, args) and all(p.replayable for p in parts)
         if action.name == "navigate" and self.opened:
             args["url"] = relative_url(str(args["url"]), self.opened)
         optional = False
@@ -188,11 +188,49 @@ class RouteRecorder:
             label = f'{target.role} "{target.name}"'
             optional = consent_dismissal(label, text) is not None
         before = frozenset(labels(text))
-        return Entry(self.step, action.name, args, target, optional, replayable, url, before)
+        return Entry(
+            self.step, action.name, args, target, optional, replayable, url, before, None, parts
+        )
+
+    def _target(self, ref: str) -> tuple[str, Target | None]:
+        """The observation a ref came from and the element's record in it."""
+        version = ref.split(":", 1)[0]
+        text = self.texts.get(int(version), self.last_text) if version.isdigit() else self.last_text
+        return text, target_of(text, ref)
+
+    def _parts(self, action: Action) -> tuple[Part, ...] | None:
+        """fill_form's fields and submit button, bulk's actions, each with its target (None:
+        one the route cannot name again)."""
+        if action.name == "fill_form":
+            calls = [("field", dict(f)) for f in action.args.get("fields") or ()]
+            if action.args.get("submit_ref"):
+                calls.append(("submit", {"ref": action.args["submit_ref"]}))
+        else:
+            calls = [
+                (str(c.get("tool")), dict(c.get("args") or {}))
+                for c in action.args.get("actions") or ()
+                if str(c.get("tool")) not in SKIPPED
+            ]
+        parts = []
+        for name, call in calls:
+            if name not in (*RECORDED, "field", "submit") or name in ("fill_form", "bulk"):
+                return None
+            if any(k in call for k in ("to_ref", "fields", "actions")):
+                return None
+            target = None
+            if "ref" in call:
+                target = self._target(str(call.pop("ref")))[1]
+                if target is None:
+                    return None
+            replayable = kept_secret(name, call)
+            parts.append(Part(name, call, target, replayable))
+        return tuple(parts) or None
 
     def event(self, type: str, data: Mapping[str, Any]) -> None:
         if type == EventType.step_started and isinstance(data.get("step"), int):
             self.step = int(data["step"])
+        elif type == EventType.llm_call and data.get("role") == "worker":
+            self.worker_latency.append(float(data.get("latency_s") or 0))
         elif type == EventType.route_replayed:
             fell = data.get("fell_back_at")
             self.replay = ReplayNote(
@@ -209,13 +247,15 @@ class RouteRecorder:
             return None  # issue 34: re-opening the start page is no route
         slots, used = Slots.of(self.instruction), set[int]()
         for entry in entries:  # first pass: the slots are the values the trace used
-            for key, value in entry.args.items():
-                template_arg(key, value, slots, used)
-            if entry.target is not None:
-                slots.template(entry.target.name, used)
-                for line in entry.target.row:  # the row that names the task's value
-                    slots.template(line, used, slots.named)
-        steps = tuple(_step(entry, slots, used) for entry in entries)
+            for args, target in ((entry.args, entry.target), *calls_of(entry.parts)):
+                for key, value in args.items():
+                    template_arg(key, value, slots, used)
+                if target is not None:
+                    slots.template(target.name, used)
+                    for line in target.row:  # the row that names the task's value
+                        slots.template(line, used, slots.named)
+        used |= slots.repeats(used)
+        steps = tuple(step_of(entry, slots, used) for entry in entries)
         return Route(
             domain=route_domain(self.opened),
             instruction=self.instruction,
@@ -235,11 +275,16 @@ class RouteRecorder:
         return url.split("#", 1)[0].rstrip("/") in (start.rstrip("/"), self.opened.rstrip("/"))
 
     async def commit(self, store: RouteStore, outcome: AgentOutcome) -> Route | None:
-        """Write what this checked outcome earned; returns the route written (if any)."""
-        if not verified(outcome):
+        """Write what this checked outcome earned; returns the route written (if any). A
+        replayed route counts the run whatever its outcome (issue 34: replayed, fell back,
+        succeeded)."""
+        ok = verified(outcome)
+        if self.replay is not None and self.replay.route_id:
+            fell_back = self.replay.fell_back_at is not None
+            await store.route_replayed(self.replay.route_id, fell_back=fell_back, succeeded=ok)
+        if not ok:
             return None
         if self.replay is not None and self.replay.fell_back_at is None:
-            await store.route_replayed(self.replay.route_id)
             return None
         if self.replay is None:
             route = self.route()
@@ -274,7 +319,23 @@ class RouteRecorder:
             steps=(*old.steps[: note.fell_back_at], *new.steps),
             version=old.version + 1,
             replays=old.replays,
+            fallbacks=old.fallbacks,
+            successes=old.successes,
         )
+
+
+def executed_part(action: Action, result: ToolResult) -> Action | None:
+    """What of a call ran: the call itself when it succeeded; of a `bulk`, its first steps
+    that ran (`tried`, issue 34: a bulk that failed at its second step had typed into the
+    first field, and a route without that step replayed a form with the field empty; one
+    stopped by a page change ran only its first steps); None when nothing ran."""
+    if action.name != "bulk":
+        return action if result.success else None
+    steps = list(action.args.get("actions") or ())
+    ran = len(result.tried) if result.tried or not result.success else len(steps)
+    if ran == 0:
+        return None
+    return action if ran >= len(steps) else Action("bulk", {**action.args, "actions": steps[:ran]})
 
 
 def verified(outcome: AgentOutcome) -> bool:
@@ -285,39 +346,6 @@ def verified(outcome: AgentOutcome) -> bool:
         and outcome.status == TaskStatus.succeeded.value
         and grounding.get("verdict") != "unverified"
     )
-
-
-def _step(entry: Entry, slots: Slots, used: set[int]) -> RouteStep:
-    args = {k: template_arg(k, v, slots, set(), used) for k, v in entry.args.items()}
-    target = entry.target
-    if target is not None:
-        target = Target(
-            target.role,
-            slots.template(target.name, set(), used),
-            slots.template(target.place, set(), used),
-            target.nth,
-            slots.template(target.heading, set(), used),
-            row_values(target.row, slots, used),
-        )
-    appeared = tuple(slots.template(lb, set(), used) for lb in entry.appeared or ())
-    return RouteStep(
-        action=entry.action,
-        args=args,
-        target=target,
-        optional=entry.optional,
-        replayable=entry.replayable,
-        url=url_pattern(entry.url, slots, used) if entry.url else "",
-        appeared=appeared,
-    )
-
-
-def row_values(lines: Sequence[str], slots: Slots, used: set[int]) -> tuple[str, ...]:
-    """The task's values a target's row, card or list item carried, as slot templates
-    (`{5}`): replay takes the same-named control only on a line that carries them."""
-    found: list[str] = []
-    for line in lines:
-        found += [f"{{{i}}}" for i in sorted(slots_in(slots.template(line, set(), used)))]
-    return tuple(dict.fromkeys(found))
 
 
 class RecordingBrowser(BrowserProxy):

@@ -139,7 +139,14 @@ class InMemoryRouteStore:
         self.saved += 1
         self.routes[key] = route if route.id else replace(route, id=f"route-{self.saved}")
 
-    async def route_replayed(self, route_id: str) -> None:
+    async def route_replayed(
+        self, route_id: str, *, fell_back: bool = False, succeeded: bool = True
+    ) -> None:
         for key, route in self.routes.items():
             if route.id == route_id:
-                self.routes[key] = replace(route, replays=route.replays + 1)
+                self.routes[key] = replace(
+                    route,
+                    replays=route.replays + 1,
+                    fallbacks=route.fallbacks + fell_back,
+                    successes=route.successes + succeeded,
+                )

@@ -275,6 +275,33 @@ class EventDataMemoryEvicted(BaseModel):
     step: Annotated[int | None, Field(title="Step")] = None
 
 
+class EventDataMemoryUsed(BaseModel):
+    """
+    What the run used of its sites' memory and what that saved, sent once at the end
+    (only when the run used or stored some).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    facts: Annotated[list[dict[str, str]], Field(title="Facts")]
+    """
+    earlier runs' facts shown to this run's prompts: domain, key
+    """
+    route: Annotated[dict[str, Any] | None, Field(title="Route")]
+    """
+    the route replayed: id, replayed_steps, fell_back_at (the route step the model took over at; null: replayed whole); null when none
+    """
+    saved: Annotated[dict[str, float | None], Field(title="Saved")]
+    """
+    calls: model calls not made (each replayed step); seconds: those calls times this run's mean Worker call latency (null when it made none)
+    """
+    stored: Annotated[dict[str, Any], Field(title="Stored")]
+    """
+    route: the intent of the route this run wrote (null: none); facts: facts kept for later runs
+    """
+
+
 class EventDataObservation(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -430,6 +457,7 @@ class EventType(StrEnum):
     action_executed = "action.executed"
     observation = "observation"
     memory_evicted = "memory.evicted"
+    memory_used = "memory.used"
     fact_recorded = "fact.recorded"
     dead_end_recorded = "dead_end.recorded"
     approval_requested = "approval.requested"
@@ -467,6 +495,31 @@ class ExploreCreate(BaseModel):
     """
     the start page (usually the homepage)
     """
+
+
+class FactOut(BaseModel):
+    """
+    A fact of the site, shown to later runs of its intent or page.
+    """
+
+    key: Annotated[str, Field(title="Key")]
+    page: Annotated[str | None, Field(title="Page")]
+    """
+    the URL it was read on
+    """
+    seen: Annotated[str | None, Field(title="Seen")]
+    """
+    when (ISO 8601)
+    """
+    task_id: Annotated[str | None, Field(title="Task Id")]
+    """
+    the run that recorded it
+    """
+    used_by: Annotated[list[str], Field(title="Used By")]
+    """
+    runs whose prompts showed it, newest first
+    """
+    value: Annotated[str, Field(title="Value")]
 
 
 class FieldError(BaseModel):
@@ -745,6 +798,50 @@ class Readiness(BaseModel):
     status: Annotated[str, Field(title="Status")]
 
 
+class RouteOut(BaseModel):
+    """
+    A proven route: replayed without model calls by a later task of its intent.
+    """
+
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    fallbacks: Annotated[int, Field(title="Fallbacks")]
+    """
+    of those, runs where the model took over before its end
+    """
+    id: Annotated[str, Field(title="Id")]
+    instruction: Annotated[str, Field(title="Instruction")]
+    """
+    the instruction of the run that wrote it
+    """
+    intent: Annotated[str, Field(title="Intent")]
+    """
+    the instruction with the task's values as {}
+    """
+    last_replayed_at: Annotated[AwareDatetime | None, Field(title="Last Replayed At")]
+    replays: Annotated[int, Field(title="Replays")]
+    """
+    runs that replayed it
+    """
+    slots: Annotated[int, Field(title="Slots")]
+    """
+    how many of the task's values it takes (the {} of intent)
+    """
+    steps: Annotated[int, Field(title="Steps")]
+    successes: Annotated[int, Field(title="Successes")]
+    """
+    of those, runs that passed the service's checks
+    """
+    task_id: Annotated[str | None, Field(title="Task Id")]
+    """
+    the run that last wrote it
+    """
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
+    version: Annotated[int, Field(title="Version")]
+    """
+    1 + how often it was rewritten (the site changed)
+    """
+
+
 class SecretIn(BaseModel):
     """
     A secret scoped to domains (host names; subdomains included).
@@ -984,7 +1081,9 @@ class DomainList(BaseModel):
 class DomainOut(BaseModel):
     dead_ends: Annotated[list[SiteDeadEndOut], Field(title="Dead Ends")]
     domain: Annotated[str, Field(title="Domain")]
+    facts: Annotated[list[FactOut] | None, Field(title="Facts")] = None
     learnings: Annotated[list[LearningOut], Field(title="Learnings")]
+    routes: Annotated[list[RouteOut] | None, Field(title="Routes")] = None
 
 
 class EventDataTaskFinished(BaseModel):
@@ -1016,7 +1115,7 @@ class EventDataTaskFinished(BaseModel):
 
 class EventSchema(BaseModel):
     """
-    One server-sent event: `event:` is `type`, `id:` is `seq`, `data:` this object. The `data` of each type: task.started -> EventData_task_started, task.finished -> EventData_task_finished, route.decided -> EventData_route_decided, route.replayed -> EventData_route_replayed, step.started -> EventData_step_started, action.executed -> EventData_action_executed, observation -> EventData_observation, llm.call -> EventData_llm_call, approval.requested -> EventData_approval_requested, approval.resolved -> EventData_approval_resolved, takeover.started -> EventData_takeover_started, takeover.ended -> EventData_takeover_ended, plan.updated -> EventData_plan_updated, memory.evicted -> EventData_memory_evicted, fact.recorded -> EventData_fact_recorded, dead_end.recorded -> EventData_dead_end_recorded
+    One server-sent event: `event:` is `type`, `id:` is `seq`, `data:` this object. The `data` of each type: task.started -> EventData_task_started, task.finished -> EventData_task_finished, route.decided -> EventData_route_decided, route.replayed -> EventData_route_replayed, step.started -> EventData_step_started, action.executed -> EventData_action_executed, observation -> EventData_observation, llm.call -> EventData_llm_call, approval.requested -> EventData_approval_requested, approval.resolved -> EventData_approval_resolved, takeover.started -> EventData_takeover_started, takeover.ended -> EventData_takeover_ended, plan.updated -> EventData_plan_updated, memory.evicted -> EventData_memory_evicted, memory.used -> EventData_memory_used, fact.recorded -> EventData_fact_recorded, dead_end.recorded -> EventData_dead_end_recorded
     """
 
     data: Annotated[dict[str, Any], Field(title="Data")]
