@@ -47,6 +47,7 @@ from workers.browser.act import (
     handlers_read,
     popups,
     settle,
+    tabs,
     verdicts,
     verify,
 )
@@ -278,8 +279,14 @@ class PageSession:
         return await self.view.snapshot(fresh)
 
     async def observe(self, mode: str = "compact") -> Observation:
-        """Change-gated observation: reuse while the fingerprint holds, else a new version."""
-        return await self.view.observe(mode)
+        """Change-gated observation: reuse while the fingerprint holds, else a new version.
+        A tab the page opened after the last action was judged is adopted here and named
+        (issue 31 item 4), never left for the next action to find."""
+        popup = await self._adopt_popup() if self._popups else None
+        observation = await self.view.observe(mode)
+        if popup is None:
+            return observation
+        return replace(observation, text=f"{tabs.tab_note(popup)}\n{observation.text}")
 
     async def screenshot(self) -> bytes:
         await blackout(self.page, self.hidden_regions)  # a document not snapshotted yet too
@@ -405,7 +412,11 @@ class PageSession:
         await settle.until_settled(self.page, watch, frame)
         left = max(0.0, wait_s - (time.monotonic() - started))
         out = await verify.settle(probe, min_wait_s=0.0, max_wait_s=left, events=self._events)
+        if not out.effect and out.handled:  # answered, nothing seen: a tab may be on its way
+            await tabs.late_tab(self._popups)
         popup = await self._adopt_popup()
+        if popup is not None:  # also when it came after the check (issue 31 item 4)
+            out = replace(out, popup=True, tab_url=popup)
         if out.url_changed or popup is not None:
             self.view.forget_refs()
         if out.effect and (mutating or out.url_changed):

@@ -322,7 +322,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.more_tools,
         a.MoreToolsArgs,
-        "Enable tools by name, also in bulk; usable in the same turn.",
+        "Enable tools by name (also in bulk; usable in the same turn):",
         (),
     ),
     ToolSpec(

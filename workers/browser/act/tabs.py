@@ -3,6 +3,7 @@ close. Tab ids are positions in the context's page list; the session acts on one
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
@@ -77,3 +78,24 @@ async def _done(s: TabContext, what: str) -> ToolResult:
         page_changed=True,
         data={"tabs": rows},
     )
+
+
+LATE_TAB_S = 1.0  # a control that answered with nothing visible: its tab may come this late
+POLL_S = 0.05
+
+
+async def late_tab(opened: list[Page], wait_s: float = LATE_TAB_S) -> bool:
+    """Issue 31 item 4: a click whose handler ran while the page stayed the same may be
+    opening a tab a moment later (`setTimeout(() => window.open(...))`, a slow redirect);
+    wait for it up to `wait_s`. True when a tab the page opened is there."""
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while not any(not p.is_closed() for p in opened):
+        if asyncio.get_running_loop().time() >= deadline:
+            return False
+        await asyncio.sleep(POLL_S)
+    return True
+
+
+def tab_note(url: str) -> str:
+    """What the model is told when a tab opened after its action was judged (observe)."""
+    return f"[a new tab opened after your last action: {url}; you are now in it (tabs switches)]"
