@@ -40,7 +40,9 @@ def _task_json(stdout: str) -> dict[str, Any]:
 
 
 def run_one(task: dict[str, Any], base: str, data_dir: str, timeout: float) -> dict[str, Any]:
-    env = {**os.environ, "WEBAGENT_DATA_DIR": data_dir}
+    # this tree's code, not the one the console script was installed from
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "WEBAGENT_DATA_DIR": data_dir, "PYTHONPATH": path}
     before = len(serve.posts)
     started = time.monotonic()
     command = [str(ROOT / ".venv/bin/webagent"), "run", "--json", "--url", f"{base}/{task['page']}"]
@@ -49,6 +51,7 @@ def run_one(task: dict[str, Any], base: str, data_dir: str, timeout: float) -> d
         capture_output=True,
         text=True,
         env=env,
+        cwd=ROOT,
         timeout=timeout + 120,
         check=False,
     )

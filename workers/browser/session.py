@@ -412,8 +412,10 @@ class PageSession:
         await settle.until_settled(self.page, watch, frame)
         left = max(0.0, wait_s - (time.monotonic() - started))
         out = await verify.settle(probe, min_wait_s=0.0, max_wait_s=left, events=self._events)
-        if not out.effect and out.handled:  # answered, nothing seen: a tab may be on its way
+        if not out.effect and out.handled:  # answered, nothing seen: a tab may be coming
             await tabs.late_tab(self._popups)
+        elif not out.effect and await tabs.opens_tab(el):  # a link to another tab, no tab yet
+            await tabs.late_tab(self._popups, tabs.LATE_LINK_S)
         popup = await self._adopt_popup()
         if popup is not None:  # also when it came after the check (issue 31 item 4)
             out = replace(out, popup=True, tab_url=popup)

@@ -76,6 +76,7 @@ async def test_a_click_that_opens_a_late_tab_is_an_effect_and_names_it(
     assert "new tab" in result.reason and path in result.reason, result.reason  # type: ignore[attr-defined]
     assert result.page_changed  # type: ignore[attr-defined]
     assert session.page is not first and session.page.url.endswith(path)
+    assert len(first.context.pages) == 2  # one press: no second click tier opened a 2nd tab
     observation = await session.observe()
     assert text in observation.text
 

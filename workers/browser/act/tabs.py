@@ -7,12 +7,13 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
-from playwright.async_api import Error, Page
+from playwright.async_api import ElementHandle, Error, Page
 
 from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions
+from workers.browser.runtime.scripts import js
 
 if TYPE_CHECKING:
     from workers.agent.tools.args import TabsArgs
@@ -81,6 +82,7 @@ async def _done(s: TabContext, what: str) -> ToolResult:
 
 
 LATE_TAB_S = 1.0  # a control that answered with nothing visible: its tab may come this late
+LATE_LINK_S = 3.0  # a link to another tab: the tab shows once its page answers
 POLL_S = 0.05
 
 
@@ -94,6 +96,18 @@ async def late_tab(opened: list[Page], wait_s: float = LATE_TAB_S) -> bool:
             return False
         await asyncio.sleep(POLL_S)
     return True
+
+
+async def opens_tab(el: ElementHandle | None) -> bool:
+    """The element is (inside) a link or form that opens its page in another tab: the tab
+    shows up once its page answers, which a slow page does after the effect check (the
+    relay's terms link was pressed twice, by two click tiers, and opened two tabs)."""
+    if el is None:
+        return False
+    try:
+        return bool(await el.evaluate(js("opens_tab.js")))
+    except Error:
+        return False
 
 
 def tab_note(url: str) -> str:
