@@ -68,6 +68,7 @@ from workers.browser.runtime.regions import HiddenRegions, blackout
 
 log = logging.getLogger(__name__)
 CONSOLE_KEPT = 50
+DOWNLOAD_NOTE_S = 5.0  # a late download is waited for this long before it is named
 DOWNLOAD_CLOSE_S = 30.0  # a download still arriving when the task ends is waited for this long
 SETTLE_S = 0.3  # longest wait for a late effect when none has shown yet (settle.py first)
 
@@ -93,6 +94,7 @@ class PageSession:
         self.downloads: list[str] = []  # artifact names of files the page downloaded
         self.downloads_started = 0  # an action that starts a download had an effect
         self._downloads_before = 0
+        self._downloads_told = 0  # downloads the model was told of (an action's result, a note)
         self._saving: set[asyncio.Task[None]] = set()
         # stores a kept download / printed PDF as a task artifact (wired by workers/jobs.py)
         self.keep_file: Callable[[str, str, bytes], Awaitable[None]] | None = None
@@ -284,9 +286,22 @@ class PageSession:
         (issue 31 item 4), never left for the next action to find."""
         popup = await self._adopt_popup() if self._popups else None
         observation = await self.view.observe(mode)
-        if popup is None:
+        notes = [tabs.tab_note(popup)] if popup is not None else []
+        if self.downloads_started > self._downloads_told:  # a page script's late download
+            notes.append(await self._download_note())
+        if not notes:
             return observation
-        return replace(observation, text=f"{tabs.tab_note(popup)}\n{observation.text}")
+        return replace(observation, text="\n".join([*notes, observation.text]))
+
+    async def _download_note(self) -> str:
+        """Issue 31 item 4: a download the page started after the action that caused it was
+        judged (a script that prepares the file first) is named at the next look."""
+        late = self.downloads_started - self._downloads_told
+        self._downloads_told = self.downloads_started
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.settle_downloads(), DOWNLOAD_NOTE_S)
+        names = ", ".join(self.downloads[-late:]) or "still being saved"
+        return f"[a download started after your last action: {names}; read it with read_download]"
 
     async def screenshot(self) -> bytes:
         await blackout(self.page, self.hidden_regions)  # a document not snapshotted yet too
@@ -416,6 +431,7 @@ class PageSession:
             await tabs.late_tab(self._popups)
         elif not out.effect and await tabs.opens_tab(el):  # a link to another tab, no tab yet
             await tabs.late_tab(self._popups, tabs.LATE_LINK_S)
+        self._downloads_told = self.downloads_started  # the result names them (report)
         popup = await self._adopt_popup()
         if popup is not None:  # also when it came after the check (issue 31 item 4)
             out = replace(out, popup=True, tab_url=popup)

@@ -91,3 +91,21 @@ async def test_a_tab_opened_after_the_action_was_judged_is_named_at_the_next_loo
     assert observation.text.startswith("[a new tab opened after your last action: "), observation
     assert "receipt.html?archive" in observation.text.splitlines()[0]
     assert "RC-4417" in observation.text and session.page is not first
+
+
+async def test_a_download_a_script_starts_after_the_click_is_named_at_the_next_look(
+    session: PageSession, slow_port: int
+) -> None:
+    """The relay run of the challenge pages: the export's click was judged before its page
+    script made the file, so read_download() said "no downloads yet" (a wasted step)."""
+    assert (await session.goto(f"http://127.0.0.1:{slow_port}/tabs/late_download.html")).success
+    await session.observe()
+    clicked = await session.execute(Action("click", {"ref": ref(session, "Export notes")}))
+    assert clicked.success and "download" not in clicked.reason, clicked.reason
+    while session.downloads_started < 1:  # the page makes the file 0.8 s after the click
+        await asyncio.sleep(0.05)
+    first = (await session.observe()).text.splitlines()[0]
+    assert first == (
+        "[a download started after your last action: Team's notes.txt; read it with read_download]"
+    ), first
+    assert not (await session.observe()).text.startswith("[a download")  # named once

@@ -46,6 +46,7 @@ PAGE_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (_ELEMENT + r"searchbox\b", ("search",)),
         (r"\[refs \d+-\d+ trimmed", ("snapshot", "scroll")),
         (r"^\[viewport shows |\b(above|below) viewport\b", ("scroll",)),
+        (r"^\[a download started after your last action", ("read_download",)),
         (r"\[V\d+\]", ("click_at", "type_at")),
         (_ELEMENT + r'\w+\s+"[^"\n]*\b(upload|attach|choose files?|browse)\b', ("upload_file",)),
     )
