@@ -47,6 +47,7 @@ from workers.browser.act import (
     handlers_read,
     popups,
     settle,
+    tabs,
     verdicts,
     verify,
 )
@@ -67,6 +68,7 @@ from workers.browser.runtime.regions import HiddenRegions, blackout
 
 log = logging.getLogger(__name__)
 CONSOLE_KEPT = 50
+DOWNLOAD_NOTE_S = 5.0  # a late download is waited for this long before it is named
 DOWNLOAD_CLOSE_S = 30.0  # a download still arriving when the task ends is waited for this long
 SETTLE_S = 0.3  # longest wait for a late effect when none has shown yet (settle.py first)
 
@@ -93,6 +95,7 @@ class PageSession:
         self.downloads: list[str] = []  # artifact names of files the page downloaded
         self.downloads_started = 0  # an action that starts a download had an effect
         self._downloads_before = 0
+        self._downloads_told = 0  # downloads the model was told of (an action's result, a note)
         self._saving: set[asyncio.Task[None]] = set()
         # stores a kept download / printed PDF as a task artifact (wired by workers/jobs.py)
         self.keep_file: Callable[[str, str, bytes], Awaitable[None]] | None = None
@@ -279,8 +282,27 @@ class PageSession:
         return await self.view.snapshot(fresh)
 
     async def observe(self, mode: str = "compact") -> Observation:
-        """Change-gated observation: reuse while the fingerprint holds, else a new version."""
-        return await self.view.observe(mode)
+        """Change-gated observation: reuse while the fingerprint holds, else a new version.
+        A tab the page opened after the last action was judged is adopted here and named
+        (issue 31 item 4), never left for the next action to find."""
+        popup = await self._adopt_popup() if self._popups else None
+        observation = await self.view.observe(mode)
+        notes = [tabs.tab_note(popup)] if popup is not None else []
+        if self.downloads_started > self._downloads_told:  # a page script's late download
+            notes.append(await self._download_note())
+        if not notes:
+            return observation
+        return replace(observation, text="\n".join([*notes, observation.text]))
+
+    async def _download_note(self) -> str:
+        """Issue 31 item 4: a download the page started after the action that caused it was
+        judged (a script that prepares the file first) is named at the next look."""
+        late = self.downloads_started - self._downloads_told
+        self._downloads_told = self.downloads_started
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.settle_downloads(), DOWNLOAD_NOTE_S)
+        names = ", ".join(self.downloads[-late:]) or "still being saved"
+        return f"[a download started after your last action: {names}; read it with read_download]"
 
     async def screenshot(self) -> bytes:
         await blackout(self.page, self.hidden_regions)  # a document not snapshotted yet too
@@ -407,7 +429,14 @@ class PageSession:
         await settle.until_settled(self.page, watch, frame)
         left = max(0.0, wait_s - (time.monotonic() - started))
         out = await verify.settle(probe, min_wait_s=0.0, max_wait_s=left, events=self._events)
+        if not out.effect and out.handled:  # answered, nothing seen: a tab may be coming
+            await tabs.late_tab(self._popups)
+        elif not out.effect and await tabs.opens_tab(el):  # a link to another tab, no tab yet
+            await tabs.late_tab(self._popups, tabs.LATE_LINK_S)
+        self._downloads_told = self.downloads_started  # the result names them (report)
         popup = await self._adopt_popup()
+        if popup is not None:  # also when it came after the check (issue 31 item 4)
+            out = replace(out, popup=True, tab_url=popup)
         if out.url_changed or popup is not None:
             self.view.forget_refs()
         if out.effect and (mutating or out.url_changed):

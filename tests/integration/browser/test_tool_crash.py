@@ -64,3 +64,14 @@ async def test_read_download_reads_a_file_named_with_filename(
     assert (await session.execute(Action("export_pdf", {"name": "notes"}))).success
     read = await session.execute(Action("read_download", {"filename": "notes.pdf"}))
     assert read.success and "chars" in read.reason, read.reason  # read, not listed
+
+
+async def test_read_download_without_a_name_reads_the_only_download(
+    session: PageSession, probe_port: int
+) -> None:
+    """Challenge relay run: each download task listed its one file, then read it (a step)."""
+    assert (await session.goto(f"http://127.0.0.1:{probe_port}/actions/files.html")).success
+    assert (await session.execute(Action("export_pdf", {"name": "notes"}))).success
+    read = await session.execute(Action("read_download", {}))
+    assert read.success and read.reason.startswith("the only download, notes.pdf: chars"), read
+    assert "text" in read.data

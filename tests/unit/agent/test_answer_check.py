@@ -232,3 +232,15 @@ def test_the_planner_sees_the_reads_of_a_bulk_as_evidence() -> None:
     log = EvidenceLog()
     log.add(3, [bulk])
     assert "Kx7-Q2vL" in log.render() and "ZZ-9" not in log.render()
+
+
+def test_a_csv_row_gives_its_numbers_not_thousands_made_of_two_cells() -> None:
+    """The challenge relay run: "South,950,52250" was read as 950,522 and 50, so an answer of
+    "52,250 EUR" from the CSV was sent back as not found (one wasted call)."""
+    seen = SeenText()
+    seen.add("region,units,revenue_eur\nNorth,1200,48000\nSouth,950,52250\nEast,1430,50050")
+    verdict = seen.check(claims_of("South had the highest revenue: 52,250 EUR."))
+    assert not verdict.unseen, verdict
+    still = SeenText()
+    still.add("Total: 1,299.00 and 12,345,678 units")  # real thousands separators still read
+    assert not still.check(claims_of("$1299 for 12345678 units")).unseen

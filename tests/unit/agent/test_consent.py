@@ -110,3 +110,18 @@ def test_a_login_the_instruction_asks_for_types_the_tasks_secret_without_asking(
     assert consent(secret, asked) is not None
     assert consent(secret, "close the thread 'Old printer'") is None
     assert consent(literal, asked) is None  # literal text: judged by the site-shown rule only
+
+
+def test_a_download_of_the_file_the_instruction_names_needs_no_person() -> None:
+    """The relay run of the challenge pages: "Get the X200 manual" waited 60 s for an
+    approval of the click on 'Get the manual (PDF)' that nobody could give."""
+    target = ActionTarget(
+        page_url="http://docs.test/x200", role="link", name="Get the manual (PDF)",
+        href="http://docs.test/files/x200-manual.pdf", download=True,
+    )  # fmt: skip
+    found = sensitivity(Action("click", {"ref": "1:3"}), target)
+    assert found is not None and found.rule == "download"
+    assert consent(found, "Get the X200 manual and tell me the reset PIN it gives.") is not None
+    assert consent(found, "Fetch the installation guide") is not None  # a verb of getting
+    assert consent(found, "What is the warranty period of the X100?") is None
+    assert consent(found, "Tell me the price of the device") is None

@@ -60,3 +60,14 @@ def test_another_page_asks_again() -> None:
     seen = view(2, '[@1] button "Go"')
     now = Observation("http://site.test/next", "t", '[3:1] button "Go"', 3)
     assert retarget([call("click", ref="2:1")], seen, now) is None
+
+
+def test_a_button_that_became_enabled_while_the_model_decided_is_the_same_button() -> None:
+    """The challenge relay run: "Claim offer" was disabled for a countdown; the click chosen
+    on that view was refused as a changed target when the button had become clickable."""
+    seen = view(1, "The offer unlocks in 3 s.", '[@3] button "Claim offer" disabled')
+    now = view(2, "The offer unlocks in 0 s.", '[@3] button "Claim offer" focused')
+    kept = retarget([call("click", ref="1:3")], seen, now)
+    assert kept is not None and kept[0].arguments == {"ref": "2:3"}
+    renamed = view(2, '[@3] button "Offer claimed" disabled')
+    assert retarget([call("click", ref="1:3")], seen, renamed) is None

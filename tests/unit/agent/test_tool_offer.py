@@ -16,8 +16,9 @@ def test_the_core_set_is_offered_on_a_plain_page() -> None:
     offer = ToolOffer(instruction="Click on the OK button.")
     offered = names(offer.tools('[1:1] button "OK"'))
     assert set(offered) == set(CORE)
-    assert {"click", "type", "press_key", "scroll", "navigate"} <= set(offered)
+    assert {"click", "type", "press_key", "navigate"} <= set(offered)
     assert "select_option" not in offered  # with the first dropdown (issue 31 item 3)
+    assert "scroll" not in offered  # with a page taller than the viewport
     assert {"read_text", "bulk", "done", MORE_TOOLS} <= set(offered)
     assert "upload_file" not in offered and "tabs" not in offered and "drag" not in offered
 
@@ -31,6 +32,20 @@ def test_the_page_and_the_task_add_what_they_call_for() -> None:
     assert "select_option" in grown
     attached = ToolOffer(instruction="apply\n\nFiles attached to this task (upload_file takes...")
     assert "upload_file" in names(attached.tools(""))
+
+
+def test_scroll_joins_with_a_page_taller_than_the_viewport_or_a_task_that_names_it() -> None:
+    """Issue 31 item 3: scroll left the core set (a page that fits the viewport has nothing to
+    scroll to) to pay for naming every tool in more_tools."""
+    offer = ToolOffer(instruction="Click on the OK button.")
+    assert "scroll" not in names(offer.tools('[1:1] button "OK"'))
+    tall = '[viewport shows 0-800px of 2400px page height]\n[1:1] button "OK"'
+    assert "scroll" in names(offer.tools(tall))
+    below = ToolOffer(instruction="x")
+    page = '[1:1] link "A"\n[below viewport: 40 elements incl. "Next"]'
+    assert "scroll" in names(below.tools(page))
+    assert "scroll" in names(ToolOffer(instruction="Scroll to the footer").tools(""))
+    assert "scroll" in ToolOffer(instruction="x").more_tools(()).reason
 
 
 def test_the_block_grows_and_never_reorders() -> None:

@@ -232,8 +232,9 @@ def test_the_core_tools_fit_in_a_small_block() -> None:
 
     rows = tool_table(ToolOffer(instruction="x").tools(""), o200k())
     # 692 before issue 31 item 3 named every enable-able tool in more_tools and put the
-    # upper bounds in the schemas; select_option left the core set (it joins with a dropdown)
-    assert sum(tokens for _, tokens in rows) <= 800, rows
+    # upper bounds in the schemas; select_option and scroll left the core set (they join
+    # with a dropdown, a page taller than the viewport): 792 -> 657
+    assert sum(tokens for _, tokens in rows) <= 680, rows
 
 
 def test_click_takes_a_click_count_and_the_older_double_spelling() -> None:

@@ -52,7 +52,7 @@ _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _CODE = re.compile(r"#?\b[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)*\b")
 _UNIT = re.compile(r"^\d+(?:st|nd|rd|th|am|pm|x|k|kg|g|cm|mm|km|m|gb|mb|tb|kb|h|s|ms|min|px|%)$")
 _NUMBER = re.compile(
-    r"(?<![\w.])(?P<cur>[$€£¥₹]\s?)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?<![\w.])(?P<cur>[$€£¥₹]\s?)?(?P<num>\d{1,3}(?:,\d{3}(?!\d))+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?P<code>\s?(?:USD|EUR|GBP|JPY|CHF)\b)?",
     re.I,
 )

@@ -9,8 +9,9 @@ ticking clock, a moving readout or vanished confetti threw away winning moves), 
 - the calls that stay right whatever the page did (`done`, `more_tools`, reads: `KEEPS`)
   always run;
 - every ref a call targets is looked up in the new view by what it is (its line without refs:
-  role, name, state) and where (the heading above it, its rank among equal lines); when each
-  is found, the calls run on the new refs;
+  role, name, state; focused and disabled come and go on the same control) and where (the
+  heading above it, its rank among equal lines); when each is found, the calls run on the
+  new refs;
 - a target that is gone or changed (its name now says "Time's up"), or a new page, and the
   model is told its view was refreshed and decides again (at most once per step).
 When only the snapshot version moved (a change the text does not show), refs are carried
@@ -31,6 +32,9 @@ from workers.agent.tools.names import ToolName as T
 
 _REF = re.compile(r"\[\d+:(\d+)\]")
 _ANY_REF = re.compile(r"\[\d+:\d+\]\s*")
+# states that change while a control stays the one meant: a countdown's button that became
+# clickable while the model decided to click it (challenge relay run: the click was refused)
+_PASSING = re.compile(r'\s+(?:focused|disabled)\b(?=[^"]*$)')
 # calls that stay right whatever the page did while the model decided: ending the task,
 # enabling tools, reading the page as it is now, waiting
 KEEPS = frozenset(
@@ -104,7 +108,7 @@ def _places(text: str) -> dict[str, tuple[str, str, int, int]]:
     out: dict[str, tuple[str, str, int, int]] = {}
     heading, seen_count = "", dict[tuple[str, str], int]()
     for line in text.splitlines():
-        bare = _ANY_REF.sub("", line).strip()
+        bare = _PASSING.sub("", _ANY_REF.sub("", line)).strip()
         if bare.startswith("#") or ("heading " in bare and "[" not in line):
             heading = bare  # the compact view's `## Name`, or a snapshot's heading line
         refs = re.findall(r"\[(\d+:\d+)\]", line)

@@ -50,7 +50,10 @@ _FAMILIES: dict[str, tuple[str, str]] = {
         r"rename|fill|complete|subscribe|contact|save|enter|upload|make|schedule|give|grant|"
         r"move|pin|publish|approve|reply|comment|write|leave|rate|review|vote|invite",
     ),
-    "download": (r"", r"download|save|export|get the file|pdf|csv|attachment"),
+    "download": (
+        r"",
+        r"download|save|export|get the file|pdf|csv|attachment|fetch|retrieve|obtain|grab",
+    ),
     # typing one of the task's own secrets into a password field (never a literal text)
     "login": (r"", r"log ?in|sign ?in|login|logged in|authenticate|as (?:user |admin )?\w+"),
 }
@@ -59,6 +62,12 @@ _STOP = frozenset(
      "okay", "now", "all", "and", "or", "of", "to", "for", "in", "on", "at", "by", "with",
      "from", "me", "us", "them", "you", "we", "permanently", "anyway", "continue", "confirm",
      "proceed"}
+)  # fmt: skip
+# words of a download's link and file that do not say what the file is
+_GENERIC = frozenset(
+    {"get", "download", "downloads", "file", "files", "here", "click", "link", "button",
+     "save", "export", "pdf", "csv", "txt", "doc", "docx", "xlsx", "zip", "version",
+     "latest", "full", "copy", "free", "now", "open", "view", "www", "http", "https", "com"}
 )  # fmt: skip
 # rules decided by a form's own facts rather than a control's word
 _FORM_RULES = frozenset({"form_action", "cross_origin", "form_submit"})
@@ -102,6 +111,16 @@ def _mentions(instruction: str, word: str) -> bool:
     return re.search(rf"\b{re.escape(stem)}", instruction) is not None
 
 
+def _download_subject(found: Sensitivity, instruction: str) -> str | None:
+    """A word of the download's link or file name that the instruction names: "Get the X200
+    manual" asks for the file behind 'link "Get the manual (PDF)"' (x200-manual.pdf)."""
+    words = re.findall(r"[a-z0-9]{3,}", f"{found.element} {found.reason}".lower())
+    for word in words:
+        if word not in _STOP and word not in _GENERIC and _mentions(instruction, word):
+            return word
+    return None
+
+
 def consent(found: Sensitivity, instruction: str) -> Consent | None:
     """The instruction's authorisation of `found`, or None when a person must be asked."""
     family = family_of(found)
@@ -109,6 +128,9 @@ def consent(found: Sensitivity, instruction: str) -> Consent | None:
         return None
     text = instruction.lower()
     asked = re.search(rf"\b(?:{_FAMILIES[family][1]})", text)
+    if asked is None and family == "download":  # the file it names (issue 31 item 5)
+        subject = _download_subject(found, text)
+        return Consent(family, subject) if subject else None
     if asked is None:
         return None
     if family in ("deletion", "money", "account"):

@@ -27,9 +27,10 @@ from workers.agent.tools.names import ToolName as T
 from workers.agent.tools.registry import DONE, MORE_TOOLS, TOOLS, ToolSpec, worker_tools
 from workers.agent.tools.typed_done import typed_done
 
-# select_option joins with the first dropdown on the page (PAGE_NEEDS): the tokens it cost on
-# every other page pay for naming every tool in more_tools (issue 31 item 3)
-_CORE = (T.click, T.type, T.press_key, T.scroll, T.navigate, T.read_text)
+# select_option joins with the first dropdown on the page and scroll with a page taller than
+# the viewport (PAGE_NEEDS): the tokens they cost on every other page pay for naming every
+# tool in more_tools (issue 31 item 3); a call to a tool not offered yet still runs
+_CORE = (T.click, T.type, T.press_key, T.navigate, T.read_text)
 CORE: tuple[str, ...] = (*(t.value for t in _CORE), T.bulk.value, T.done.value, MORE_TOOLS)
 
 _ELEMENT = r"^\s*\[\d+:\d+\]\s+"
@@ -43,7 +44,9 @@ PAGE_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         ),
         (_ELEMENT + r"(slider|spinbutton)\b", ("focus", "drag")),
         (_ELEMENT + r"searchbox\b", ("search",)),
-        (r"\[refs \d+-\d+ trimmed", ("snapshot",)),
+        (r"\[refs \d+-\d+ trimmed", ("snapshot", "scroll")),
+        (r"^\[viewport shows |\b(above|below) viewport\b", ("scroll",)),
+        (r"^\[a download started after your last action", ("read_download",)),
         (r"\[V\d+\]", ("click_at", "type_at")),
         (_ELEMENT + r'\w+\s+"[^"\n]*\b(upload|attach|choose files?|browse)\b', ("upload_file",)),
     )
@@ -71,6 +74,7 @@ TASK_NEEDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(wait|until)\b", ("wait_for",)),
         (r"\bgo back\b|previous page", ("go_back",)),
         (r"\b(reload|refresh)\b", ("reload",)),
+        (r"\bscroll", ("scroll",)),
         (r"\bsearch\b|look up", ("search",)),
         (r"\bpoint\b|cent(er|re)|coordinat|\bdraw\b|angle|mid-?point", ("click_at", "dom_search")),
         (r"\bfocus\b", ("focus",)),
@@ -85,7 +89,7 @@ _MENTION = re.compile(rf"\b({_NAMES})\b(?=\s*\(|\s+\w+=)|\b({_NAMES})\b")
 # (issue 31 item 3: the model learned they existed only by calling it, a step). The text is
 # the same all run long, so the request prefix still caches.
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("pages", ("go_back", "go_forward", "reload", "tabs", "snapshot", "handle_dialog")),
+    ("pages", ("scroll", "go_back", "go_forward", "reload", "tabs", "snapshot", "handle_dialog")),
     ("points, [Vn] boxes", ("click_at", "type_at")),
     ("pointer", ("hover", "focus", "drag", "pointer", "select_text", "scroll_within")),
     ("forms", ("select_option", "choose_option", "get_dropdown_options", "fill_form", "search")),
@@ -98,15 +102,12 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 
 def _described(schema: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
-    """more_tools' schema naming every tool it can enable, one short line per purpose."""
+    """more_tools' schema naming every tool it can enable, grouped by purpose (`; ` between
+    groups: the labels cost 24 o200k tokens and said nothing the names do not)."""
     can = set(names)
-    lines = [
-        f"{label}: {', '.join(n for n in group if n in can)}"
-        for label, group in GROUPS
-        if can.intersection(group)
-    ]
+    groups = [", ".join(n for n in group if n in can) for _, group in GROUPS]
     function = {**schema["function"]}
-    function["description"] = f"{function['description']}\n" + "\n".join(lines)
+    function["description"] = f"{function['description']} " + "; ".join(g for g in groups if g)
     return {**schema, "function": function}
 
 

@@ -135,7 +135,12 @@ _SPECS: tuple[ToolSpec, ...] = (
         "Press a key or chord (Enter, Control+A) on the focused element.",
         (E.action_failed, E.no_effect, E.no_change),
     ),
-    ToolSpec(ToolName.hover, a.RefArgs, "Move the pointer over an element.", _REF_ERRORS),
+    ToolSpec(
+        ToolName.hover,
+        a.RefArgs,
+        "Move the pointer over an element (no ref: `pointer` to its dom_search box).",
+        _REF_ERRORS,
+    ),
     ToolSpec(ToolName.focus, a.RefArgs, "Focus an element and scroll it into view.", _REF_ERRORS),
     ToolSpec(
         ToolName.select_option,
@@ -322,7 +327,7 @@ _SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         ToolName.more_tools,
         a.MoreToolsArgs,
-        "Enable tools by name, also in bulk; usable in the same turn.",
+        "Enable tools by name (also in bulk; usable in the same turn):",
         (),
     ),
     ToolSpec(

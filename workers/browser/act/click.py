@@ -27,6 +27,7 @@ from workers.agent.toolerrors import ToolError
 from workers.browser.act import humanize, snapper
 from workers.browser.act.actions import failure
 from workers.browser.act.click_memory import ClickMemory, InMemoryClickMemory, domain_of, tier_order
+from workers.browser.act.hover_path import STEP_MS, corridor, segments
 from workers.browser.act.repeats import DeadClickGuard, StallMonitor
 from workers.browser.act.verdicts import ghost, listens_double, missed, report
 from workers.browser.act.verify import Outcome, pointer
@@ -184,14 +185,20 @@ async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
     if t.point is not None:  # an exact point gets no press jitter (issue 26 item 9)
         rect = (centre[0], centre[1], centre[0], centre[1])
     cdp = await hand.cdp(page)
-    if hand.policy.humanize.enabled:  # the cursor path starts where the pointer really is
+    via = None
+    if hand.policy.humanize.enabled and t.frame.parent_frame is None:
+        # the cursor path starts where the pointer really is, and stays on a menu the
+        # pointer holds open (issue 31 item 4): both in one call
+        found = await corridor(t.el, centre, hand.cursor)
+        hand.cursor, via = found.mouse or hand.cursor, found.via
+    elif hand.policy.humanize.enabled:  # the cursor path starts where the pointer really is
         hand.cursor = await pointer(page) or hand.cursor
 
     async def act() -> None:
         # the approach is part of the action, watched by the armed probe: what the pointer's
         # arrival causes (a submenu opened on mouseenter) is the click's effect too (relay
         # 2026-11-27 finding 1: such a click was reported as no effect, a dead end)
-        press = await hand.approach(cdp, centre, rect, t.modifier_bits)
+        press = await hand.approach(cdp, centre, rect, t.modifier_bits, via)
         await hand.press(cdp, press, t.button, t.count, t.hold_ms, t.modifier_bits)
 
     return act
@@ -271,12 +278,20 @@ class Hand:
         centre: tuple[float, float],
         rect: tuple[float, float, float, float],
         mods: int = 0,
+        via: tuple[tuple[float, float], ...] | None = None,
     ) -> tuple[float, float]:
         """Sweep to the target (Alg. 6) and hesitate; returns the (jittered) press point.
         `mods`: the CDP modifier bits of the keys held meanwhile (CDP events carry them
-        themselves; a key held through the keyboard does not set them)."""
+        themselves; a key held through the keyboard does not set them). `via`: the corners
+        of a path over the menu the pointer holds open (hover_path.py), walked straight and
+        pressed at the centre."""
         if not self.policy.humanize.enabled:
             await self._move(cdp, *centre, mods)
+            return centre
+        if via is not None:
+            for x, y in segments(self.cursor, via, centre):
+                await asyncio.sleep(STEP_MS / 1000)
+                await self._move(cdp, x, y, mods)
             return centre
         for wp in humanize.motion_path(self.cursor, centre, "click", self.rng):
             await asyncio.sleep(wp.dt_ms / 1000)

@@ -11,6 +11,7 @@ import json
 import logging
 import mimetypes
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -151,6 +152,12 @@ def text_of(path: Path) -> str:
 async def read_download(s: FileContext, args: ReadDownloadArgs) -> ToolResult:
     await s.settle_downloads()
     kept = s.downloads
+    only = s.artifacts.names.get(kept[0]) if len(kept) == 1 else None
+    if args.name is None and only is not None and Path(only).is_file():
+        # the one file there is: read it, not a listing that costs the model a step
+        # (challenge relay run: every download task listed, then read)
+        read = await read_download(s, args.model_copy(update={"name": kept[0]}))
+        return replace(read, reason=f"the only download, {read.reason}")
     if args.name is None:
         listing = ", ".join(kept) or "no downloads yet"
         return ToolResult(success=True, reason=f"downloads: {listing}", data={"files": kept})

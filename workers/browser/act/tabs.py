@@ -3,15 +3,17 @@ close. Tab ids are positions in the context's page list; the session acts on one
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
-from playwright.async_api import Error, Page
+from playwright.async_api import ElementHandle, Error, Page
 
 from workers.agent import textcut
 from workers.agent.protocols import ToolResult
 from workers.agent.toolerrors import ToolError as E
 from workers.browser.act import actions
+from workers.browser.runtime.scripts import js
 
 if TYPE_CHECKING:
     from workers.agent.tools.args import TabsArgs
@@ -77,3 +79,37 @@ async def _done(s: TabContext, what: str) -> ToolResult:
         page_changed=True,
         data={"tabs": rows},
     )
+
+
+LATE_TAB_S = 1.0  # a control that answered with nothing visible: its tab may come this late
+LATE_LINK_S = 3.0  # a link to another tab: the tab shows once its page answers
+POLL_S = 0.05
+
+
+async def late_tab(opened: list[Page], wait_s: float = LATE_TAB_S) -> bool:
+    """Issue 31 item 4: a click whose handler ran while the page stayed the same may be
+    opening a tab a moment later (`setTimeout(() => window.open(...))`, a slow redirect);
+    wait for it up to `wait_s`. True when a tab the page opened is there."""
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while not any(not p.is_closed() for p in opened):
+        if asyncio.get_running_loop().time() >= deadline:
+            return False
+        await asyncio.sleep(POLL_S)
+    return True
+
+
+async def opens_tab(el: ElementHandle | None) -> bool:
+    """The element is (inside) a link or form that opens its page in another tab: the tab
+    shows up once its page answers, which a slow page does after the effect check (the
+    relay's terms link was pressed twice, by two click tiers, and opened two tabs)."""
+    if el is None:
+        return False
+    try:
+        return bool(await el.evaluate(js("opens_tab.js")))
+    except Error:
+        return False
+
+
+def tab_note(url: str) -> str:
+    """What the model is told when a tab opened after its action was judged (observe)."""
+    return f"[a new tab opened after your last action: {url}; you are now in it (tabs switches)]"

@@ -83,14 +83,14 @@ def report(what: str, out: Outcome, url: str) -> ToolResult:
     """A successful action: what it changed, where the page is now."""
     evidence = out.evidence()
     reason = f"{what} done" + (f" ({evidence})" if evidence else "")
-    if out.url_changed and is_error_page(url):  # refused: perception leads back and says so
+    if out.popup:  # the model is told where it is now (issue 31 item 4)
+        reason += f" (it opened a new tab at {out.tab_url or url}; you are now in that tab)"
+    elif out.url_changed and is_error_page(url):  # refused: perception leads back, says so
         reason += (
             "; the page it led to was refused (the next page view says what, and where you are)"
         )
     elif out.url_changed:
         reason += f"; now at {url}"
-    if out.popup:
-        reason += " (it opened a new tab; you are now in that tab)"
     if out.downloads:
         reason += "; it started a download (see read_download)"
     if out.dialogs:  # a native dialog: the model may decide the next one (handle_dialog)

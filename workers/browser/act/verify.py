@@ -87,6 +87,7 @@ class Outcome:
     selected: bool = False  # text got selected (a drag that ended over text)
     controls: tuple[str, bool, bool] | None = None  # what it controls: kind, shown before/after
     dblclick: bool = False  # only the target's attributes changed, and it listens for dblclick
+    tab_url: str = ""  # the tab the action opened, where the session now acts (issue 31 item 4)
 
     @property
     def mutations(self) -> int:
