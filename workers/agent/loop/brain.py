@@ -278,7 +278,8 @@ class Brain:
         if step == 1 and self.config.planner_at_start:
             return Trigger.start
         due = step - self.reviewed_at >= self.config.planner_every_n_steps  # N since the last
-        if due and (self.config.review_when_progressing or self.progress.stalled()):
+        now = page_fingerprint(self.page.text)
+        if due and (self.config.review_when_progressing or self.progress.stalled(now)):
             return Trigger.periodic
         if self.failed_streak >= self.config.failures_before_review:
             return Trigger.failures

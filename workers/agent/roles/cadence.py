@@ -6,8 +6,11 @@ Worker step since that call, the page state it acted on (`page_fingerprint`, ref
 left out) and what it did (its actions by element name, as dead ends are named); the
 periodic review calls the Planner only when those steps show the Worker is not moving:
 
-- a loop: the same actions on the same page state twice, or
-- a standstill: every step since the last review acted on one unchanged page state.
+- a loop: the same actions on the same page state leading to the same page state twice
+  (a deliberate revisit that leads elsewhere the second time, e.g. back to a form to add a
+  field and on again, is no loop), or
+- a standstill: every step since the last review acted on one page state that is still
+  the page now.
 
 A run that goes on from page to page keeps the Worker alone between the triggers that ask
 for a replan anyway (failed steps in a row, a completion claim, the start when configured).
@@ -41,15 +44,17 @@ class Progress:
     def reset(self) -> None:
         self.moves.clear()
 
-    def stalled(self) -> str | None:
-        """Why the steps since the last review show no progress (None: they do)."""
+    def stalled(self, now: str) -> str | None:
+        """Why the steps since the last review show no progress (None: they do); `now`:
+        the fingerprint of the page observed for the coming step."""
         if not self.moves:
             return None
-        seen: set[Move] = set()
-        for move in self.moves:
-            if move in seen:
+        after = [m.state for m in self.moves[1:]] + [now]
+        seen: set[tuple[Move, str]] = set()
+        for move, led_to in zip(self.moves, after, strict=True):
+            if (move, led_to) in seen:
                 return "loop"
-            seen.add(move)
-        if len(self.moves) > 1 and len({m.state for m in self.moves}) == 1:
+            seen.add((move, led_to))
+        if len(self.moves) > 1 and {m.state for m in self.moves} == {now}:
             return "standstill"
         return None
