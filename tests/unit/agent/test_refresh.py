@@ -60,3 +60,14 @@ def test_another_page_asks_again() -> None:
     seen = view(2, '[@1] button "Go"')
     now = Observation("http://site.test/next", "t", '[3:1] button "Go"', 3)
     assert retarget([call("click", ref="2:1")], seen, now) is None
+
+
+def test_a_navigate_to_an_address_runs_whatever_page_came_meanwhile() -> None:
+    """Relay finding (issue 33, misago-14, both configurations): the sign-in reloaded the
+    forum while the model chose to open /admincp/; the navigate was thrown away and the model
+    asked again for the same call. An address does not depend on the page."""
+    seen = view(4, '[@1] textbox "Password" disabled')
+    now = Observation("http://site.test/?ref=login", "t", '[5:1] link "Open your options"', 5)
+    go = [call("navigate", url="http://site.test/admincp/")]
+    assert retarget(go, seen, now) == tuple(go)
+    assert retarget([*go, call("click", ref="4:1")], seen, now) is None
