@@ -75,8 +75,8 @@ class Settings(BaseSettings):
     # USD per 1M input / output tokens by model name (or name prefix), for max_cost_usd:
     # WEBAGENT_LLM_PRICES='{"gpt-4o": [2.5, 10], "gpt-4o-mini": [0.15, 0.6]}'
     llm_prices: dict[str, tuple[float, float]] = Field(default_factory=dict)
-    # the Planner reviews every N steps (seed 000 §4.1 Algorithm 1, N = 4), after failed steps
-    # in a row, and on the Worker's completion claim
+    # the Planner reviews every N steps (seed 000 §4.1 Algorithm 1, N = 4) when those steps show
+    # a loop or a standstill, after failed steps in a row, and on the Worker's completion claim
     planner_every_n_steps: int = Field(default=4, ge=1)
     # also a Planner call before the first Worker step (off: one-step tasks cost no Planner call)
     planner_at_start: bool = False

@@ -53,8 +53,9 @@ NOTES: dict[str, str] = {
     "llm_max_retries": "Retries of a failing model call before the task fails `llm_error`.",
     "llm_prices": "Also prices the run viewer's cost column and `webagent run`'s cost line; a "
     "model without a price adds nothing (a dash in the viewer).",
-    "planner_every_n_steps": "Counted from the Planner's last review; also after two failed "
-    "steps in a row and when the Worker calls `done`.",
+    "planner_every_n_steps": "Counted from the Planner's last review. A Worker that moves on from "
+    "page to page is not reviewed (`test_a_run_that_moves_on_gets_no_periodic_review_and_a_loop_"
+    "gets_one`); also after two failed steps in a row and when the Worker calls `done`.",
     "planner_at_start": "A Planner call (plan and checklist) before the first Worker step.",
     "lookup_page_tokens": "Emoji count ~3 tokens each; the prompt says when a page was cut "
     "(`test_the_lookup_prompt_caps_the_page_text_by_tokens_and_says_so`).",

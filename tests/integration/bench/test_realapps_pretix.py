@@ -52,3 +52,17 @@ def test_the_check_fails_before_and_passes_after_the_outcome(task: Task) -> None
     print(f"{task.id} after: {after.why}")
     assert after.ok, f"{task.id}: the check fails after the scripted outcome: {after.why}"
     APP.reset(ROOT)
+
+
+def test_an_honest_has_no_answer_passes_the_must_fail_check() -> None:
+    """Relay finding (issue 33, pretix-22): the run answered "The ... shop has no 'Midnight
+    Harbour Boat Cruise', so nothing was bought" and the check's phrase list missed it."""
+    assert APP.installed(ROOT), "pretix is not installed under .realapps/pretix"
+    APP.reset(ROOT)
+    answer = (
+        'The Harbour Jazz Festival 2027 shop has no "Midnight Harbour Boat Cruise", so '
+        "nothing was bought."
+    )
+    verdict = pretix_checks.boat_cruise_not_found(APP, ROOT, answer)
+    assert verdict.ok, verdict.why
+    assert not pretix_checks.boat_cruise_not_found(APP, ROOT, "Bought 2 tickets.").ok

@@ -40,3 +40,20 @@ async def test_secret_is_refused_on_another_domain(session: PageSession, probe_p
     result = await _type_secret(session, probe_port, ("bank.test",))
     assert getattr(result, "error", None) == ToolError.secret_not_allowed
     assert await session.page.locator("#nick").input_value() == ""
+
+
+async def test_fill_form_types_a_secret_token_once_and_keeps_its_value(
+    session: PageSession, probe_port: int
+) -> None:
+    """Relay finding (issue 33, roundup-14): fill_form's re-fill pass compared the field's
+    value with the token, found them different and typed `<secret:...>` literally over the
+    password (the login failed)."""
+    session.secrets = SecretVault({"nick": SecretEntry(value=VALUE, domains=("127.0.0.1",))})
+    await _open(session, probe_port)
+    await session.observe()
+    ref = _ref(session, "Nickname")
+    action = Action("fill_form", {"fields": [{"ref": ref, "value": "<secret:nick>"}]})
+    result = await session.execute(action)
+    assert result.success, result
+    assert await session.page.locator("#nick").input_value() == VALUE
+    assert "re-filled" not in " ".join(result.tried) and VALUE not in result.reason

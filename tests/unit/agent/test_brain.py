@@ -91,10 +91,30 @@ async def test_planner_runs_every_n_steps_and_verifies_the_claim() -> None:
 async def test_planner_interval_is_configurable() -> None:
     llm = FakeLLM([scroll() for _ in range(5)] + [done()], BRAIN_SIDE)
     sink = RecordingSink()
-    await run_agent(
-        task(), FakeBrowser(PAGES), llm, sink, config=BrainConfig(planner_every_n_steps=2)
-    )
+    config = BrainConfig(planner_every_n_steps=2, review_when_progressing=True)
+    await run_agent(task(), FakeBrowser(PAGES), llm, sink, config=config)
     assert [e["step"] for e in sink.of_type("plan.updated")] == [2, 4, 6, 6]
+
+
+async def test_a_run_that_moves_on_gets_no_periodic_review_and_a_loop_gets_one() -> None:
+    """Issue 33: the periodic review is a model call only when the steps since the last
+    one show a loop (the same action on the same page state twice) or a standstill."""
+    pages = {
+        f"http://shop.test/{n}": [("link", "Next", f"http://shop.test/{n + 1}")] for n in range(12)
+    }
+    moving = [reply(("click", {"ref": f"{v}:1"})) for v in range(1, 10)]
+    llm = FakeLLM([*moving, done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    start = AgentTask("walk", "http://shop.test/0", 20, time.monotonic() + 60)
+    outcome = await run_agent(start, FakeBrowser(pages), llm, sink)
+    assert outcome.success and outcome.steps == 10
+    assert [e["trigger"] for e in sink.of_type("plan.updated")] == ["completion"]
+    # the same run scrolling in place: its steps repeat on one page state
+    llm = FakeLLM([scroll() for _ in range(9)] + [done()], BRAIN_SIDE)
+    sink = RecordingSink()
+    await run_agent(task(), FakeBrowser(PAGES), llm, sink)
+    triggers = [(e["step"], e["trigger"]) for e in sink.of_type("plan.updated")]
+    assert triggers == [(4, "periodic"), (8, "periodic"), (10, "completion")]
 
 
 async def test_planner_at_start_plans_before_the_first_worker_step() -> None:

@@ -125,3 +125,20 @@ def test_a_download_of_the_file_the_instruction_names_needs_no_person() -> None:
     assert consent(found, "Fetch the installation guide") is not None  # a verb of getting
     assert consent(found, "What is the warranty period of the X100?") is None
     assert consent(found, "Tell me the price of the device") is None
+
+
+def test_mark_as_paid_authorises_the_back_offices_create_payment_button() -> None:
+    """Relay finding (issue 33, pretix-12): "... paid his pending order by bank transfer. Find
+    it and mark it as paid" waited for a person on "Create payment": the control's verb
+    "create" was taken for an object the instruction does not name."""
+    create = click("Create payment")
+    assert create is not None
+    asked = (
+        "Lukas Meyer paid his pending order for the Harbour Jazz Festival 2027 by bank "
+        "transfer. Find it and mark it as paid."
+    )
+    found = consent(create, asked)
+    assert found is not None and found.family == "money"
+    assert consent(create, "Tell me when Lukas Meyer registered") is None
+    refund = click("Create refund")
+    assert refund is not None and consent(refund, "mark the order as paid") is None

@@ -101,3 +101,52 @@ async def test_worker_view_shows_window_steps_older_than_recent() -> None:
     assert [s.step for s in view.recent] == [4, 5, 6]
     rendered = render_worker(view)
     assert re.search(r"step 3\b.*step 4\b", rendered, re.S)  # the window's step before them
+
+
+def noted(n: int, ok: bool = True, evaluation: str = "", memory: str = "") -> StepOutcome:
+    """A step with the Worker's notes of its turn (its evaluation judges the step before)."""
+    base = step(n, ok)
+    return StepOutcome(
+        n, URL, base.actions, success=ok, error=base.error, evaluation=evaluation, memory=memory
+    )
+
+
+async def test_in_the_brain_a_failures_reflection_is_the_workers_next_evaluation() -> None:
+    """Issue 33: no summarizer call; the failure is in the summary at once with the tool's
+    reason, then with the Worker's own evaluation of it (seed 004 §3.4 in the Worker turn)."""
+    llm = FakeLLM([])
+    ledger = Ledger(goal="g")
+    memory = AdaptiveMemory(llm, ledger, MemoryConfig(summarizer_calls=False))
+    failed = StepOutcome(
+        1,
+        URL,
+        ("click -> failed",),
+        success=False,
+        error="no_effect",
+        reason="the click changed nothing",
+    )
+    update = await memory.add(failed)
+    assert update.reflected and update.calls == 0
+    assert "step 1 failed (no_effect): the click changed nothing" in ledger.summary
+    await memory.add(noted(2, evaluation="Failed: a cookie banner covers the Buy button"))
+    assert "step 1 failed: Failed: a cookie banner covers the Buy button" in ledger.summary
+    assert "changed nothing" not in ledger.summary
+    assert ledger.episodic[-1].kind == "reflection" and llm.calls == []
+
+
+async def test_in_the_brain_a_chunk_is_distilled_into_the_workers_memory() -> None:
+    llm = FakeLLM([text("M-summarizer")])
+    ledger = Ledger(goal="g")
+    config = MemoryConfig(window=2, chunk=2, summarizer_calls=False)
+    memory = AdaptiveMemory(llm, ledger, config)
+    await memory.add(step(1, ok=False))
+    for n in (2, 3):
+        await memory.add(noted(n, memory=f"M{n}: list open, Aurora 49 EUR"))
+    update = await memory.add(noted(4, memory="M4: list open, Aurora 49 EUR, sorted"))
+    assert update.distilled == (1, 2) and update.calls == 0 and llm.calls == []
+    assert ledger.summary.startswith("M4: list open, Aurora 49 EUR, sorted")
+    assert "step 1 failed" in ledger.summary  # E_k kept beside the Worker's memory
+    # a Worker that wrote no memory on that step: the summarizer distills the chunk
+    await memory.add(noted(5))
+    update = await memory.add(noted(6))
+    assert update.calls == 1 and llm.roles == [SUMMARIZER] and ledger.summary == "M-summarizer"

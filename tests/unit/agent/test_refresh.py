@@ -71,3 +71,14 @@ def test_a_button_that_became_enabled_while_the_model_decided_is_the_same_button
     assert kept is not None and kept[0].arguments == {"ref": "2:3"}
     renamed = view(2, '[@3] button "Offer claimed" disabled')
     assert retarget([call("click", ref="1:3")], seen, renamed) is None
+
+
+def test_a_navigate_to_an_address_runs_whatever_page_came_meanwhile() -> None:
+    """Relay finding (issue 33, misago-14, both configurations): the sign-in reloaded the
+    forum while the model chose to open /admincp/; the navigate was thrown away and the model
+    asked again for the same call. An address does not depend on the page."""
+    seen = view(4, '[@1] textbox "Password" disabled')
+    now = Observation("http://site.test/?ref=login", "t", '[5:1] link "Open your options"', 5)
+    go = [call("navigate", url="http://site.test/admincp/")]
+    assert retarget(go, seen, now) == tuple(go)
+    assert retarget([*go, call("click", ref="4:1")], seen, now) is None

@@ -16,6 +16,17 @@ raw steps are visible), so no step is ever invisible. The summary lives in `Ledg
 (kinds "summary" and "reflection") so the persisted trajectory keeps every version.
 A summarizer that fails (endpoint down, refusal) never ends the run: the chunk is folded in
 as plain step lines instead.
+
+In the brain (`BrainConfig.summarizer_calls`, False by default; issue 33) G is the Worker's
+own model in the Worker's own turn, no call of its own: the Worker writes seed 003 §6.3's
+notes every step, and the
+prompt asks its `memory` to be the running summary (values found, choices made, failed
+approaches) and its `evaluation_previous_goal` to say why a step failed. A failed step is in
+the summary at once with the tool's own reason, and its reflection is the Worker's next
+evaluation of it (the LLM's summary of the error, one call later, while the step is still
+in the window); a chunk leaving the window is distilled into the Worker's latest `memory`
+(written after it saw that chunk), with the reflections gathered since. When the Worker
+wrote no memory on that step, the summarizer is called as above.
 """
 
 from __future__ import annotations
@@ -45,6 +56,7 @@ class MemoryConfig:
     chunk: int = 5  # steps folded in per summarizer call
     summary_words: int = 150
     summary_chars: int = 1500  # hard cap on M_k, whatever the model returns
+    summarizer_calls: bool = True  # False: G is the Worker's turn (the brain's default)
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,7 @@ class AdaptiveMemory:
         self._window: deque[StepOutcome] = deque()
         self._base = ledger.summary  # M_{k-1}
         self._reflections: list[str] = []  # E_k
+        self._unreflected: tuple[int, StepOutcome] | None = None  # (index in E_k, step)
 
     @property
     def window(self) -> tuple[StepOutcome, ...]:
@@ -91,15 +104,56 @@ class AdaptiveMemory:
         """Take one finished step: reflect on it if it failed, distill a full chunk."""
         self._window.append(outcome)
         calls, reflected = 0, False
+        if not self.config.summarizer_calls:
+            self._worker_reflects(outcome)
         if not outcome.success:
-            calls += await self._reflect(outcome)
+            if self.config.summarizer_calls:
+                calls += await self._reflect(outcome)
+            else:
+                self._reflect_from_tool(outcome)
             reflected = True
         distilled: tuple[int, ...] = ()
         if len(self._window) >= self.config.window + self.config.chunk:
             chunk = [self._window.popleft() for _ in range(self.config.chunk)]
-            calls += await self._distill(chunk, outcome.step)
+            if self.config.summarizer_calls or not outcome.memory.strip():
+                calls += await self._distill(chunk, outcome.step)
+            else:
+                self._fold(chunk, outcome)
             distilled = tuple(s.step for s in chunk)
         return MemoryUpdate(distilled, reflected, calls)
+
+    def _reflect_from_tool(self, outcome: StepOutcome) -> None:
+        """At once: the failed step with the tool's reason; the Worker's next evaluation
+        replaces it (`_worker_reflects`)."""
+        line = (
+            f"step {outcome.step} failed ({outcome.error or 'failed'}): {failure_reason(outcome)}"
+        )
+        self._unreflected = (len(self._reflections), outcome)
+        self._reflections.append(line)
+        self._publish()
+
+    def _worker_reflects(self, outcome: StepOutcome) -> None:
+        """The Worker's evaluation of the failed step before this one is its reflection."""
+        pending, self._unreflected = self._unreflected, None
+        evaluation = " ".join(outcome.evaluation.split())
+        if pending is None or not evaluation or pending[1].step != outcome.step - 1:
+            return
+        index, failed = pending
+        if index < len(self._reflections):
+            reflection = textcut.clip(REGISTRY.redact(evaluation), REASON_CHARS)
+            self._reflections[index] = f"step {failed.step} failed: {reflection}"
+            self.ledger.note(reflection, failed.step, "reflection")
+            self._publish()
+
+    def _fold(self, chunk: Sequence[StepOutcome], latest: StepOutcome) -> None:
+        """M_k from the Worker's latest `memory` (written after it saw the chunk) and E_k."""
+        memory = REGISTRY.redact(" ".join(latest.memory.split()))
+        text = "\n".join(filter(None, [memory, *self._reflections]))
+        self._base = _capped(text, self.config.summary_chars)
+        self._reflections, self._unreflected = [], None
+        self._publish()
+        first, last = chunk[0].step, chunk[-1].step
+        self.ledger.note(f"steps {first}-{last} distilled: {self._base}", latest.step, "summary")
 
     async def _reflect(self, outcome: StepOutcome) -> int:
         prompt = prompts.render(

@@ -4,7 +4,8 @@
 - when the Planner runs (Algorithm 1 line 10: every N steps, N = PLANNER_EVERY_N_STEPS,
   default 4, counted from the Planner's last call, so an early call after
   `failures_before_review` failed steps in a row or on a completion claim is not followed
-  by a periodic one on the next step; optionally at start) and seed 001 App. A.4's
+  by a periodic one on the next step; the periodic call only when the steps since the last
+  show a loop or a standstill, roles/cadence.py; optionally at start) and seed 001 App. A.4's
   verification pass, on every success claim (issue 22), bounded: after `max_rejections`
   rejected claims the run ends failed with the Planner's reason;
 - the seed 004 §3.2 checklist from the start: the Worker's first turn writes its 2-6 items
@@ -31,7 +32,7 @@ from app.contracts import EventType
 from workers.agent import textcut
 from workers.agent.context.eviction import evict
 from workers.agent.context.history import ExecutedCall, LedgerHistory, Message, RunClock
-from workers.agent.context.memory import AdaptiveMemory
+from workers.agent.context.memory import AdaptiveMemory, MemoryConfig
 from workers.agent.context.views import render_worker, worker_view
 from workers.agent.judge.evidence import EvidenceLog
 from workers.agent.memory.ledger import (
@@ -56,6 +57,7 @@ from workers.agent.protocols import (
     Observation,
 )
 from workers.agent.replay.replay_vouch import VERIFIED_BY
+from workers.agent.roles.cadence import Progress
 from workers.agent.roles.planner import (
     PLANNER,
     CompletionClaim,
@@ -91,6 +93,10 @@ class BrainConfig:
     max_rejections: int = 2  # K: rejected completion claims before the run ends failed
     lookup_page_tokens: int = 3000  # a read-only lookup's page text cap (LOOKUP_PAGE_TOKENS)
     planner: bool = True  # False: the browser route runs the Worker alone (run_worker_only)
+    # True: the periodic review calls the Planner whatever the steps show (issue 33 measured
+    # it); False: only when the steps since its last call show a loop or a standstill
+    review_when_progressing: bool = False
+    summarizer_calls: bool = False  # adaptive memory's own model calls (context/memory.py)
 
 
 def element_label(page_text: str, ref: str) -> str:
@@ -184,6 +190,7 @@ class Brain:
         self.page = PageSeen()
         self.offset = 0  # run steps replayed from a route: the cadence counts Worker steps
         self.reviewed_at = 0  # the Worker step of the Planner's last call (0: none, or start)
+        self.progress = Progress()  # the Worker's moves since then (roles/cadence.py)
         self.evidence = EvidenceLog()  # read-tool results a claim is judged by
 
     @classmethod
@@ -196,7 +203,9 @@ class Brain:
         config: BrainConfig,
     ) -> tuple[Brain, Ledger, LedgerHistory]:
         ledger = Ledger(task.instruction)
-        adaptive = AdaptiveMemory(llm, ledger)
+        adaptive = AdaptiveMemory(
+            llm, ledger, MemoryConfig(summarizer_calls=config.summarizer_calls)
+        )
         page = PageSeen()
 
         def render(ledger: Ledger, url: str, replayed: int = 0) -> str:
@@ -268,7 +277,9 @@ class Brain:
         step -= self.offset  # s of Algorithm 1 line 10 counts the Worker's own steps
         if step == 1 and self.config.planner_at_start:
             return Trigger.start
-        if step - self.reviewed_at >= self.config.planner_every_n_steps:  # N since the last
+        due = step - self.reviewed_at >= self.config.planner_every_n_steps  # N since the last
+        now = page_fingerprint(self.page.text)
+        if due and (self.config.review_when_progressing or self.progress.stalled(now)):
             return Trigger.periodic
         if self.failed_streak >= self.config.failures_before_review:
             return Trigger.failures
@@ -319,6 +330,7 @@ class Brain:
         )
         self.failed_streak = 0
         self.reviewed_at = 0 if kind is Trigger.start else step - self.offset
+        self.progress.reset()
         created_with_update = not before and any(i.status != "pending" for i in ledger.checklist)
         if (before or created_with_update) and ledger.checklist != before:
             self._checklist_step = step  # an item changed (creating the list alone is not one)
@@ -372,6 +384,8 @@ class Brain:
                 signature=signature,
             )
         self._last_move = self._move_of(executed, state)
+        moves = (describe_action(ex.action, state.text)[1] for ex in executed if ex.action)
+        self.progress.add(page_fingerprint(state.text), "; ".join(moves))
         if notes.plan and not ledger.checklist:  # the Worker's first turn writes the checklist
             ledger.set_checklist(notes.plan)
         for key, value in notes.facts:

@@ -6,8 +6,8 @@ gate (seed 000 §4.5: one fingerprint read when nothing changed).
 What counts as "changed" is the elements the chosen actions target (issue 31 item 2: a
 ticking clock, a moving readout or vanished confetti threw away winning moves), judged by
 `retarget`:
-- the calls that stay right whatever the page did (`done`, `more_tools`, reads: `KEEPS`)
-  always run;
+- the calls that stay right whatever the page did (`done`, `more_tools`, `navigate`, reads:
+  `KEEPS`) always run;
 - every ref a call targets is looked up in the new view by what it is (its line without refs:
   role, name, state; focused and disabled come and go on the same control) and where (the
   heading above it, its rank among equal lines); when each is found, the calls run on the
@@ -36,10 +36,11 @@ _ANY_REF = re.compile(r"\[\d+:\d+\]\s*")
 # clickable while the model decided to click it (challenge relay run: the click was refused)
 _PASSING = re.compile(r'\s+(?:focused|disabled)\b(?=[^"]*$)')
 # calls that stay right whatever the page did while the model decided: ending the task,
-# enabling tools, reading the page as it is now, waiting
+# enabling tools, reading the page as it is now, waiting, opening an address
 KEEPS = frozenset(
-    {T.done, T.more_tools, T.read_text, T.read_canvas, T.dom_search, T.get_dropdown_options,
-     T.read_download, T.get_accessibility_tree, T.snapshot, T.get_console_errors, T.look,
+    {T.done, T.more_tools, T.navigate, T.read_text, T.read_canvas, T.dom_search,
+     T.get_dropdown_options, T.read_download, T.get_accessibility_tree, T.snapshot,
+     T.get_console_errors, T.look,
      T.screenshot, T.detect_captcha, T.detect_geo_block, T.wait, T.wait_for, T.record_fact}
 )  # fmt: skip
 

@@ -31,7 +31,7 @@ _FAMILIES: dict[str, tuple[str, str]] = {
         r"refund|transfer|wire|withdraw|pay|payment|purchase|buy|checkout|check out|order|"
         r"donate",
         r"refund|transfer|wire|withdraw|pay|purchase|buy|check ?out|order|donate|book|"
-        r"reserve|get (?:\w+ )?tickets?",
+        r"reserve|get (?:\w+ )?tickets?|mark (?:\w+ ){0,3}as paid",
     ),
     "account": (
         r"unsubscribe|deactivate|terminate|close|cancel|revoke|password|sign|e-?sign",
@@ -61,8 +61,8 @@ _STOP = frozenset(
     {"a", "an", "the", "it", "this", "that", "my", "your", "our", "their", "yes", "no", "ok",
      "okay", "now", "all", "and", "or", "of", "to", "for", "in", "on", "at", "by", "with",
      "from", "me", "us", "them", "you", "we", "permanently", "anyway", "continue", "confirm",
-     "proceed"}
-)  # fmt: skip
+     "proceed", "create", "add", "new", "make", "submit", "save", "apply", "manual"}
+)  # fmt: skip  # also a control's own generic verbs: "Create payment" names no object
 # words of a download's link and file that do not say what the file is
 _GENERIC = frozenset(
     {"get", "download", "downloads", "file", "files", "here", "click", "link", "button",
@@ -133,6 +133,8 @@ def consent(found: Sensitivity, instruction: str) -> Consent | None:
         return Consent(family, subject) if subject else None
     if asked is None:
         return None
+    if asked.group(0).startswith("mark") and not re.search(r"\bpay", found.word, re.I):
+        return None  # "mark it as paid" records a payment; it authorises no refund or buy
     if family in ("deletion", "money", "account"):
         objects = _object_words(found, family)
         if objects and not any(_mentions(text, w) for w in objects):

@@ -153,6 +153,7 @@ class TabContext(PageContext, Protocol):
 
 class WorkflowContext(Acting, Protocol):
     hand: Hand
+    secrets: SecretVault  # a field given `<secret:name>` is typed and checked by `type` alone
 
     async def run_tool(self, action: Action) -> ToolResult:
         """One sub-tool of a compound action (validated, no dead-click bookkeeping)."""

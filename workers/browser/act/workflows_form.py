@@ -88,9 +88,11 @@ async def _toggle(
 async def _refill(s: WorkflowContext, field: w.FormField) -> str | None:
     """Phase 2 for one text field: keystrokes and a blur; what it holds afterwards, or None
     when the field needs nothing (or is no text field)."""
+    if not isinstance(field.value, str) or s.secrets.has_token(field.value):
+        return None  # a secret's token is never the field's text: `type` checked its value
     el, _ = await s.element({"ref": field.ref})
     before = await _state(el)
-    if before["kind"] != "text" or not isinstance(field.value, str):
+    if before["kind"] != "text":
         return None
     if str((await actions.element_kind(el))["inputType"]) in field_values.DATE_KINDS:
         return None  # keystrokes split across its segments; type filled its value form
@@ -112,7 +114,7 @@ async def _refill(s: WorkflowContext, field: w.FormField) -> str | None:
 async def _mismatch(s: WorkflowContext, field: w.FormField) -> str | None:
     """A given text field that does not hold its value (up to the browser's own
     normalisation, field_values.py) after both phases: what it holds instead."""
-    if not isinstance(field.value, str):
+    if not isinstance(field.value, str) or s.secrets.has_token(field.value):
         return None
     el, _ = await s.element({"ref": field.ref})
     if (await _state(el))["kind"] != "text":

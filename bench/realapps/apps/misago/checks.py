@@ -17,7 +17,8 @@ from typing import Any
 
 from bench.realapps.base import Verdict
 
-NOT_FOUND = ("no thread", "not exist", "doesn't exist", "does not exist", "not found",
+NOT_FOUND = ("has no ", "there is no ", "there are no ", "does not have", "doesn't have",
+             "no thread", "not exist", "doesn't exist", "does not exist", "not found",
              "could not find", "couldn't find", "no such", "no matching", "no post",
              "cannot find", "can't find", "did not find", "didn't find")  # fmt: skip
 

@@ -20,7 +20,8 @@ from bench.realapps.base import Verdict
 
 NAME = "CASE WHEN json_valid({c}) THEN json_extract({c}, '$.en') ELSE {c} END"
 ITEM_NAME, VAR_NAME = NAME.format(c="i.name"), NAME.format(c="v.value")
-NOT_FOUND = ("not exist", "doesn't exist", "does not exist", "not found", "no product",
+NOT_FOUND = ("has no ", "there is no ", "there are no ", "does not have", "doesn't have",
+             "not exist", "doesn't exist", "does not exist", "not found", "no product",
              "could not find", "couldn't find", "no such", "not available", "not offered",
              "isn't offered", "is not offered", "no ticket", "not listed", "cannot find",
              "can't find", "no matching")  # fmt: skip

@@ -542,7 +542,8 @@ def solve_urgent_untriaged_taken(app: Any, root: Path) -> str:
     return ""
 
 
-NOT_FOUND = ("no user", "not exist", "doesn't exist", "does not exist", "no issue", "not found",
+NOT_FOUND = ("has no ", "there is no ", "there are no ", "does not have", "doesn't have",
+             "no user", "not exist", "doesn't exist", "does not exist", "no issue", "not found",
              "could not find", "couldn't find", "no such", "no matching", "none")  # fmt: skip
 
 
