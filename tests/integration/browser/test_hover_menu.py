@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Page
 
+from app.settings import Settings
 from tests.integration.browser.test_gallery import ref
 from workers.agent.protocols import Action
 from workers.browser.session import PageSession
@@ -30,9 +31,10 @@ async def _step(s: PageSession, tool: str, name: str) -> str:
 
 @pytest.mark.parametrize("opener", ["hover", "click"])
 async def test_an_item_of_a_flyout_opened_by_the_pointer_gets_the_click(
-    session: PageSession, page: Page, probe_port: int, opener: str
+    page: Page, settings: Settings, probe_port: int, opener: str
 ) -> None:
-    assert session.settings.humanize  # the cursor sweeps a path, as in production
+    # humanized: the cursor sweeps a path, as in production (main's fixture types plainly)
+    session = await PageSession.open(page, settings.model_copy(update={"humanize": True}))
     await _open(session, probe_port)
     await _step(session, opener, "Shop")
     await _step(session, opener, "Electronics")
