@@ -207,8 +207,10 @@ def _stats(
         "hidden_dropped": raw.dropped_count,
         "hidden_reasons": dict(raw.dropped_reasons),
         "hidden_samples": [list(s) for s in raw.dropped_samples[:10]],
-        "tokens": tokens.count_tokens(text),
-        "tokens_full": tokens.count_tokens(full),
+        # figures, not a budget (compact.render counted exactly where the cap decided):
+        # the fast estimate, not a second o200k pass over the whole page (issue 35)
+        "tokens": tokens.estimate_tokens(text),
+        "tokens_full": tokens.estimate_tokens(full),
         "chars": len(text),
         "trimmed": text != full,
         "js_ms": round(raw.js_ms, 1),
