@@ -69,6 +69,8 @@ bench: setup
 	$(BIN)/python bench/perception/run.py
 	$(BIN)/python bench/miniwob_smoke.py
 	$(BIN)/python bench/overhead.py
+	$(BIN)/python bench/overhead.py --latency 0
+	$(BIN)/python bench/observe_python.py
 	$(BIN)/python -m pytest -q -ra -m bench
 
 # the real applications of bench/realapps (issue 33) under .realapps/, each in its own venv

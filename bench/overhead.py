@@ -14,10 +14,14 @@ settle logic meets a real request) and in the same Chromium, interleaved episode
             screenshot taken meanwhile), a role-locator click, and a wait until the new item
             shows. Overhead = step time minus the latency.
 
-Also printed: Playwright protocol calls per step (every message the client sends to the
-driver, counted per thread: the worker runtime's loop vs the bare loop; whole episodes, opening
-navigation included, divided by their steps). Under CPU contention each such round trip costs
-far more than its idle time, so this count is the load-independent part of the overhead.
+Also printed: CPU per step (`cpu_ms_per_step`): the CPU time the machine spent on each loop
+(this process plus every process under it: the Playwright drivers and the Chromiums), read
+around each loop's episodes (they run one after the other, so each loop's own processes are
+the busy ones) and divided by its steps: the load-independent cost of a step, where the wall
+times above grow with the machine's load. And: Playwright protocol calls per step (every
+message the client sends to the driver, counted per thread: the worker runtime's loop vs the
+bare loop; whole episodes, opening navigation included, divided by their steps). Under CPU
+contention each such round trip costs far more than its idle time.
 
 Run: .venv/bin/python bench/overhead.py [--episodes 6] [--steps 8] [--latency 0.3] [--humanize]
 """
@@ -134,6 +138,30 @@ def policy(steps: int, latency: float) -> Any:
     return answer
 
 
+def cpu_s() -> float:
+    """CPU seconds (user + system) of this process and all its live descendants."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        pid = int(entry.name)
+        parents[pid] = int(fields[1])
+        times[pid] = (int(fields[11]) + int(fields[12])) / tick
+    own = {os.getpid()}
+    grew = True
+    while grew:
+        found = {pid for pid, parent in parents.items() if parent in own} - own
+        grew = bool(found)
+        own |= found
+    return sum(times[pid] for pid in own if pid != os.getpid()) + time.process_time()
+
+
 async def framework_episode(rt: WorkerRuntime, url: str, steps: int) -> list[float]:
     async with rt.sessions() as s:
         task, _ = await repositories.create_task(
@@ -216,12 +244,17 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             async with async_playwright() as pw:
                 browser = await pw.chromium.launch(executable_path=args.chromium)
                 CALLS.clear()  # from here on: the episodes only
+                cpu = {"webagent": 0.0, "bare": 0.0}
                 for _ in range(args.episodes):
                     url = f"{site.origin}/"
+                    started = cpu_s()
                     ours += await asyncio.to_thread(
                         rt.run, lambda u=url: framework_episode(rt, u, args.steps), 300
                     )
+                    between = cpu_s()
                     bare += await bare_episode(browser, url, args.steps, args.latency)
+                    cpu["webagent"] += between - started
+                    cpu["bare"] += cpu_s() - between
                 await browser.close()
         finally:
             await asyncio.to_thread(rt.stop)
@@ -238,6 +271,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "bare_ms": {"n": len(bare), "p50": statistics.median(bare), "p95": pct(bare, 95)},
         "ratio_p50": round(ratio, 2),
         "calls_per_step": {"webagent": CALLS[worker] / steps, "bare": bare_calls / steps},
+        "cpu_ms_per_step": {k: v * 1000 / steps for k, v in cpu.items()},
+        "cpu_ratio": round(cpu["webagent"] / cpu["bare"], 2),
     }
 
 

@@ -44,6 +44,7 @@ from workers.agent.tools import TOOLS
 log = logging.getLogger(__name__)
 
 SessionFactory = Callable[[], Any]  # async_sessionmaker[AsyncSession]
+Pending = tuple[str, dict[str, Any], dict[str, Any] | None]  # type, payload, usage so far
 SCREENSHOT_KIND = "screenshot"
 DOWNLOAD_KIND = "download"  # files the page produced (workers/browser/act/files.py)
 TAKEOVER_KIND = "takeover"  # the page at a person's hand-back (workers/agent/people/takeover.py)
@@ -131,6 +132,9 @@ class DbEventSink:
         self.prices = prices  # llm.call events gain cost_usd, counted by model and tenant
         self._files = 0  # downloads stored so far (their artifact numbers)
         self._writes = WriteBehind(f"events {task_id}", (SQLAlchemyError, OSError))
+        # events emitted but not yet taken by the writer: committed together, one transaction
+        # (issue 35: a commit per event was the worker loop's largest CPU cost per step)
+        self._pending: list[Pending] = []
         self._stalled = False  # the writer is retrying across an outage
         self.cancel_checked_at = 0.0  # time.monotonic() of the latest cancel check
 
@@ -146,7 +150,9 @@ class DbEventSink:
             payload = self._priced(payload)
         self._steps.saw(str(type), payload)  # timed when it happened, not when written
         usage = self.meter.usage.model_dump() if self.meter.saw(str(type), payload) else None
-        self._writes.submit(partial(self._commit, str(type), payload, usage))
+        self._pending.append((str(type), payload, usage))
+        if len(self._pending) == 1:  # else the queued batch job takes this one along
+            self._writes.submit(self._commit)
         if self._stalled:  # the database is away: the run waits with its events, as it did
             await self.flush()
 
@@ -170,17 +176,63 @@ class DbEventSink:
         """Return once every emitted event is committed (and published); raise a failed write."""
         await self._writes.flush()
 
-    async def _commit(
-        self, type: str, payload: dict[str, Any], usage: dict[str, Any] | None
-    ) -> None:
-        """The writer's job for one event: commit it (across a short outage), then publish."""
-        write = partial(self._write_once, type, payload, usage)
+    async def _commit(self) -> None:
+        """The writer's job: the events pending now, committed in one transaction (across a
+        short outage), then published in seq order. A batch that fails for good drops the
+        events emitted after it too (their job is dropped with it: write_behind.py)."""
+        batch, self._pending = self._pending, []
+        write = partial(self._write_batch, batch)
         try:
             async with self._lock:
-                event = await retry_outage(write, f"{self.task_id} {type}")
+                events = await retry_outage(write, f"{self.task_id} {batch[0][0]}")
+        except BaseException:
+            self._pending.clear()
+            raise
         finally:
             self._stalled = False
-        await publish_quietly(self._bus, event)
+        for event in events:
+            await publish_quietly(self._bus, event)
+
+    async def _write_batch(self, batch: list[Pending], retry: int) -> list[Event]:
+        """One transaction for the batch; a retried batch whose commit went through (its
+        answer was lost) is read back instead of written twice."""
+        self._stalled = retry > 0
+        try:
+            return await self._write_rows(batch)
+        except IntegrityError:
+            seq = self._next_seq
+            if retry == 0 or seq is None:
+                raise
+            row = await self._row(seq)
+            if row is None or row.type != batch[0][0]:
+                raise
+            async with self._sessions() as s:
+                rows = await repositories.list_events(
+                    s, task_id=self.task_id, after_seq=seq - 1, limit=len(batch)
+                )
+            self._next_seq = seq + len(batch)
+            return [repositories.event_to_contract(r) for r in rows]
+
+    async def _write_rows(self, batch: list[Pending]) -> list[Event]:
+        usage = next((u for _, _, u in reversed(batch) if u is not None), None)
+        async with self._sessions() as s:
+            if self._next_seq is None:
+                self._next_seq = await repositories.next_event_seq(s, task_id=self.task_id)
+            first = self._next_seq
+            rows = [
+                await repositories.append_event(
+                    s, task_id=self.task_id, seq=first + k, type=type, data=payload, ts=utcnow()
+                )
+                for k, (type, payload, _) in enumerate(batch)
+            ]
+            if usage is not None:  # same transaction: the row never disagrees with its events
+                await repositories.update_usage(s, task_id=self.task_id, **usage)
+            await s.commit()
+        self._next_seq = first + len(batch)
+        return [
+            Event(id=str(r.id), task_id=self.task_id, seq=r.seq, ts=r.ts, type=r.type, data=r.data)
+            for r in rows
+        ]
 
     async def emit_final(
         self, data: Mapping[str, Any], record: Callable[[Any], Awaitable[bool]]

@@ -407,9 +407,11 @@ class PageSession:
         wait_s: float,
         mutating: bool = True,
         whole: bool = False,
+        armed: Mapping[str, Any] | None = None,
     ) -> verify.Outcome:
         """Arm, act, settle (verify.py, seed 004 F.2.2): what the action changed.
-        `frame`, when given, is the element's own frame (a ref's or the snapper's)."""
+        `frame`, when given, is the element's own frame (a ref's or the snapper's);
+        `armed`: the before-state of a session the click's aim started (verify.arm)."""
         watch = self.watch().mark()
         probe = await verify.arm(
             self.page,
@@ -418,6 +420,7 @@ class PageSession:
             exact=frame is not None,
             counted=lambda: watch.started,
             whole=whole,
+            armed=armed,
         )
         self.view.navigated = False
         self._dialogs.clear()
@@ -426,9 +429,12 @@ class PageSession:
         await act()
         # settle on evidence (settle.py), then read the effect; a late one is still
         # waited for up to wait_s from the action, as the fixed 0.3 s pause did before
-        await settle.until_settled(self.page, watch, frame)
+        read = verify.read_end(probe, self._events)  # the first read rides on the last look
+        settled = await settle.until_settled(self.page, watch, frame, read=read)
         left = max(0.0, wait_s - (time.monotonic() - started))
-        out = await verify.settle(probe, min_wait_s=0.0, max_wait_s=left, events=self._events)
+        out = await verify.settle(
+            probe, min_wait_s=0.0, max_wait_s=left, events=self._events, read=settled.summary
+        )
         if not out.effect and out.handled:  # answered, nothing seen: a tab may be coming
             await tabs.late_tab(self._popups)
         elif not out.effect and await tabs.opens_tab(el):  # a link to another tab, no tab yet

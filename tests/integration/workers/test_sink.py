@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,43 @@ async def test_emit_returns_before_the_write_and_flush_after_it(
     assert [(e.seq, e.data["step"], seen) for e, seen in bus.published] == [
         (n, n, True) for n in range(1, 6)
     ]
+
+
+async def test_events_emitted_together_are_one_transaction(
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
+    """Issue 35: the events a step emits before the writer runs are committed together (a
+    commit per event was the worker loop's largest CPU cost), in seq order, usage with them."""
+    task_id = await new_task(sessions)
+    commits: list[int] = []
+
+    @contextlib.asynccontextmanager
+    async def counted() -> AsyncIterator[AsyncSession]:
+        async with sessions() as s:
+            commit = s.commit
+
+            async def counting_commit() -> None:
+                commits.append(1)
+                await commit()
+
+            s.commit = counting_commit  # type: ignore[method-assign]
+            yield s
+
+    bus = CheckingBus(sessions)
+    sink = DbEventSink(counted, bus, task_id, "default")  # type: ignore[arg-type]
+    await sink.emit("step.started", {"step": 1})
+    await sink.emit("observation", {"step": 1, "url": "http://a.test/"})
+    llm = {"step": 1, "role": "worker", "model": "m", "input_tokens": 7, "output_tokens": 2}
+    await sink.emit("llm.call", {**llm, "latency_s": 0.1})
+    await sink.emit("action.executed", {"step": 1, "action": "click", "success": True})
+    await sink.flush()
+    assert len(commits) == 1
+    assert [(e.seq, e.type, seen) for e, seen in bus.published] == [
+        (1, "step.started", True),
+        (2, "observation", True),
+        (3, "llm.call", True),
+        (4, "action.executed", True),
+    ]
+    async with sessions() as s:
+        task = await repositories.get_task(s, task_id=task_id)
+    assert task is not None and (task.input_tokens, task.output_tokens) == (7, 2)

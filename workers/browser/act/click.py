@@ -18,7 +18,7 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from playwright.async_api import CDPSession, ElementHandle, Error, Frame, Page
 
@@ -30,7 +30,7 @@ from workers.browser.act.click_memory import ClickMemory, InMemoryClickMemory, d
 from workers.browser.act.hover_path import STEP_MS, corridor, segments
 from workers.browser.act.repeats import DeadClickGuard, StallMonitor
 from workers.browser.act.verdicts import ghost, listens_double, missed, report
-from workers.browser.act.verify import Outcome, pointer
+from workers.browser.act.verify import Outcome, aim_and_arm_js, pointer
 from workers.browser.observe.vision import Rect
 from workers.browser.runtime.scripts import js
 
@@ -43,8 +43,22 @@ MODIFIER_BITS = {"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
 Modifier = Literal["Alt", "Control", "Meta", "Shift"]
 
 Act = Callable[[], Awaitable[None]]
-# runs act between arming and settling the effect check (the facade's effect(), act/context.py)
-Runner = Callable[[Frame, ElementHandle | None, Act, float], Awaitable[Outcome]]
+
+
+class Runner(Protocol):
+    """Runs act between arming and settling the effect check (the facade's effect(),
+    act/context.py); `armed`: the before-state of a session the aim started already."""
+
+    def __call__(
+        self,
+        frame: Frame | None,
+        el: ElementHandle | None,
+        act: Act,
+        wait_s: float,
+        /,
+        *,
+        armed: Mapping[str, Any] | None = None,
+    ) -> Awaitable[Outcome]: ...
 
 
 class TierFailed(Exception):
@@ -198,6 +212,10 @@ async def tier_cdp(hand: Hand, page: Page, t: Target) -> Act:
         # the approach is part of the action, watched by the armed probe: what the pointer's
         # arrival causes (a submenu opened on mouseenter) is the click's effect too (relay
         # 2026-11-27 finding 1: such a click was reported as no effect, a dead end)
+        if hand.plain(t):  # move, press, release in one protocol call (issue 35)
+            await page.mouse.click(*centre, button=t.button, click_count=t.count)
+            hand.cursor = centre
+            return
         press = await hand.approach(cdp, centre, rect, t.modifier_bits, via)
         await hand.press(cdp, press, t.button, t.count, t.hold_ms, t.modifier_bits)
 
@@ -263,6 +281,12 @@ class Hand:
             await session.send("Page.enable")
             self._cdp[id(page)] = session
         return session
+
+    def plain(self, t: Target) -> bool:
+        """No humanized path, no hold, no modifier: Playwright's own mouse click sends the
+        same trusted move, press and release (the driver dispatches them over CDP) in one
+        round trip instead of three."""
+        return not self.policy.humanize.enabled and t.hold_ms <= 0 and not t.modifiers
 
     def _navigation_requested(self, _: Any) -> None:
         self.navigations += 1
@@ -385,7 +409,8 @@ class Hand:
         # the fast lane (see _aim): a main-frame element clicked at its centre is probed and
         # checked top-most in this one call; `t.frame` is the element's own frame
         aim = t.point is None and t.frame.parent_frame is None
-        ident: dict[str, Any] = await t.el.evaluate(js("click.js"), ["aim" if aim else "probe"])
+        order = tier_order(self.memory, domain, allow_untrusted=self.policy.allow_untrusted)
+        ident, armed = await _identify(t, aim, order)
         key, active = str(ident["key"]), bool(ident["active"])
         if t.point is not None:  # a canvas is one element with many targets on it
             key += f"@{t.point[0]:.0f},{t.point[1]:.0f}"
@@ -396,7 +421,6 @@ class Hand:
                 "observe the page again (take a fresh snapshot or screenshot) before retrying",
                 "choose a different element, or press_key Enter on the focused element",
             )
-        order = tier_order(self.memory, domain, allow_untrusted=self.policy.allow_untrusted)
         await self.cdp(page)  # from here on, a navigation the click starts is seen at once
         tried: list[str] = []
         last: Outcome | None = None
@@ -405,9 +429,9 @@ class Hand:
             tried.append(name)
             try:  # the aim holds for the first attempt only: a tier's click may change things
                 act = await self.tiers[name](self, page, replace(t, seen=ident) if aim else t)
-                aim = False
+                aim, first, armed = False, armed, None
                 asked = self.navigations
-                last = await run(t.frame, t.el, act, self.policy.tier_wait_s)
+                last = await run(t.frame, t.el, act, self.policy.tier_wait_s, armed=first)
                 if self.navigations > asked and not last.effect:
                     last = replace(last, url_changed=True)  # still loading: never click again
             except TierFailed as exc:
@@ -438,6 +462,20 @@ class Hand:
         self.memory.record(domain, tried, None)
         self.guard.record(key, _delta(last) if last else 0, active)
         return ghost(what, last, tried, await _why_inert(t))
+
+
+async def _identify(
+    t: Target, aim: bool, order: tuple[str, ...]
+) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
+    """The target's first probe ("aim" in the fast lane, else "probe") and, when the fast
+    lane's first tier clicks it where the aim found it ready (tier "cdp": no scroll, no other
+    page call before the press), the effect session armed in the same call (issue 35)."""
+    if not (aim and order and order[0] == "cdp"):
+        return await t.el.evaluate(js("click.js"), ["aim" if aim else "probe"]), None
+    got: dict[str, Any] = await t.el.evaluate(aim_and_arm_js())
+    ident: dict[str, Any] = got["aim"]
+    ready = ident.get("top") is not None
+    return ident, got["before"] if ready else None
 
 
 async def _why_inert(t: Target) -> list[str]:

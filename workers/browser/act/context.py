@@ -70,8 +70,10 @@ class Acting(PageContext, Protocol):
         wait_s: float,
         mutating: bool = True,
         whole: bool = False,
+        armed: Mapping[str, Any] | None = None,
     ) -> Outcome:
-        """Arm, act, settle: what the action changed (verify.py)."""
+        """Arm, act, settle: what the action changed (verify.py); `armed`: the before-state
+        of a session started already (the click's aim)."""
         ...
 
     def invalidate(self) -> None:

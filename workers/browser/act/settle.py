@@ -24,7 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 from playwright.async_api import Error, Frame, Page, Request
 
@@ -55,6 +58,9 @@ class Settled:
     mutations: int
     requests: int
     window_s: float = 0.0  # the quiet window the last look used (quiet_s or sync_quiet_s)
+    # the effect tracker's account (verify.js "collect"), read in the same call as the last
+    # look when the caller asked for it (`read`): None when that look did not read it
+    summary: Mapping[str, Any] | None = None
 
 
 class NetworkWatch:
@@ -117,21 +123,44 @@ class NetworkWatch:
             self._idle.set()
 
 
-async def _quiet(frame: Frame, config: SettleConfig, cap_s: float) -> tuple[bool, int, float]:
-    """(quiet reached, mutations counted, the window used) for one document; a navigation
-    is followed."""
+# what ends a read's tracker session: verify.py's `end` (True, "effect" or False)
+ReadEnd = bool | str
+Look = tuple[bool, int, float, Mapping[str, Any] | None]
+
+
+@cache
+def _settle_read_js() -> str:
+    """settle.js, then (once quiet) the effect tracker's account, verify.js "collect", in the
+    same call (issue 35): the effect check's first read costs no round trip of its own."""
+    return (
+        f"async (arg) => {{\nconst out = await ({js('settle.js')})(arg);\n"
+        f"if (out.quiet) out.summary = ({js('verify.js')})(['collect', null, arg.end]);\n"
+        "return out;\n}"
+    )
+
+
+async def _quiet(
+    frame: Frame, config: SettleConfig, cap_s: float, end: ReadEnd | None = None
+) -> Look:
+    """(quiet reached, mutations counted, the window used, the tracker's account when `end`
+    asked for it) for one document; a navigation is followed."""
     quiet = {"quietMs": config.quiet_s * 1000, "syncQuietMs": config.sync_quiet_s * 1000}
-    arg = {**quiet, "capMs": cap_s * 1000}
+    arg: dict[str, Any] = {**quiet, "capMs": cap_s * 1000}
+    script = js("settle.js")
+    if end is not None:
+        arg["end"], script = end, _settle_read_js()
     try:
         async with asyncio.timeout(cap_s + GRACE_S):  # a page blocked in a dialog or a hang
-            out = await frame.evaluate(js("settle.js"), arg)
+            out = await frame.evaluate(script, arg)
     except TimeoutError:
-        return False, 0, config.quiet_s
+        return False, 0, config.quiet_s, None
     except Error:  # the document went away: a navigation started; wait for the new one
         with contextlib.suppress(Error):
             await frame.wait_for_load_state("domcontentloaded", timeout=cap_s * 1000)
-        return False, 1, config.quiet_s
-    return bool(out["quiet"]), int(out["mutations"]), float(out["windowMs"]) / 1000
+        return False, 1, config.quiet_s, None
+    summary = out.get("summary")
+    window = float(out["windowMs"]) / 1000
+    return bool(out["quiet"]), int(out["mutations"]), window, summary
 
 
 async def until_settled(
@@ -139,22 +168,31 @@ async def until_settled(
     watch: NetworkWatch,
     frame: Frame | None = None,
     config: SettleConfig = SettleConfig(),
+    read: Callable[[], ReadEnd] | None = None,
 ) -> Settled:
-    """Wait for a quiet DOM window and network idle, at most `config.cap_s`."""
+    """Wait for a quiet DOM window and network idle, at most `config.cap_s`. With `read`
+    (the main frame's armed effect session: how a read may end it), a look made while the
+    network is idle also reads the tracker's account (Settled.summary, issue 35: the effect
+    check's first read then costs no round trip of its own)."""
     started = time.monotonic()
     deadline = started + config.cap_s
     frames = [page.main_frame]
     if frame is not None and frame != page.main_frame:
         frames.append(frame)
+        read = None  # the target's frame and the main page are read separately (verify.py)
     quiet, mutations, window = False, 0, config.quiet_s
+    summary: Mapping[str, Any] | None = None
     for _ in range(ROUNDS):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
-        looks = await asyncio.gather(*(_quiet(f, config, remaining) for f in frames))
-        quiet = all(q for q, _, _ in looks)
-        mutations += sum(n for _, n, _ in looks)
-        window = max(w for _, _, w in looks)
+        end = read() if read is not None and watch.idle else None
+        looks = await asyncio.gather(*(_quiet(f, config, remaining, end) for f in frames))
+        quiet = all(look[0] for look in looks)
+        mutations += sum(look[1] for look in looks)
+        window = max(look[2] for look in looks)
+        if summary is None or not summary.get("ended"):  # an ended session's account stays
+            summary = looks[0][3]  # else the latest look's (None: it read nothing)
         if quiet and watch.idle:
             break
         # responses still to come (or a new document): wait for them, then look again
@@ -167,4 +205,5 @@ async def until_settled(
         mutations=mutations,
         requests=watch.started,
         window_s=window,
+        summary=summary,
     )

@@ -263,21 +263,25 @@ async def arm(
     exact: bool = False,
     counted: Callable[[], int] | None = None,
     whole: bool = False,
+    armed: Mapping[str, Any] | None = None,
 ) -> Probe:
     """Start watching the element's document; a DOM-silent target also gets a screenshot.
     `exact`: `frame` is the element's own frame (a ref's), no need to ask; `counted`: the
     caller's count of requests sent since now (Probe.counted); `whole`: the viewport's
     pixels are compared too (a key or pointer move may change only a canvas or an
-    animation: issue 26 item 9)."""
+    animation: issue 26 item 9); `armed`: the session was started already, in the click's
+    aim (aim_and_arm_js), and this is its before-state."""
     own = frame if exact or el is None else await _frame_of(frame, el)
     probe = Probe(page, own, el, page.url, counted=counted)
     probe.listen()
+    before: Any = armed
     try:
         if own != page.main_frame:  # an iframe's click often shows in the parent page
             probe.top = Probe(page, page.main_frame, None, page.url)
             await _verify_js(probe.top, "arm", script=_arm_js())
         # the tracker is installed in the same call where its init script has not run
-        before = await _verify_js(probe, "arm", script=_arm_js())
+        if before is None:
+            before = await _verify_js(probe, "arm", script=_arm_js())
     except Error:
         return probe
     if whole:
@@ -311,6 +315,16 @@ def _arm_js() -> str:
     """verify.js behind verify_tracker.js (a no-op where the init script already ran):
     arming costs one round trip, not two."""
     return f"(a, b) => {{\n{js('verify_tracker.js')}\nreturn ({js('verify.js')})(a, b);\n}}"
+
+
+@lru_cache(maxsize=1)
+def aim_and_arm_js() -> str:
+    """click.js "aim", then the effect session armed on the same element, in one call
+    (issue 35): the click's first probe and the arming cost one round trip, not two."""
+    return (
+        f"(el, arg) => ({{ aim: ({js('click.js')})(el, ['aim']),\n"
+        f"before: ({_arm_js()})(el, ['arm', false]) }})"
+    )
 
 
 async def _shot(page: Page, clip: FloatRect) -> bytes | None:
@@ -359,14 +373,17 @@ async def settle(
     min_wait_s: float = MIN_SETTLE_S,
     max_wait_s: float,
     events: Callable[[], PageEvents] = PageEvents,
+    read: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """Wait min_wait_s, then until the action shows an effect or max_wait_s has passed, and
-    say what changed, with what the session saw meanwhile (`events()`)."""
+    say what changed, with what the session saw meanwhile (`events()`). `read`: the
+    tracker's account the settle wait's last look already read (settle.py), used as the
+    first read instead of a round trip of its own."""
     started = time.monotonic()
     await asyncio.sleep(min(min_wait_s, max_wait_s))
     diff: float | None = None
     while True:
-        summary = await _collect(probe, end=_early_end(probe, events))
+        summary, read = read or await _collect(probe, end=_early_end(probe, events)), None
         current = outcome(summary, events(), requests=probe.sent)
         if not current.effect and probe.shot is not None and probe.clip is not None:
             after = await _shot(probe.page, probe.clip)  # a DOM-silent widget: look at it
@@ -389,6 +406,14 @@ async def settle(
     # 2026-11-27 finding 2); a new document (reload, another page) leaves `last` None
     seen = replace(seen, navigated=moved if last is not None else seen.navigated or moved)
     return outcome(last, seen, pixel_diff=diff, requests=probe.sent)
+
+
+def read_end(probe: Probe, events: Callable[[], PageEvents]) -> Callable[[], bool | str] | None:
+    """How the settle wait may read the effect session (settle.until_settled `read`): only
+    a session of the main frame's document, where the settle wait looks."""
+    if probe.top is not None or probe.frame != probe.page.main_frame:
+        return None
+    return lambda: _early_end(probe, events)
 
 
 def _early_end(probe: Probe, events: Callable[[], PageEvents]) -> bool | str:

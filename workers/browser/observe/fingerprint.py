@@ -25,6 +25,8 @@ def _script() -> str:
 
 
 _SCRIPT = _script()
+SCRIPT = _SCRIPT  # what frames.walk_gated runs before the walk, with ARG
+ARG = {"bucket": SCROLL_BUCKET_PX}
 
 
 class FingerprintError(RuntimeError):
@@ -89,7 +91,7 @@ def changed(prev: Fingerprint | None, cur: Fingerprint, *, max_mutations: int = 
 async def capture(page: Page) -> Fingerprint:
     """One evaluate in the main frame; same-origin iframes are folded into frame_hash."""
     try:
-        raw: dict[str, Any] = await page.evaluate(_SCRIPT, {"bucket": SCROLL_BUCKET_PX})
+        raw: dict[str, Any] = await page.evaluate(_SCRIPT, ARG)
     except PlaywrightError as exc:
         raise FingerprintError(f"cannot fingerprint {page.url}: {exc}") from exc
     return Fingerprint.from_js(raw)

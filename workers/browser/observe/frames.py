@@ -14,6 +14,7 @@ import asyncio
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,16 +51,35 @@ class Collected:
     closed_roots: int = 0
 
 
+def _walker() -> str:
+    return js_with("snapshot.js", "icon_name.js", "blackout.js", "modal.js", "layout_marks.js")
+
+
+@cache
+def _gated_walker(gate_script: str) -> str:
+    """The page fingerprint, then (unless the document is unwalked, which first waits for
+    it to draw itself: snapshot.first_look) the walk, in one call (issue 35)."""
+    return (
+        f"(arg) => {{\nconst fp = ({gate_script})(arg.gate);\n"
+        f"return {{ fp, walk: fp.fresh ? null : ({_walker()})(arg.walk) }};\n}}"
+    )
+
+
+def _walk_arg(version: int, hidden: tuple[str, ...]) -> dict[str, Any]:
+    return {"version": version, "cutOver": compact.CUT_OVER, "hidden": list(hidden)}
+
+
 async def _walk_frame(
     frame: Frame, version: int, hidden: tuple[str, ...] = ()
 ) -> dict[str, Any] | None:
     try:
-        text = await frame.evaluate(
-            js_with("snapshot.js", "icon_name.js", "blackout.js", "modal.js", "layout_marks.js"),
-            {"version": version, "cutOver": compact.CUT_OVER, "hidden": list(hidden)},
-        )
+        text = await frame.evaluate(_walker(), _walk_arg(version, hidden))
     except Error:
         return None  # frame navigated or detached mid-snapshot: it simply is not shown
+    return _parsed(text)
+
+
+def _parsed(text: Any) -> dict[str, Any] | None:
     try:
         result: dict[str, Any] = json.loads(text)
     except (TypeError, ValueError):
@@ -67,6 +87,44 @@ async def _walk_frame(
     if result.get("badHidden"):  # fail closed: no view that could show a private region
         raise HiddenRegionError(f"private region selectors rejected: {result['badHidden']}")
     return result
+
+
+@cache
+def _walker_after(wait_script: str) -> str:
+    """An async wait (snapshot.first_look's quiet window), then the walk, in one call."""
+    return (
+        f"async (arg) => {{\nconst waited = await ({wait_script})(arg.wait);\n"
+        f"return {{ waited, walk: ({_walker()})(arg.walk) }};\n}}"
+    )
+
+
+async def walk_after(
+    page: Page, wait_script: str, wait_arg: Mapping[str, Any], version: int, hidden: tuple[str, ...]
+) -> tuple[Mapping[str, Any], dict[str, Any] | None]:
+    """The main frame's walk right after `wait_script` resolves there (issue 35: a new
+    document's first look and its walk cost one round trip, not two): what the wait
+    returned, and the walk."""
+    arg = {"wait": dict(wait_arg), "walk": _walk_arg(version, hidden)}
+    out = await page.main_frame.evaluate(_walker_after(wait_script), arg)
+    return out["waited"], _parsed(out["walk"])
+
+
+@dataclass(frozen=True)
+class Gated:
+    """The main frame's fingerprint and, when the document was walked before, its walk."""
+
+    fingerprint: Mapping[str, Any]
+    main: dict[str, Any] | None
+
+
+async def walk_gated(
+    page: Page, gate_script: str, gate_arg: Mapping[str, Any], version: int, hidden: tuple[str, ...]
+) -> Gated:
+    """One evaluate in the main frame: the fingerprint (`gate_script`) and the walk."""
+    arg = {"gate": dict(gate_arg), "walk": _walk_arg(version, hidden)}
+    out = await page.main_frame.evaluate(_gated_walker(gate_script), arg)
+    walk = out.get("walk")
+    return Gated(out["fp"], None if walk is None else _parsed(walk))
 
 
 async def _slot_of(frame: Frame) -> int | None:
@@ -80,13 +138,16 @@ async def _slot_of(frame: Frame) -> int | None:
     return slot if isinstance(slot, int) else None
 
 
-async def collect(page: Page, version: int, hidden: tuple[str, ...] = ()) -> Collected:
+async def collect(
+    page: Page, version: int, hidden: tuple[str, ...] = (), main: dict[str, Any] | None = None
+) -> Collected:
     """Walk the frames shown on the page, level by level (hidden iframes are never walked).
+    `main`: the main frame's walk, when it was read already (walk_gated).
 
     When a walk flags possible declarative closed shadow hosts, they are checked over CDP
     and, if any root is found, the frames are walked again with the roots registered.
     """
-    by_frame, children = await _walk_tree(page, version, hidden)
+    by_frame, children = await _walk_tree(page, version, hidden, main)
     flagged = [f for f, r in by_frame.items() if r.get("hostCandidates")]
     found = await register_candidate_roots(page, flagged) if flagged else 0
     if found:
@@ -102,12 +163,13 @@ async def collect(page: Page, version: int, hidden: tuple[str, ...] = ()) -> Col
 
 
 async def _walk_tree(
-    page: Page, version: int, hidden: tuple[str, ...] = ()
+    page: Page, version: int, hidden: tuple[str, ...] = (), main: dict[str, Any] | None = None
 ) -> tuple[dict[Frame, dict[str, Any]], dict[tuple[Frame, int], Frame]]:
     """Main frame first, then the child frames whose <iframe> the parent actually showed."""
     by_frame: dict[Frame, dict[str, Any]] = {}
     children: dict[tuple[Frame, int], Frame] = {}
-    main = await _walk_frame(page.main_frame, version, hidden)
+    if main is None:
+        main = await _walk_frame(page.main_frame, version, hidden)
     if main is None:
         return by_frame, children
     by_frame[page.main_frame] = main

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any
 
 from playwright.async_api import Error, Page
 
@@ -23,7 +24,7 @@ from app.settings import Settings
 from workers.agent.errors import ConfigurationError
 from workers.agent.protocols import LLM, Observation
 from workers.browser.observe import fingerprint as gate
-from workers.browser.observe import views
+from workers.browser.observe import frames, views
 from workers.browser.observe.fingerprint import Fingerprint, FingerprintError, ObservationCache
 from workers.browser.observe.observe_pipeline import ObservePipeline
 from workers.browser.observe.refs import RefTable
@@ -80,14 +81,17 @@ class Perception:
         self._cache.invalidate()
         self.snap_fp = None
 
-    async def snapshot(self, fresh: bool | None = None) -> Snapshot:
+    async def snapshot(
+        self, fresh: bool | None = None, main: dict[str, Any] | None = None
+    ) -> Snapshot:
         """New version, new refs; older refs become stale and cached observations go.
-        `fresh`: the fingerprint just read whether this document was walked before."""
+        `fresh`: the fingerprint just read whether this document was walked before; `main`:
+        the main frame's walk of the next version, read with it (`_gated`)."""
         self.version += 1
         self.navigated = False
         self._cache.invalidate()
         self.snap_fp = None
-        snap, refs = await self._capture(fresh)
+        snap, refs = await self._capture(fresh, main)
         self.last, self.refs = snap, refs
         if not is_error_page(snap.url) and snap.url != "about:blank":
             self.good_url = snap.url
@@ -95,7 +99,9 @@ class Perception:
         self._recent[snap.version] = snap
         return snap
 
-    async def _capture(self, fresh: bool | None) -> tuple[Snapshot, RefTable]:
+    async def _capture(
+        self, fresh: bool | None, main: dict[str, Any] | None = None
+    ) -> tuple[Snapshot, RefTable]:
         """The walk of the current document; one replaced mid-walk (a redirect on load) is
         waited out and walked again (runtime/scripts.py)."""
         for attempt in range(NAVIGATION_TRIES):
@@ -106,6 +112,7 @@ class Perception:
                     max_tokens=self.max_tokens,
                     hidden=self.hidden_regions,
                     fresh=None if attempt else fresh,
+                    main=None if attempt else main,
                 )
             except Error as exc:
                 if not navigated_away(exc) or attempt == NAVIGATION_TRIES - 1:
@@ -118,6 +125,24 @@ class Perception:
             return await gate.capture(self.page)
         except FingerprintError:
             return None  # mid-navigation: treat as changed
+
+    async def _gated(self) -> tuple[Fingerprint | None, Snapshot]:
+        """Nothing to reuse (no gate fingerprint or refs, or a navigation): the fingerprint
+        and the main frame's walk in one call (issue 35); an unwalked document is walked
+        after its first look, as before."""
+        try:
+            got = await frames.walk_gated(
+                self.page,
+                gate.SCRIPT,
+                gate.ARG,
+                self.version + 1,
+                self.hidden_regions.selectors,
+            )
+        except Error:  # mid-navigation: the two calls of the ordinary path sort it out
+            fp = await self.fingerprint()
+            return fp, await self.snapshot(fp.fresh if fp is not None else None)
+        fp = Fingerprint.from_js(dict(got.fingerprint))
+        return fp, await self.snapshot(fp.fresh, got.main)
 
     def unchanged(self, fp: Fingerprint | None) -> bool:
         """Seed 000 §4.5 gate: the current refs still describe the page."""
@@ -162,16 +187,20 @@ class Perception:
             await self._vision.settle(self.page.url) if mode == "vision" and self._vision else None
         )
         note = await self._leave_error_page()
-        # the fingerprint also says whether the document is unwalked, so a new snapshot
-        # needs no check of its own before its first look (two round trips, two calls)
-        fp = await self.fingerprint()
-        unchanged = self.unchanged(fp)
-        cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
-        if cached is not None:
-            stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
-            return await self._repainted(replace(cached, stats=stats), mode)
-        fresh = fp.fresh if fp is not None else None
-        snap = self.last if unchanged and self.last is not None else await self.snapshot(fresh)
+        if self.snap_fp is None or self.refs is None or self.navigated:
+            fp, snap = await self._gated()  # a new snapshot whatever the fingerprint says
+        else:
+            # the fingerprint also says whether the document is unwalked, so a new snapshot
+            # needs no check of its own before its first look (two round trips, two calls)
+            fp = await self.fingerprint()
+            unchanged = self.unchanged(fp)
+            cached = self._cache.get(mode, fp) if unchanged and fp is not None else None
+            if cached is not None:
+                stats = {**cached.stats, "reused": True, "observe_ms": _ms(started)}
+                return await self._repainted(replace(cached, stats=stats), mode)
+            fresh = fp.fresh if fp is not None else None
+            reuse = unchanged and self.last is not None
+            snap = self.last if reuse and self.last is not None else await self.snapshot(fresh)
         self.snap_fp = fp
         text, extra = await views.render(
             self.page,

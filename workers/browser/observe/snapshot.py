@@ -59,14 +59,18 @@ async def capture(
     max_tokens: int | None = DEFAULT_MAX_TOKENS,
     hidden: HiddenRegions = NO_REGIONS,
     fresh: bool | None = None,
+    main: dict[str, Any] | None = None,
 ) -> tuple[Snapshot, RefTable]:
     """Snapshot plus the ref table that resolves its refs back to elements for actions;
     `hidden` subtrees are left out (and painted black for screenshots), see regions.py.
     `fresh`: whether the document is unwalked, when the caller's fingerprint just read it
-    (js/fingerprint.js), saving first_look's own check."""
+    (js/fingerprint.js), saving first_look's own check; `main`: the main frame's walk of
+    this version, read together with that fingerprint (frames.walk_gated)."""
     t0 = time.perf_counter()
-    waited = await first_look(page, fresh=fresh)
-    raw = await frames.collect(page, version, hidden.selectors)
+    waited = 0.0
+    if main is None:
+        waited, main = await first_look(page, fresh=fresh, walk=(version, hidden.selectors))
+    raw = await frames.collect(page, version, hidden.selectors, main)
     nodes, targets = _number(raw.nodes, version)
     vp = raw.main["viewport"]
     viewport = Viewport(
@@ -99,19 +103,26 @@ async def capture(
 
 
 async def first_look(
-    page: Page, cap_s: float = FIRST_LOOK_CAP_S, *, fresh: bool | None = None
-) -> float:
+    page: Page,
+    cap_s: float = FIRST_LOOK_CAP_S,
+    *,
+    fresh: bool | None = None,
+    walk: tuple[int, tuple[str, ...]] | None = None,
+) -> tuple[float, dict[str, Any] | None]:
     """Before the first snapshot of a document (issue 7, real-model finding): wait for its
     load event and a quiet DOM window (js/first_look.js: no element added or removed),
     together at most `cap_s`; later snapshots of the same document do not wait. Returns the
-    seconds waited (0.0 when the document was seen before). `fresh` None: ask the page."""
+    seconds waited (0.0 when the document was seen before) and, with `walk` (version,
+    hidden selectors), the main frame's walk made in the same call as the quiet window's
+    wait (frames.walk_after), or None when no such call was made. `fresh` None: ask the
+    page."""
     if fresh is None:
         try:
             fresh = bool(await page.main_frame.evaluate(js("fresh.js")))
         except Error:
-            return 0.0  # navigating: the walk itself decides what it can see
+            return 0.0, None  # navigating: the walk itself decides what it can see
     if not fresh:
-        return 0.0
+        return 0.0, None
     started = time.monotonic()
     try:
         await page.main_frame.wait_for_load_state("load", timeout=cap_s * 1000)
@@ -119,10 +130,16 @@ async def first_look(
         if left > FIRST_QUIET_S:
             arg = {"quietMs": FIRST_QUIET_S * 1000, "capMs": left * 1000}
             async with asyncio.timeout(left + 0.25):
-                await page.main_frame.evaluate(js("first_look.js"), arg)
+                if walk is None:
+                    await page.main_frame.evaluate(js("first_look.js"), arg)
+                else:
+                    loaded = time.monotonic() - started
+                    look, walked = await frames.walk_after(page, js("first_look.js"), arg, *walk)
+                    # the wait is the page's quiet window, not the walk made in the same call
+                    return loaded + float(look["waitedMs"]) / 1000, walked
     except (Error, TimeoutError):
         pass  # capped or navigated: snapshot what is there
-    return time.monotonic() - started
+    return time.monotonic() - started, None
 
 
 async def take_snapshot(
@@ -190,8 +207,10 @@ def _stats(
         "hidden_dropped": raw.dropped_count,
         "hidden_reasons": dict(raw.dropped_reasons),
         "hidden_samples": [list(s) for s in raw.dropped_samples[:10]],
-        "tokens": tokens.count_tokens(text),
-        "tokens_full": tokens.count_tokens(full),
+        # figures, not a budget (compact.render counted exactly where the cap decided):
+        # the fast estimate, not a second o200k pass over the whole page (issue 35)
+        "tokens": tokens.estimate_tokens(text),
+        "tokens_full": tokens.estimate_tokens(full),
         "chars": len(text),
         "trimmed": text != full,
         "js_ms": round(raw.js_ms, 1),
