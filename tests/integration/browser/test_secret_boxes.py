@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -180,3 +181,32 @@ async def test_password_inputs_holding_a_value_are_black_in_every_task(
         assert secret_boxes.forms_of(session.page) is None
     finally:
         await context.close()
+
+
+async def test_a_frame_that_never_loads_does_not_hold_the_screenshot(
+    chromium_browser: Browser, chromium_path: str, probe_port: int
+) -> None:
+    """An iframe whose server accepts and never answers has no document (its URL stays
+    empty): painting skips it instead of waiting for it forever, and still paints the page."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)
+    context = await chromium_browser.new_context(viewport=VIEW)
+    try:
+        session = await PageSession.open(
+            await context.new_page(), Settings(chromium_path=chromium_path)
+        )
+        assert (await session.goto(f"http://127.0.0.1:{probe_port}/secret_echo.html")).success
+        port = silent.getsockname()[1]
+        await session.page.evaluate(
+            """(url) => { const f = document.createElement('iframe'); f.src = url;
+                          document.body.appendChild(f); }""",
+            f"http://127.0.0.1:{port}/never",
+        )
+        assert any(not f.url for f in session.page.frames), [f.url for f in session.page.frames]
+        where = await boxes(session)
+        img = Image.open(io.BytesIO(await asyncio.wait_for(session.screenshot(), 60)))
+        assert max(pixels(img, where[PASSWORD], 1.0)) < 40
+    finally:
+        await context.close()
+        silent.close()

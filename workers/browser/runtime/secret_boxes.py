@@ -28,6 +28,7 @@ The secret values come from the vault the context's session holds (`watch`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -44,6 +45,7 @@ from workers.browser.runtime.scripts import js
 
 log = logging.getLogger(__name__)
 
+FRAME_WAIT_S = 2.0  # a frame's document that does not answer in this time is painted next time
 # resolves once the page has rendered a frame after now (two animation frames)
 RENDERED = """() => new Promise((r) => {
   requestAnimationFrame(() => requestAnimationFrame(r));
@@ -96,18 +98,37 @@ async def mark_field(el: ElementHandle) -> None:
 
 async def paint(page: Page) -> int:
     """Black out every secret-bearing element in every frame of `page`; how many elements
-    holding a secret value were not black before (password inputs are not counted)."""
+    holding a secret value were not black before (password inputs are not counted). Frames
+    are painted side by side; one that does not answer in FRAME_WAIT_S is left for the next
+    paint."""
     forms = forms_of(page)
-    marked = 0
-    for frame in page.frames:
-        try:
-            if forms is None:  # password inputs only: one round trip
-                await frame.evaluate(js("secret_boxes.js"), {"op": "scan", "texts": False})
-            else:
-                marked += await _paint_frame(frame, forms)
-        except PlaywrightError as exc:  # a frame navigating away: the next paint covers it
-            log.debug("secret boxes not painted in a frame: %s", exc)
-    return marked
+    frames = [f for f in page.frames if _paintable(f, forms is not None, page.main_frame)]
+    painted = await asyncio.gather(*(_paint_within(f, forms) for f in frames))
+    return sum(painted)
+
+
+def _paintable(frame: Frame, secrets: bool, main: Frame) -> bool:
+    """Skipped: a frame with no document yet (no URL: its first navigation is pending, it
+    shows nothing), an error page; without secret values (password inputs only), also the
+    about:blank/srcdoc frames of ads and widgets, which hold no login form."""
+    url = frame.url
+    if not url or url.startswith("chrome-error:") or frame.is_detached():
+        return False
+    return secrets or frame is main or url.startswith(("http:", "https:"))
+
+
+async def _paint_within(frame: Frame, forms: SecretForms | None) -> int:
+    try:
+        if forms is None:  # password inputs only: one round trip
+            await asyncio.wait_for(
+                frame.evaluate(js("secret_boxes.js"), {"op": "scan", "texts": False}),
+                FRAME_WAIT_S,
+            )
+            return 0
+        return await asyncio.wait_for(_paint_frame(frame, forms), FRAME_WAIT_S)
+    except (PlaywrightError, TimeoutError) as exc:  # navigating away, or still loading
+        log.debug("secret boxes not painted in %s: %r", frame.url[:80], exc)
+        return 0
 
 
 async def _paint_frame(frame: Frame, forms: SecretForms) -> int:
