@@ -46,7 +46,9 @@ document.getElementById('add').addEventListener('click', () => {
 });
 </script></body></html>"""
 STEPS = 6  # the last one says done
-MAX_CALLS = 8  # the goal is 6 (issue 35): see the module docstring for what is left
+# the goal is 6 (issue 35): see the module docstring for what is left; 8 on the speed work,
+# +1 since the step screenshot first paints secret-bearing fields black (secret_boxes.py)
+MAX_CALLS = 9
 STEP_MARK = "--- step.started"
 
 
