@@ -46,11 +46,6 @@ from workers.browser.runtime.scripts import js
 log = logging.getLogger(__name__)
 
 FRAME_WAIT_S = 2.0  # a frame's document that does not answer in this time is painted next time
-# resolves once the page has rendered a frame after now (two animation frames)
-RENDERED = """() => new Promise((r) => {
-  requestAnimationFrame(() => requestAnimationFrame(r));
-  setTimeout(r, 500);  // a hidden page renders no frame
-})"""
 
 
 class Vault(Protocol):
@@ -134,9 +129,9 @@ async def _paint_within(frame: Frame, forms: SecretForms | None) -> int:
 async def _paint_frame(frame: Frame, forms: SecretForms) -> int:
     scan = await frame.evaluate_handle(js("secret_boxes.js"), {"op": "scan", "texts": True})
     try:
-        texts = await scan.evaluate("(s) => s.texts")
+        texts = await scan.evaluate(js("secret_scan_texts.js"))
         hits = [i for i, text in enumerate(texts) if forms.found(str(text))]
-        return int(await scan.evaluate("(s, hits) => s.mark(hits)", hits)) if hits else 0
+        return int(await scan.evaluate(js("secret_scan_mark.js"), hits)) if hits else 0
     finally:
         await scan.dispose()
 
@@ -144,7 +139,7 @@ async def _paint_frame(frame: Frame, forms: SecretForms) -> int:
 async def settle(page: Page) -> None:
     """Wait until the page has rendered what was painted; frames taken before now are stale."""
     with contextlib.suppress(PlaywrightError):
-        await page.evaluate(RENDERED)
+        await page.evaluate(js("rendered.js"))
     _CLEAN_SINCE[page.context] = time.time()
 
 
